@@ -1,0 +1,46 @@
+/** Findings: protocol anomalies as first-class records (cf. Zeek's "weird" events). */
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { info: 0, warning: 1, error: 2 };
+
+/** One entry of the rule catalog. Each protocol layer declares its rules in a table of these. */
+export interface RuleDef {
+  /** Stable id, e.g. "mpa.crc-mismatch". */
+  readonly id: string;
+  readonly severity: Severity;
+  /** Where the rule comes from, e.g. "RFC 5044 §8", or null. */
+  readonly ref: string | null;
+  /** MPA error code (1-4 RFC 5044 §8, 5-7 RFC 6581) the finding corresponds to, else null. */
+  readonly rfcErrorCode: number | null;
+  /** One-line meaning. */
+  readonly summary: string;
+  /** Longer explanation: what it means, what it rests on, what to look at. */
+  readonly explanation: string;
+}
+
+/** A finding as the report schema defines it (../shared/report-schema.md). */
+export interface Finding {
+  rule: string;
+  severity: Severity;
+  rfcErrorCode: number | null;
+  flow: number | null;
+  from: string | null;
+  frames: number[];
+  seq: number | null;
+  message: string;
+}
+
+/** What a layer knows when it reports something; the sink adds severity and code from the catalog. */
+export interface FindingInput {
+  flow: number | null;
+  from: string | null;
+  frames: readonly number[];
+  seq: number | null;
+  message: string;
+}
+
+/** Where every layer sends its findings. */
+export interface FindingSink {
+  report(ruleId: string, f: FindingInput): void;
+}

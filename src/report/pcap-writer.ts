@@ -1,0 +1,103 @@
+import { openSync, writeSync, closeSync } from 'node:fs';
+
+/** LINKTYPE values we write and read by name. */
+export const LINKTYPE_NULL = 0;
+export const LINKTYPE_ETHERNET = 1;
+export const LINKTYPE_RAW = 101;
+export const LINKTYPE_LOOP = 108;
+export const LINKTYPE_LINUX_SLL = 113;
+export const LINKTYPE_IPV4 = 228;
+export const LINKTYPE_IPV6 = 229;
+export const LINKTYPE_LINUX_SLL2 = 276;
+
+export interface PcapFrame {
+  tsSec: number;
+  tsNsec: number;
+  data: Uint8Array;
+  /** Original length; defaults to data.length. */
+  origLen?: number;
+}
+
+/** Classic pcap global header (little-endian, microsecond or nanosecond resolution). */
+export function pcapHeader(linkType: number, snaplen = 262144, nano = false): Uint8Array {
+  const h = new Uint8Array(24);
+  const v = new DataView(h.buffer);
+  v.setUint32(0, nano ? 0xa1b23c4d : 0xa1b2c3d4, true);
+  v.setUint16(4, 2, true);
+  v.setUint16(6, 4, true);
+  v.setUint32(16, snaplen, true);
+  v.setUint32(20, linkType, true);
+  return h;
+}
+
+/** One classic pcap record (header + captured bytes). */
+export function pcapRecord(f: PcapFrame, nano = false): Uint8Array {
+  const r = new Uint8Array(16 + f.data.length);
+  const v = new DataView(r.buffer);
+  v.setUint32(0, f.tsSec >>> 0, true);
+  v.setUint32(4, nano ? f.tsNsec : Math.floor(f.tsNsec / 1000), true);
+  v.setUint32(8, f.data.length, true);
+  v.setUint32(12, f.origLen ?? f.data.length, true);
+  r.set(f.data, 16);
+  return r;
+}
+
+/** A whole classic pcap file in memory (tests, small exports). */
+export function buildPcap(linkType: number, frames: readonly PcapFrame[], opts: { nano?: boolean; snaplen?: number } = {}): Uint8Array {
+  const parts = [pcapHeader(linkType, opts.snaplen, opts.nano), ...frames.map((f) => pcapRecord(f, opts.nano))];
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** Streaming pcap writer (for -w): buffers records and writes them in large blocks. */
+export class PcapFileWriter {
+  private fd: number;
+  private buf = new Uint8Array(1 << 20);
+  private used = 0;
+
+  constructor(path: string, linkType: number, nano = true) {
+    this.fd = openSync(path, 'w');
+    this.nano = nano;
+    this.push(pcapHeader(linkType, 262144, nano));
+  }
+
+  private readonly nano: boolean;
+
+  write(f: PcapFrame): void {
+    const need = 16 + f.data.length;
+    if (this.used + need > this.buf.length) this.flush();
+    if (need > this.buf.length) {
+      writeSync(this.fd, pcapRecord(f, this.nano));
+      return;
+    }
+    const v = new DataView(this.buf.buffer, this.buf.byteOffset + this.used, 16);
+    v.setUint32(0, f.tsSec >>> 0, true);
+    v.setUint32(4, this.nano ? f.tsNsec : Math.floor(f.tsNsec / 1000), true);
+    v.setUint32(8, f.data.length, true);
+    v.setUint32(12, f.origLen ?? f.data.length, true);
+    this.buf.set(f.data, this.used + 16);
+    this.used += need;
+  }
+
+  private push(b: Uint8Array): void {
+    if (this.used + b.length > this.buf.length) this.flush();
+    this.buf.set(b, this.used);
+    this.used += b.length;
+  }
+
+  flush(): void {
+    if (this.used > 0) writeSync(this.fd, this.buf, 0, this.used);
+    this.used = 0;
+  }
+
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+}

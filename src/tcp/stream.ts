@@ -1,0 +1,46 @@
+/**
+ * The stream-consumer contract: what a protocol dissector sees of one TCP direction.
+ * The reassembler knows nothing of what the stream carries (cf. gopacket's reassembly).
+ */
+
+/** In-order bytes of one direction, from one frame. */
+export interface StreamChunk {
+  /** Offset of data[0] in this direction's byte stream (0 = first payload octet, ISN+1). */
+  offset: number;
+  /** Absolute TCP sequence number of data[0] (mod 2^32). */
+  seq: number;
+  /** The bytes (zero-copy view, valid only during the call). */
+  data: Uint8Array;
+  /** Frame that carried these bytes. */
+  frame: number;
+  /** True when this chunk starts where the carrying segment's payload starts (not trimmed). */
+  segmentStart: boolean;
+  /** True when this chunk ends where the carrying segment's payload ends. */
+  segmentEnd: boolean;
+}
+
+export type EndReason = 'fin' | 'rst' | 'eof';
+
+export interface DirectionConsumer {
+  data(chunk: StreamChunk): void;
+  /** Bytes [seq, seq+length) will never arrive (capture loss or a buffer cap). */
+  gap(offset: number, seq: number, length: number): void;
+  /** The direction ended: FIN or RST (frame given) or end of capture. */
+  end(reason: EndReason, frame: number | null): void;
+}
+
+/** Per-direction facts a consumer may need (the MPA layer needs the EMSS). */
+export interface DirectionInfo {
+  /** "ADDR:PORT" of the sender. */
+  from: string;
+  to: string;
+  /** MSS option from this sender's SYN, if seen. */
+  mss: number | null;
+  /** Absolute sequence number of stream offset 0. */
+  baseSeq: number;
+}
+
+export interface FlowConsumer {
+  /** dir 0 = client to server, 1 = server to client. */
+  readonly directions: readonly [DirectionConsumer, DirectionConsumer];
+}
