@@ -1,0 +1,1030 @@
+/**
+ * Per-connection DDP/RDMAP analysis: header checks, per-queue MSN and MO bookkeeping, tagged TO
+ * continuity, message assembly, Read Request/Response pairing, RFC 6581 RTR, and Terminate linking.
+ *
+ * Memory is bounded: only open messages, outstanding requests and a short history of recent
+ * segment headers (for Terminate matching) are kept; completed messages reduce to counters and
+ * are handed to an optional callback.
+ */
+
+import type { FindingSink } from '../../src/analysis/findings.js';
+import type { MpaContext, Ulpdu } from '../mpa/ulpdu.js';
+import { decodeDdp, type DdpPdu, type TaggedPdu, type TerminateMessage, type UntaggedPdu } from './decode.js';
+import {
+  DDP_TAGGED_HEADER_LEN,
+  DDP_UNTAGGED_HEADER_LEN,
+  OP,
+  OPCODE_SPECS,
+  opcodeKey,
+  opcodeName,
+  TERM_LAYER,
+  type OpcodeKey,
+} from './fields.js';
+import { ddpSummary, hex32, hex64 } from './tree.js';
+
+export type RtrKind = 'send' | 'write' | 'read';
+export type Dir = 0 | 1;
+
+export interface DdpSizeStats {
+  messages: number;
+  min: number;
+  max: number;
+  total: number;
+}
+
+/**
+ * report-schema DdpDirection. The first six fields are the schema's; the rest extend it (the
+ * schema only grows).
+ */
+export interface DdpDirection {
+  segments: number;
+  messages: number;
+  rtr: RtrKind | null;
+  byOpcode: Partial<Record<OpcodeKey, number>>;
+  msnErrors: number;
+  moErrors: number;
+  /** Messages whose L segment was seen. */
+  messagesComplete: number;
+  /** Messages closed (superseded, evicted or at end) or still open without their L segment. */
+  messagesIncomplete: number;
+  toErrors: number;
+  /** Segments decoded but left out of bookkeeping (CRC bad, after an MPA error). */
+  skipped: number;
+  /** ULPDUs too short for their DDP header. */
+  malformed: number;
+  /** Sequence irregularities attributed to data missing from the capture. */
+  lossExplained: number;
+  readRequests: number;
+  readResponses: number;
+  terminates: number;
+  /** Size statistics of complete messages (DDP payload octets) per opcode. */
+  sizes: Partial<Record<OpcodeKey, DdpSizeStats>>;
+}
+
+/** One RDMA message assembled from its DDP segments. */
+export interface DdpMessage {
+  readonly flow: number;
+  readonly dir: Dir;
+  readonly from: string;
+  /** 1-based, per direction, in order of first segment. */
+  readonly index: number;
+  readonly opcode: number;
+  readonly key: OpcodeKey;
+  readonly tagged: boolean;
+  readonly qn: number | null;
+  readonly msn: number | null;
+  readonly stag: number | null;
+  /** TO of the first segment seen (tagged). */
+  readonly to: bigint | null;
+  /** DDP payload octets seen. */
+  readonly length: number;
+  readonly segments: number;
+  /** Frames that carried the message (the first 64 distinct ones). */
+  readonly frames: readonly number[];
+  readonly framesTruncated: boolean;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  /** L was seen. */
+  readonly complete: boolean;
+  /** The first segment (MO 0, or the start of a tagged message) was seen. */
+  readonly startSeen: boolean;
+  readonly rtr: boolean;
+}
+
+export interface SegmentFinding {
+  readonly rule: string;
+  readonly message: string;
+}
+
+/** What the analyzer says about one segment, for the text and -V outputs. */
+export interface DdpSegmentRecord {
+  readonly flow: number;
+  readonly dir: Dir;
+  readonly from: string;
+  readonly seq: number;
+  readonly frames: readonly number[];
+  readonly length: number;
+  readonly crc: Ulpdu['crc'];
+  readonly afterError: boolean;
+  readonly pdu: DdpPdu;
+  /** tshark-style Info text. */
+  readonly info: string;
+  /** Why the segment was left out of sequence bookkeeping, or null. */
+  skipped: string | null;
+  readonly findings: SegmentFinding[];
+  message: { index: number; length: number; complete: boolean; segment: number } | null;
+  rtr: RtrKind | null;
+  /** For a Read Response's first segment: the Read Request it answers. */
+  readRequest: { seq: number; frames: readonly number[] } | null;
+  /** For a Terminate: the segment whose copied DDP header it carries. */
+  terminated: { seq: number; frames: readonly number[] } | null;
+}
+
+export interface DdpAnalyzerOptions {
+  /** Called once per message when it completes, is abandoned, or is still open at end(). */
+  onMessage?: (m: DdpMessage) => void;
+  /** Open messages kept per direction (default 64); the oldest is closed beyond it. */
+  maxOpenMessages?: number;
+  /** Recent segment headers kept per direction for Terminate matching (default 64). */
+  historySize?: number;
+  /** Outstanding Read Requests kept per direction (default 4096; IRD/ORD are 14-bit). */
+  maxOutstandingReads?: number;
+  /** Findings per rule and direction passed to the sink before the rest are only counted (default 100). */
+  maxFindingsPerRule?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface OpenMsg {
+  index: number;
+  opcode: number;
+  tagged: boolean;
+  qn: number | null;
+  msn: number | null;
+  stag: number | null;
+  firstTo: bigint | null;
+  nextTo: bigint;
+  length: number;
+  segments: number;
+  frames: number[];
+  framesTruncated: boolean;
+  firstSeq: number;
+  lastSeq: number;
+  startSeen: boolean;
+  rtr: boolean;
+  /** Loss epoch of the direction at this message's last segment. */
+  epoch: number;
+  read: OutstandingRead | null;
+  sizeReported: boolean;
+  interleaveReported: boolean;
+}
+
+interface QueueState {
+  expected: number | null;
+  open: Map<number, OpenMsg>;
+  /** MSNs skipped by a gap, to tell a late arrival (reorder) from a duplicate. Bounded. */
+  missing: Set<number>;
+  epoch: number;
+}
+
+interface OutstandingRead {
+  seq: number;
+  frames: readonly number[];
+  sinkStag: number;
+  sinkTo: bigint;
+  size: number;
+  rtr: boolean;
+}
+
+interface HistoryEntry {
+  seq: number;
+  frames: readonly number[];
+  bytes: Uint8Array;
+  findings: SegmentFinding[];
+}
+
+interface NotedError {
+  code: number;
+  seq: number;
+  frames: readonly number[];
+  what: string;
+}
+
+class DirState {
+  from = '';
+  seenAny = false;
+  segments = 0;
+  skipped = 0;
+  malformed = 0;
+  messageIndex = 0;
+  messagesComplete = 0;
+  messagesIncomplete = 0;
+  msnErrors = 0;
+  moErrors = 0;
+  toErrors = 0;
+  lossExplained = 0;
+  readRequests = 0;
+  readResponses = 0;
+  terminates = 0;
+  rtr: RtrKind | null = null;
+  byOpcode = new Map<OpcodeKey, number>();
+  sizes = new Map<OpcodeKey, DdpSizeStats>();
+  queues = new Map<number, QueueState>();
+  openTagged: OpenMsg[] = [];
+  openCount = 0;
+  /** Read Requests this direction sent that the peer has not answered yet, oldest first. */
+  outstanding: OutstandingRead[] = [];
+  /** Atomic Requests this direction sent, by Request Identifier. */
+  atomics = new Map<number, { seq: number; frames: readonly number[] }>();
+  /** Any pairing seen: after it, the capture has the requests. */
+  pairedResponse = false;
+  history: HistoryEntry[] = [];
+  historyPos = 0;
+  /** Incremented for every capture gap and every segment left out; compared with per-queue epochs. */
+  lossEpoch = 0;
+  lastLoss: string | null = null;
+  mpaErrors: NotedError[] = [];
+  rtrMismatch: { seq: number; frames: readonly number[] } | null = null;
+  terminated: { seq: number; frames: readonly number[] } | null = null;
+  afterTerminateReported = false;
+  ended = false;
+  reported = new Map<string, number>();
+}
+
+const MAX_QUEUES = 16;
+const MAX_MISSING = 256;
+const MAX_FRAMES = 64;
+const MAX_NOTED = 16;
+const MAX_ATOMICS = 1024;
+/** IRD/ORD value Intel drivers use for "no value" (SPEC-NOTES RFC 6581; provisional 3). */
+const NO_IRD_ORD = 0x3fff;
+
+function serialDiff(a: number, b: number): number {
+  // (a - b) mod 2^32 as a signed distance: MSN arithmetic is modulo 2^32 (SPEC-NOTES 1.5 [RFC?]).
+  const d = (a - b) >>> 0;
+  return d >= 0x80000000 ? d - 0x100000000 : d;
+}
+
+function framesText(f: readonly number[]): string {
+  return f.length === 0 ? 'no frames' : f.length === 1 ? `frame ${f[0]}` : `frames ${f.join(',')}`;
+}
+
+export class DdpFlowAnalyzer {
+  private readonly dirs: [DirState, DirState] = [new DirState(), new DirState()];
+  /** Connection-wide DDP/RDMAP version once established (RFC 5044 App. C: same in both directions). */
+  private connVersion: { v: number; seq: number; frames: readonly number[] } | null = null;
+  private readonly maxOpen: number;
+  private readonly historySize: number;
+  private readonly maxReads: number;
+  private readonly maxPerRule: number;
+
+  constructor(
+    private readonly flowId: number,
+    private readonly ctx: MpaContext,
+    private readonly sink: FindingSink,
+    private readonly opts: DdpAnalyzerOptions = {},
+  ) {
+    this.maxOpen = Math.max(1, opts.maxOpenMessages ?? 64);
+    this.historySize = Math.max(1, opts.historySize ?? 64);
+    this.maxReads = Math.max(1, opts.maxOutstandingReads ?? 4096);
+    this.maxPerRule = Math.max(1, opts.maxFindingsPerRule ?? 100);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Inputs from the layers below
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * The MPA layer reports an MPA error (RFC 5044 §8 codes 1-4, or RFC 6581 codes 5-7) it detected
+   * in the data of direction `dir` (the half connection whose sender erred). A receiver answers it
+   * with a Terminate (layer LLP) in the other direction; this lets that Terminate be explained.
+   */
+  noteMpaError(dir: Dir, code: number, seq: number, frames: number[]): void {
+    const st = this.dirs[dir];
+    st.mpaErrors.push({ code, seq, frames: [...frames], what: `MPA error code ${code} at seq ${seq} (${framesText(frames)})` });
+    if (st.mpaErrors.length > MAX_NOTED) st.mpaErrors.shift();
+  }
+
+  /** The TCP layer lost bytes of direction `dir` (a capture gap): later sequence jumps may be explained by it. */
+  noteCaptureGap(dir: Dir, seq: number, length: number): void {
+    const st = this.dirs[dir];
+    st.lossEpoch++;
+    st.lastLoss = `a capture gap of ${length} octets at seq ${seq}`;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Per-segment analysis
+  // -------------------------------------------------------------------------------------------
+
+  ulpdu(u: Ulpdu): DdpSegmentRecord {
+    const st = this.dirs[u.dir];
+    st.from = u.from;
+    const pdu = decodeDdp(u.head, u.length);
+    const rec: DdpSegmentRecord = {
+      flow: this.flowId,
+      dir: u.dir,
+      from: u.from,
+      seq: u.seq,
+      frames: [...u.frames],
+      length: u.length,
+      crc: u.crc,
+      afterError: u.afterError,
+      pdu,
+      info: ddpSummary(pdu),
+      skipped: null,
+      findings: [],
+      message: null,
+      rtr: null,
+      readRequest: null,
+      terminated: null,
+    };
+    st.segments++;
+    const first = !st.seenAny;
+    st.seenAny = true;
+    const lossBeforeFirst = first && st.lossEpoch > 0;
+
+    // Remember the header octets for a later Terminate from the peer (it copies them).
+    const hist: HistoryEntry = { seq: u.seq, frames: rec.frames, bytes: u.head.slice(0, Math.min(u.head.length, DDP_UNTAGGED_HEADER_LEN)), findings: rec.findings };
+    if (st.history.length < this.historySize) st.history.push(hist);
+    else {
+      st.history[st.historyPos] = hist;
+      st.historyPos = (st.historyPos + 1) % this.historySize;
+    }
+
+    const bad = u.crc === 'bad';
+    const skipReason = bad ? 'CRC does not verify' : u.afterError ? 'follows an MPA error on this half connection' : null;
+
+    if (first && !lossBeforeFirst) this.checkRtr(u, st, pdu, rec, bad);
+    else if (first && lossBeforeFirst && this.rtrExpected(u.dir)) {
+      this.emit('ddp.capture-loss', u, rec, `RTR check not possible: data was missing from the capture (${st.lastLoss}) before the Initiator's first FPDU seen`);
+    }
+
+    if (pdu.kind === 'truncated') {
+      st.malformed++;
+      this.count(st, pdu.rdmap ? opcodeKey(pdu.rdmap.opcode) : 'unknown');
+      if (skipReason === null) this.emit('ddp.truncated', u, rec, pdu.reason);
+      st.lossEpoch++;
+      st.lastLoss = `the malformed segment at seq ${u.seq}`;
+      rec.skipped = 'malformed';
+      return rec;
+    }
+
+    if (skipReason !== null) {
+      // Decoded and shown, but a real receiver would not have used it: no sequence bookkeeping.
+      rec.skipped = skipReason;
+      st.skipped++;
+      st.lossEpoch++;
+      st.lastLoss = `the segment at seq ${u.seq} (${framesText(u.frames)}) left out because its ${bad ? 'CRC does not verify' : 'half connection had an MPA error'}`;
+      // Every Terminate is reported, even one a receiver would discard (its note says why).
+      if (pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu as UntaggedPdu, pdu.body.term, rec);
+      return rec;
+    }
+
+    this.count(st, opcodeKey(pdu.rdmap.opcode));
+    if (st.terminated && !st.afterTerminateReported && pdu.rdmap.opcode !== OP.TERMINATE) {
+      st.afterTerminateReported = true;
+      this.emit('rdmap.after-terminate', u, rec,
+        `${opcodeName(pdu.rdmap.opcode)} sent after this side's Terminate at seq ${st.terminated.seq} (${framesText(st.terminated.frames)})`);
+    }
+    this.checkVersions(u, rec, pdu);
+    this.checkHeader(u, rec, pdu);
+
+    if (pdu.kind === 'untagged') this.untagged(u, st, pdu, rec);
+    else this.tagged(u, st, pdu, rec);
+
+    if (pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu as UntaggedPdu, pdu.body.term, rec);
+    return rec;
+  }
+
+  // --- header checks ---
+
+  private checkVersions(u: Ulpdu, rec: DdpSegmentRecord, p: TaggedPdu | UntaggedPdu): void {
+    const dvv = p.ddp.dv;
+    const rvv = p.rdmap.rv;
+    const rev = this.ctx.rev;
+    // RFC 5044 Appendix C: version 1 (IETF) after Rev 1/2, version 0 (RDMA Consortium) after Rev 0.
+    const expected = rev === 0 ? 0 : rev === 1 || rev === 2 ? 1 : null;
+    if (expected !== null) {
+      if (dvv !== expected) {
+        const term = p.kind === 'tagged' ? 'DDP/Tagged 0x04' : 'DDP/Untagged 0x06';
+        this.emit('ddp.invalid-dv', u, rec, `DV=${dvv}, expected ${expected} after a Rev ${rev} MPA startup (a receiver answers Terminate ${term} Invalid DDP version)`);
+      }
+      if (rvv !== expected) {
+        this.emit('rdmap.invalid-rv', u, rec, `RV=${rvv}, expected ${expected} after a Rev ${rev} MPA startup (a receiver answers Terminate RDMAP/Remote Operation 0x05 Invalid RDMAP version)`);
+      }
+      return;
+    }
+    // Startup unknown (or an unknown Rev such as erdma's 0x81): accept 1, or 0, consistently.
+    if (dvv > 1) this.emit('ddp.invalid-dv', u, rec, `DV=${dvv} is neither 1 (IETF) nor 0 (RDMA Consortium)`);
+    if (rvv > 1) this.emit('rdmap.invalid-rv', u, rec, `RV=${rvv} is neither 1 (IETF) nor 0 (RDMA Consortium)`);
+    if (dvv > 1 || rvv > 1) return;
+    if (dvv !== rvv) {
+      this.emit('ddp.version-mix', u, rec, `DV=${dvv} with RV=${rvv}: DDP and RDMAP versions must match (RFC 5044 Appendix C)`);
+      return;
+    }
+    if (this.connVersion === null) this.connVersion = { v: dvv, seq: u.seq, frames: [...u.frames] };
+    else if (this.connVersion.v !== dvv) {
+      this.emit('ddp.version-mix', u, rec,
+        `version ${dvv}, but the connection started with version ${this.connVersion.v} (seq ${this.connVersion.seq}, ${framesText(this.connVersion.frames)}); versions must be identical in both directions (RFC 5044 Appendix C)`);
+    }
+  }
+
+  private checkHeader(u: Ulpdu, rec: DdpSegmentRecord, p: TaggedPdu | UntaggedPdu): void {
+    const op = p.rdmap.opcode;
+    const spec = OPCODE_SPECS[op];
+    if (p.ddp.rsvd !== 0) this.emit('ddp.reserved-nonzero', u, rec, `DDP Rsvd bits = 0x${(p.ddp.rsvd << 2).toString(16)} (control octet 0x${p.ddp.raw.toString(16).padStart(2, '0')})`);
+    if (p.rdmap.rsv !== 0) this.emit('rdmap.reserved-nonzero', u, rec, `RDMAP Rsv bits = 0x${(p.rdmap.rsv << 4).toString(16)} (control octet 0x${p.rdmap.raw.toString(16).padStart(2, '0')})`);
+    if (p.kind === 'untagged' && p.reservedWord !== null && p.reservedWord !== 0) {
+      this.emit('rdmap.reserved-nonzero', u, rec, `reserved bytes 2..5 of the ${opcodeName(op)} header = ${hex32(p.reservedWord)}`);
+    }
+    if (!spec) {
+      this.emit('rdmap.unexpected-opcode', u, rec,
+        `opcode 0x${op.toString(16)} is ${op === 0xf ? 'reserved for experiments' : 'unassigned'} (a receiver answers Terminate RDMAP/Remote Operation 0x06 Unexpected OpCode)`);
+      return;
+    }
+    if (spec.tagged !== (p.kind === 'tagged')) {
+      this.emit('rdmap.opcode-buffer-model', u, rec, `${opcodeName(op)} sent ${p.kind}; it uses the ${spec.tagged ? 'tagged' : 'untagged'} buffer model`);
+      return;
+    }
+    if (p.kind === 'untagged' && spec.qn !== null && p.qn !== spec.qn) {
+      if (spec.qnProvisional) {
+        this.emit('rdmap.rfc7306-qn', u, rec, `${opcodeName(op)} on QN ${p.qn}; expected QN ${spec.qn} (RFC 7306 queue assignment not verified)`);
+      } else {
+        const invalid = p.qn > 3 ? ' (QN above 3 is unassigned: a receiver answers Terminate DDP/Untagged 0x01 Invalid QN)' : '';
+        this.emit('ddp.invalid-qn', u, rec, `${opcodeName(op)} on QN ${p.qn}; it must use QN ${spec.qn}${invalid}`);
+      }
+    }
+    const immediate = op === OP.IMMEDIATE_DATA || op === OP.IMMEDIATE_DATA_SE;
+    const single = immediate ? 'rdmap.immediate-length' : 'rdmap.not-single-segment';
+    if (spec.single && p.kind === 'untagged' && (!p.ddp.l || p.mo !== 0)) {
+      this.emit(single, u, rec, `${opcodeName(op)} must be a single DDP segment, but has L=${p.ddp.l ? 1 : 0} MO=${p.mo}`);
+    }
+    const b = p.body;
+    if (b.type === 'truncated') {
+      this.emit(immediate ? 'rdmap.immediate-length' : 'rdmap.truncated-header', u, rec, `${b.what} needs a ${b.need}-octet ULPDU; this one has ${p.length}`);
+      return;
+    }
+    const fixed = op === OP.READ_REQUEST ? 46 : op === OP.ATOMIC_REQUEST ? 70 : op === OP.ATOMIC_RESPONSE ? 30 : immediate ? 26 : null;
+    if (fixed !== null && p.length > fixed) {
+      this.emit(single, u, rec, `${opcodeName(op)} segment is ${p.length} octets; it should be exactly ${fixed} (${p.length - fixed} octets beyond its header)`);
+    }
+    if (b.type === 'terminate') {
+      const t = b.term;
+      if (t.rsvd !== 0) this.emit('rdmap.reserved-nonzero', u, rec, `Terminate reserved bits = 0x${t.rsvd.toString(16)}`);
+      if ((t.m || t.d) && t.ddpSegmentLength === null) {
+        this.emit('rdmap.truncated-header', u, rec, `Terminate has ${t.m ? 'M' : 'D'} set but ends before the DDP Segment Length field`);
+      } else if (t.d && (t.ddpHeader === null || t.ddpHeader.header === null)) {
+        this.emit('rdmap.truncated-header', u, rec, `Terminate has D set but ${t.ddpHeader ? `only ${t.ddpHeader.bytes.length} octets of` : 'no'} terminated DDP header`);
+      }
+    }
+    if (b.type === 'atomic-request' && b.req.reserved !== 0) {
+      this.emit('rdmap.reserved-nonzero', u, rec, `Atomic Request reserved bits = 0x${(b.req.reserved << 4 >>> 0).toString(16)}`);
+    }
+  }
+
+  // --- RFC 6581 RTR ---
+
+  private rtrExpected(dir: Dir): boolean {
+    return this.ctx.p2p && this.ctx.rev !== null && this.ctx.initiatorDir === dir;
+  }
+
+  private checkRtr(u: Ulpdu, st: DirState, p: DdpPdu, rec: DdpSegmentRecord, bad: boolean): void {
+    if (this.ctx.rev === null || this.ctx.initiatorDir !== u.dir) return;
+    const kind = rtrShape(p);
+    if (!this.ctx.p2p) {
+      // cxgb4 sends a Read RTR even after falling back to Rev 1 without peer-to-peer (SPEC-NOTES quirks).
+      if (kind === 'write' || kind === 'read') {
+        this.emit('rdmap.rtr-without-p2p', u, rec, `the Initiator's first FPDU is a zero-length ${kind === 'write' ? 'RDMA Write' : 'Read Request'}, shaped like a ${kind} RTR, but peer-to-peer mode was not negotiated`);
+      }
+      return;
+    }
+    st.rtr = kind;
+    rec.rtr = kind;
+    const want = this.ctx.rtr;
+    const crcNote = bad ? ' (its CRC does not verify)' : '';
+    if (want !== null && kind === want) return;
+    if (want === null && kind !== null) return; // A set but no choice recorded: any RTR form will do
+    const what = kind !== null ? `a zero-length ${kind} RTR` : ddpSummary(p);
+    const expected = want !== null ? `the negotiated zero-length ${want} RTR (${rtrDescription(want)})` : 'a zero-length RTR';
+    this.emit('rdmap.rtr-mismatch', u, rec, `peer-to-peer mode: the Initiator's first FPDU should be ${expected}, but it is ${what}${crcNote}; expect a Terminate LLP/MPA 0x07 No matching RTR option from the Responder`);
+    st.rtrMismatch = { seq: u.seq, frames: rec.frames };
+  }
+
+  // --- untagged bookkeeping ---
+
+  private untagged(u: Ulpdu, st: DirState, p: UntaggedPdu, rec: DdpSegmentRecord): void {
+    let q = st.queues.get(p.qn);
+    if (!q) {
+      if (st.queues.size >= MAX_QUEUES) return; // garbage QNs must not grow the table
+      q = { expected: null, open: new Map(), missing: new Set(), epoch: st.lossEpoch };
+      st.queues.set(p.qn, q);
+    }
+    let m = q.open.get(p.msn);
+    if (m) {
+      if (p.mo !== m.length) {
+        const why = p.mo > m.length ? `${p.mo - m.length} octets missing` : `${m.length - p.mo} octets overlap`;
+        const text = `QN ${p.qn} MSN ${p.msn}: MO=${p.mo}, expected ${m.length} (${why})`;
+        if (st.lossEpoch !== m.epoch) this.lossExplained(u, st, rec, text);
+        else {
+          st.moErrors++;
+          this.emit('ddp.invalid-mo', u, rec, `${text}; a receiver answers Terminate DDP/Untagged 0x04 Invalid MO`);
+        }
+        m.length = p.mo; // resynchronise on the sender's offsets
+      }
+    } else {
+      const startupKnown = this.ctx.rev !== null;
+      const wasFresh = q.expected === null;
+      this.checkMsn(u, st, q, p, rec);
+      // Earlier messages on this queue still waiting for L: the new MSN supersedes them.
+      for (const [msn, old] of q.open) {
+        if (serialDiff(p.msn, msn) <= 0) continue;
+        const text = `${opcodeName(old.opcode)} QN ${p.qn} MSN ${msn} (${old.segments} segment${old.segments === 1 ? '' : 's'}, ${old.length} octets from seq ${old.firstSeq}) never got its L segment before MSN ${p.msn} started`;
+        if (st.lossEpoch !== old.epoch) this.lossExplained(u, st, rec, text);
+        else this.emit('ddp.missing-last', u, rec, text);
+        q.open.delete(msn);
+        this.close(u.dir, st, old, false);
+      }
+      const midCaptureStart = wasFresh && !startupKnown;
+      if (p.mo !== 0) {
+        const text = `QN ${p.qn} MSN ${p.msn}: first segment seen has MO=${p.mo}; the message's earlier segments are missing`;
+        if (midCaptureStart) {
+          /* the capture began inside this message */
+        } else if (st.lossEpoch !== q.epoch || (wasFresh && st.lossEpoch > 0)) this.lossExplained(u, st, rec, text);
+        else {
+          st.moErrors++;
+          this.emit('ddp.invalid-mo', u, rec, `${text} (a message starts at MO 0)`);
+        }
+      }
+      m = this.open(u, st, p, { qn: p.qn, msn: p.msn, stag: null, to: null, startSeen: p.mo === 0, rtr: rec.rtr !== null });
+      m.length = p.mo;
+      q.open.set(p.msn, m);
+      this.pairUntaggedStart(u, st, p, rec, m);
+    }
+    q.epoch = st.lossEpoch;
+    this.append(u, st, m, p, rec);
+    if (p.ddp.l) {
+      q.open.delete(p.msn);
+      this.close(u.dir, st, m, true);
+    }
+  }
+
+  private checkMsn(u: Ulpdu, st: DirState, q: QueueState, p: UntaggedPdu, rec: DdpSegmentRecord): void {
+    if (q.expected === null) {
+      q.expected = (p.msn + 1) >>> 0;
+      // Without the startup the capture may begin anywhere in the stream: any first MSN will do.
+      if (this.ctx.rev === null || p.msn === 1) return;
+      const text = `first message on QN ${p.qn} has MSN ${p.msn}, expected 1`;
+      if (st.lossEpoch > 0) this.lossExplained(u, st, rec, text);
+      else {
+        st.msnErrors++;
+        this.emit('ddp.msn-first', u, rec, `${text} (${p.msn === 0 ? 'a counter starting at 0?' : `${(p.msn - 1) >>> 0} earlier messages missing?`})`);
+      }
+      return;
+    }
+    const d = serialDiff(p.msn, q.expected);
+    if (d === 0) {
+      q.expected = (p.msn + 1) >>> 0;
+      return;
+    }
+    if (d > 0) {
+      const text = `QN ${p.qn}: MSN ${p.msn}, expected ${q.expected} (${d} message${d === 1 ? '' : 's'} missing)`;
+      if (d <= MAX_MISSING) {
+        for (let i = 0; i < d; i++) {
+          q.missing.add((q.expected + i) >>> 0);
+          if (q.missing.size > MAX_MISSING) q.missing.delete(q.missing.values().next().value as number);
+        }
+      }
+      if (st.lossEpoch !== q.epoch) this.lossExplained(u, st, rec, text);
+      else {
+        st.msnErrors++;
+        this.emit('ddp.msn-gap', u, rec, `${text}; a receiver answers Terminate DDP/Untagged 0x03 Invalid MSN - MSN range is not valid`);
+      }
+      q.expected = (p.msn + 1) >>> 0;
+      return;
+    }
+    st.msnErrors++;
+    if (q.missing.delete(p.msn)) {
+      this.emit('ddp.msn-reorder', u, rec, `QN ${p.qn}: MSN ${p.msn} arrived after MSN ${(q.expected - 1) >>> 0} (out of order)`);
+    } else {
+      this.emit('ddp.msn-duplicate', u, rec, `QN ${p.qn}: MSN ${p.msn} repeats an earlier message (next expected ${q.expected})`);
+    }
+  }
+
+  /** Read Request / Atomic bookkeeping at the start of an untagged message. */
+  private pairUntaggedStart(u: Ulpdu, st: DirState, p: UntaggedPdu, rec: DdpSegmentRecord, m: OpenMsg): void {
+    const b = p.body;
+    if (b.type === 'read-request') {
+      st.readRequests++;
+      const rtr = rec.rtr === 'read';
+      st.outstanding.push({ seq: u.seq, frames: rec.frames, sinkStag: b.rr.sinkStag, sinkTo: b.rr.sinkTo, size: b.rr.size, rtr });
+      if (st.outstanding.length > this.maxReads) st.outstanding.shift();
+      const limit = this.readLimit(u.dir);
+      if (limit !== null && !rtr) {
+        const n = st.outstanding.filter((r) => !r.rtr).length;
+        if (n > limit.value) {
+          this.emit('rdmap.ird-exceeded', u, rec, `${n} Read Requests outstanding; the negotiated limit is ${limit.value} (${limit.why})`);
+        }
+      }
+      m.rtr = rtr;
+    } else if (b.type === 'atomic-request') {
+      st.atomics.set(b.req.requestId, { seq: u.seq, frames: rec.frames });
+      if (st.atomics.size > MAX_ATOMICS) st.atomics.delete(st.atomics.keys().next().value as number);
+    } else if (b.type === 'atomic-response') {
+      const peer = this.dirs[(1 - u.dir) as Dir];
+      if (peer.atomics.delete(b.resp.originalRequestId)) return;
+      const text = `Atomic Response for Request Identifier ${b.resp.originalRequestId}, which no captured Atomic Request from the peer carries`;
+      if (this.ctx.rev === null) return; // the Request may precede the capture
+      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`);
+      else this.emit('rdmap.atomic-response-unmatched', u, rec, text);
+    }
+  }
+
+  private readLimit(dir: Dir): { value: number; why: string } | null {
+    const c = this.ctx;
+    if (c.initiatorDir === null) return null;
+    // A requester may have min(its ORD, the peer's IRD) reads outstanding (SPEC-NOTES RFC 6581 rules).
+    const mine = dir === c.initiatorDir ? c.requestOrd : c.replyOrd;
+    const peers = dir === c.initiatorDir ? c.replyIrd : c.requestIrd;
+    const who = dir === c.initiatorDir ? ['Initiator', 'Responder'] : ['Responder', 'Initiator'];
+    const parts: { v: number; why: string }[] = [];
+    if (mine !== null && mine !== NO_IRD_ORD) parts.push({ v: mine, why: `${who[0]} ORD ${mine}` });
+    if (peers !== null && peers !== NO_IRD_ORD) parts.push({ v: peers, why: `${who[1]} IRD ${peers}` });
+    if (parts.length === 0) return null;
+    const best = parts.reduce((a, b) => (b.v < a.v ? b : a));
+    return { value: best.v, why: parts.map((x) => x.why).join(', ') };
+  }
+
+  // --- tagged bookkeeping ---
+
+  private tagged(u: Ulpdu, st: DirState, p: TaggedPdu, rec: DdpSegmentRecord): void {
+    let m = st.openTagged.find((x) => x.stag === p.stag && x.opcode === p.rdmap.opcode);
+    if (m) {
+      if (p.to !== m.nextTo) {
+        const why = p.to > m.nextTo ? `${p.to - m.nextTo} octets missing` : `${m.nextTo - p.to} octets overlap`;
+        const text = `STag ${hex32(p.stag)}: TO=${hex64(p.to)}, expected ${hex64(m.nextTo)} (${why})`;
+        if (st.lossEpoch !== m.epoch) this.lossExplained(u, st, rec, text);
+        else {
+          st.toErrors++;
+          this.emit('ddp.to-discontinuity', u, rec, `${text}; a receiver answers Terminate DDP/Tagged 0x01 Base or bounds violation`);
+        }
+      }
+    } else {
+      for (const old of [...st.openTagged]) {
+        const text = `new ${opcodeName(p.rdmap.opcode)} to STag ${hex32(p.stag)} while ${opcodeName(old.opcode)} to STag ${hex32(old.stag ?? 0)} (from seq ${old.firstSeq}) still awaits its L segment`;
+        if (st.lossEpoch !== old.epoch) {
+          // Its tail was probably lost: close it rather than keep waiting.
+          this.lossExplained(u, st, rec, text);
+          st.openTagged.splice(st.openTagged.indexOf(old), 1);
+          this.close(u.dir, st, old, false);
+        } else if (!old.interleaveReported) {
+          old.interleaveReported = true;
+          this.emit('ddp.tagged-interleaved', u, rec, text);
+        }
+      }
+      m = this.open(u, st, p, { qn: null, msn: null, stag: p.stag, to: p.to, startSeen: true, rtr: rec.rtr !== null });
+      st.openTagged.push(m);
+      if (p.rdmap.opcode === OP.READ_RESPONSE) this.pairReadResponse(u, st, p, rec, m);
+    }
+    m.nextTo = BigInt.asUintN(64, p.to + BigInt(Math.max(0, p.payloadLength)));
+    this.append(u, st, m, p, rec);
+    if (m.read && !m.sizeReported && m.length > m.read.size) {
+      m.sizeReported = true;
+      this.emit('rdmap.read-response-size', u, rec, `Read Response already ${m.length} octets; the Read Request at seq ${m.read.seq} (${framesText(m.read.frames)}) asked for ${m.read.size}`);
+    }
+    if (p.ddp.l) {
+      st.openTagged.splice(st.openTagged.indexOf(m), 1);
+      if (m.read && !m.sizeReported && m.length !== m.read.size) {
+        m.sizeReported = true;
+        this.emit('rdmap.read-response-size', u, rec, `Read Response of ${m.length} octets; the Read Request at seq ${m.read.seq} (${framesText(m.read.frames)}) asked for ${m.read.size}`);
+      }
+      this.close(u.dir, st, m, true);
+    }
+  }
+
+  private pairReadResponse(u: Ulpdu, st: DirState, p: TaggedPdu, rec: DdpSegmentRecord, m: OpenMsg): void {
+    st.readResponses++;
+    const peer = this.dirs[(1 - u.dir) as Dir];
+    const req = peer.outstanding.shift();
+    if (!req) {
+      // Without the startup the Requests may precede the capture, until one pairing shows otherwise.
+      if (this.ctx.rev === null && !st.pairedResponse) return;
+      const text = `Read Response to STag ${hex32(p.stag)} TO ${hex64(p.to)} with no outstanding Read Request from the peer`;
+      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`);
+      else this.emit('rdmap.read-response-unsolicited', u, rec, text);
+      return;
+    }
+    st.pairedResponse = true;
+    m.read = req;
+    m.rtr = m.rtr || req.rtr;
+    rec.readRequest = { seq: req.seq, frames: req.frames };
+    // siw: STag/TO of zero-length RTR operations must not be checked.
+    if (!req.rtr && (p.stag !== req.sinkStag || p.to !== req.sinkTo)) {
+      const text = `Read Response to STag ${hex32(p.stag)} TO ${hex64(p.to)}; the Read Request at seq ${req.seq} (${framesText(req.frames)}) named Data Sink ${hex32(req.sinkStag)}/${hex64(req.sinkTo)}`;
+      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; paired by order, and the peer's direction lost ${peer.lastLoss}`);
+      else this.emit('rdmap.read-response-mismatch', u, rec, text);
+    }
+  }
+
+  // --- Terminate ---
+
+  private handleTerminate(u: Ulpdu, st: DirState, p: UntaggedPdu, t: TerminateMessage, rec: DdpSegmentRecord): void {
+    st.terminates++;
+    const peerDir = (1 - u.dir) as Dir;
+    const peer = this.dirs[peerDir];
+    const parts: string[] = [ddpSummary(p)];
+    parts[0] += ` (layer 0x${t.layer.toString(16)}, etype 0x${t.etype.toString(16)}, code 0x${t.code.toString(16).padStart(2, '0')}; M=${+t.m} D=${+t.d} R=${+t.r})`;
+    if (t.ddpSegmentLength !== null) parts.push(`DDP segment length ${t.ddpSegmentLength}`);
+    if (t.ddpHeader) {
+      const hit = this.matchHistory(peer, t.ddpHeader.bytes);
+      if (hit) {
+        rec.terminated = { seq: hit.seq, frames: hit.frames };
+        let s = `it terminates the peer's segment at seq ${hit.seq} (${framesText(hit.frames)})`;
+        const rules = [...new Set(hit.findings.map((f) => f.rule))];
+        if (rules.length) s += `, which mpa-dissect flagged: ${rules.join(', ')}`;
+        parts.push(s);
+      } else {
+        parts.push(`its copied DDP header matches none of the peer's last ${peer.history.length} segments`);
+      }
+    }
+    if (t.rdmapHeader?.readRequest) {
+      const rr = t.rdmapHeader.readRequest;
+      parts.push(`copied Read Request: sink ${hex32(rr.sinkStag)}/${hex64(rr.sinkTo)} size ${rr.size}`);
+    }
+    for (const pr of t.problems) if (!pr.startsWith('D ') && !pr.startsWith('M ')) parts.push(pr);
+    const announced = 4 + (t.ddpSegmentLength !== null ? 2 : 0) + (t.ddpHeader?.bytes.length ?? 0) + (t.rdmapHeader?.bytes.length ?? 0);
+    if (t.bodyLength > announced) parts.push(`${t.bodyLength - announced} trailing octets not announced by M/D/R`);
+    if (u.crc === 'bad') parts.push('its own CRC does not verify');
+
+    let unexplained = false;
+    if (t.layer === TERM_LAYER.LLP) {
+      const cause = this.findCause(peerDir, u.dir, t.code);
+      if (cause) parts.push(`explained by ${cause}`);
+      else unexplained = true;
+    }
+    this.emit('rdmap.terminate', u, rec, parts.join('; '));
+    if (unexplained) {
+      const local = t.code === 5 ? ' (a local catastrophic error is by nature not visible on the wire)' : '';
+      this.emit('rdmap.terminate-unexplained', u, rec,
+        `Terminate LLP/MPA code 0x${t.code.toString(16).padStart(2, '0')} (${t.codeName ?? 'unregistered'}): no such MPA error was seen on the peer's half connection${local}`);
+    }
+    if (t.codeName === null) {
+      this.emit('rdmap.terminate-unknown-code', u, rec, `Terminate layer 0x${t.layer.toString(16)} etype 0x${t.etype.toString(16)} code 0x${t.code.toString(16).padStart(2, '0')} is not a registered error`);
+    }
+    if (!st.terminated) st.terminated = { seq: u.seq, frames: rec.frames };
+  }
+
+  private matchHistory(peer: DirState, bytes: Uint8Array): HistoryEntry | null {
+    const want = (bytes[0] ?? 0) & 0x80 ? DDP_TAGGED_HEADER_LEN : DDP_UNTAGGED_HEADER_LEN;
+    if (bytes.length < Math.min(want, 2)) return null;
+    const n = peer.history.length;
+    // Newest first: the ring's newest entry sits just before historyPos once it has wrapped.
+    for (let k = 1; k <= n; k++) {
+      const e = peer.history[(peer.historyPos - k + n * 2) % n]!;
+      if (e.bytes.length < bytes.length) continue;
+      let same = true;
+      for (let i = 0; i < bytes.length; i++) {
+        if (e.bytes[i] !== bytes[i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return e;
+    }
+    return null;
+  }
+
+  /** The MPA error (or wrong RTR) that explains an LLP Terminate with `code`. */
+  private findCause(peerDir: Dir, ownDir: Dir, code: number): string | null {
+    // Prefer the peer's half connection (the receiver terminates); accept the own one too, in case
+    // the MPA layer attributed the error to the receiving direction.
+    for (const d of [peerDir, ownDir]) {
+      const list = this.dirs[d].mpaErrors;
+      for (let i = list.length - 1; i >= 0; i--) {
+        const e = list[i]!;
+        if (e.code === code) return `${e.what}${d === ownDir ? ' noted on the terminating side\'s own direction' : ' on the peer\'s half connection'}`;
+      }
+    }
+    if (code === 7) {
+      const mm = this.dirs[peerDir].rtrMismatch;
+      if (mm) return `the Initiator's first FPDU at seq ${mm.seq} (${framesText(mm.frames)}) not being the negotiated RTR (rdmap.rtr-mismatch)`;
+    }
+    return null;
+  }
+
+  // --- message assembly ---
+
+  private open(
+    u: Ulpdu,
+    st: DirState,
+    p: TaggedPdu | UntaggedPdu,
+    o: { qn: number | null; msn: number | null; stag: number | null; to: bigint | null; startSeen: boolean; rtr: boolean },
+  ): OpenMsg {
+    if (st.openCount >= this.maxOpen) this.evictOldest(u.dir, st);
+    st.openCount++;
+    return {
+      index: ++st.messageIndex,
+      opcode: p.rdmap.opcode,
+      tagged: p.kind === 'tagged',
+      qn: o.qn,
+      msn: o.msn,
+      stag: o.stag,
+      firstTo: o.to,
+      nextTo: o.to ?? 0n,
+      length: 0,
+      segments: 0,
+      frames: [],
+      framesTruncated: false,
+      firstSeq: u.seq,
+      lastSeq: u.seq,
+      startSeen: o.startSeen,
+      rtr: o.rtr,
+      epoch: st.lossEpoch,
+      read: null,
+      sizeReported: false,
+      interleaveReported: false,
+    };
+  }
+
+  private append(u: Ulpdu, st: DirState, m: OpenMsg, p: TaggedPdu | UntaggedPdu, rec: DdpSegmentRecord): void {
+    m.segments++;
+    m.length += Math.max(0, p.payloadLength);
+    m.lastSeq = u.seq;
+    m.epoch = st.lossEpoch;
+    for (const f of u.frames) {
+      if (m.frames.length && m.frames[m.frames.length - 1] === f) continue;
+      if (m.frames.includes(f)) continue;
+      if (m.frames.length < MAX_FRAMES) m.frames.push(f);
+      else m.framesTruncated = true;
+    }
+    rec.message = { index: m.index, length: m.length, complete: p.ddp.l, segment: m.segments };
+  }
+
+  private close(dir: Dir, st: DirState, m: OpenMsg, complete: boolean): void {
+    st.openCount = Math.max(0, st.openCount - 1);
+    const key = opcodeKey(m.opcode);
+    if (complete) {
+      st.messagesComplete++;
+      const s = st.sizes.get(key);
+      if (s) {
+        s.messages++;
+        s.min = Math.min(s.min, m.length);
+        s.max = Math.max(s.max, m.length);
+        s.total += m.length;
+      } else st.sizes.set(key, { messages: 1, min: m.length, max: m.length, total: m.length });
+    } else st.messagesIncomplete++;
+    this.opts.onMessage?.(this.snapshot(dir, st, m, complete));
+  }
+
+  private evictOldest(dir: Dir, st: DirState): void {
+    let oldest: OpenMsg | null = null;
+    for (const q of st.queues.values()) for (const m of q.open.values()) if (!oldest || m.index < oldest.index) oldest = m;
+    for (const m of st.openTagged) if (!oldest || m.index < oldest.index) oldest = m;
+    if (!oldest) return;
+    if (oldest.tagged) st.openTagged.splice(st.openTagged.indexOf(oldest), 1);
+    else if (oldest.qn !== null && oldest.msn !== null) st.queues.get(oldest.qn)?.open.delete(oldest.msn);
+    this.close(dir, st, oldest, false);
+  }
+
+  private snapshot(dir: Dir, st: DirState, m: OpenMsg, complete: boolean): DdpMessage {
+    return {
+      flow: this.flowId,
+      dir,
+      from: st.from,
+      index: m.index,
+      opcode: m.opcode,
+      key: opcodeKey(m.opcode),
+      tagged: m.tagged,
+      qn: m.qn,
+      msn: m.msn,
+      stag: m.stag,
+      to: m.firstTo,
+      length: m.length,
+      segments: m.segments,
+      frames: [...m.frames],
+      framesTruncated: m.framesTruncated,
+      firstSeq: m.firstSeq,
+      lastSeq: m.lastSeq,
+      complete,
+      startSeen: m.startSeen,
+      rtr: m.rtr,
+    };
+  }
+
+  private openMessages(st: DirState): OpenMsg[] {
+    const all: OpenMsg[] = [];
+    for (const q of st.queues.values()) all.push(...q.open.values());
+    all.push(...st.openTagged);
+    return all.sort((a, b) => a.index - b.index);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // End of a direction
+  // -------------------------------------------------------------------------------------------
+
+  /** Direction `dir` ended: FIN, RST, or the capture ran out ('eof'). */
+  end(dir: Dir, reason: 'fin' | 'rst' | 'eof'): void {
+    const st = this.dirs[dir];
+    if (st.ended) return;
+    st.ended = true;
+    const at = (seq: number, frames: readonly number[], message: string, rule: string): void => {
+      this.report(rule, dir, st.from, frames, seq, message);
+    };
+    for (const m of this.openMessages(st)) {
+      if (reason !== 'eof') {
+        at(m.lastSeq, m.frames, `${opcodeName(m.opcode)} ${m.tagged ? `to STag ${hex32(m.stag ?? 0)}` : `QN ${m.qn} MSN ${m.msn}`} (${m.segments} segment${m.segments === 1 ? '' : 's'}, ${m.length} octets) had no L segment when the direction closed (${reason})`, 'ddp.incomplete-message');
+      }
+      this.close(dir, st, m, false);
+    }
+    for (const q of st.queues.values()) q.open.clear();
+    st.openTagged = [];
+    st.openCount = 0;
+    // Read Requests the peer sent and this direction should have answered.
+    const peer = this.dirs[(1 - dir) as Dir];
+    if (reason !== 'eof') {
+      for (const r of peer.outstanding) {
+        this.report('rdmap.read-unanswered', (1 - dir) as Dir, peer.from, r.frames, r.seq,
+          `${r.rtr ? 'Read RTR' : 'Read Request'} for ${r.size} octets (sink ${hex32(r.sinkStag)}/${hex64(r.sinkTo)}) not answered before the responder's direction closed (${reason})`);
+      }
+    }
+    peer.outstanding = [];
+    // Say how many findings of each rule were held back by the per-rule cap.
+    for (const [rule, n] of st.reported) {
+      if (n > this.maxPerRule) {
+        this.sink.report(rule, {
+          flow: this.flowId,
+          from: st.from || null,
+          frames: [],
+          seq: null,
+          message: `${n - this.maxPerRule} further ${rule} findings in this direction were not reported individually`,
+        });
+      }
+    }
+    st.reported.clear();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Outputs
+  // -------------------------------------------------------------------------------------------
+
+  directionStats(dir: Dir): DdpDirection {
+    const st = this.dirs[dir];
+    const byOpcode: Partial<Record<OpcodeKey, number>> = {};
+    for (const [k, v] of st.byOpcode) byOpcode[k] = v;
+    const sizes: Partial<Record<OpcodeKey, DdpSizeStats>> = {};
+    for (const [k, v] of st.sizes) sizes[k] = { ...v };
+    const open = st.openCount;
+    return {
+      segments: st.segments,
+      messages: st.messagesComplete + st.messagesIncomplete + open,
+      rtr: st.rtr,
+      byOpcode,
+      msnErrors: st.msnErrors,
+      moErrors: st.moErrors,
+      messagesComplete: st.messagesComplete,
+      messagesIncomplete: st.messagesIncomplete + open,
+      toErrors: st.toErrors,
+      skipped: st.skipped,
+      malformed: st.malformed,
+      lossExplained: st.lossExplained,
+      readRequests: st.readRequests,
+      readResponses: st.readResponses,
+      terminates: st.terminates,
+      sizes,
+    };
+  }
+
+  /** Messages of `dir` still open (no L yet), oldest first. Completed ones went to onMessage. */
+  messages(dir: Dir): DdpMessage[] {
+    const st = this.dirs[dir];
+    return this.openMessages(st).map((m) => this.snapshot(dir, st, m, false));
+  }
+
+  /** Read Requests `dir` sent that are still unanswered. */
+  outstandingReads(dir: Dir): number {
+    return this.dirs[dir].outstanding.length;
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private count(st: DirState, key: OpcodeKey): void {
+    st.byOpcode.set(key, (st.byOpcode.get(key) ?? 0) + 1);
+  }
+
+  private lossExplained(u: Ulpdu, st: DirState, rec: DdpSegmentRecord, text: string): void {
+    st.lossExplained++;
+    this.emit('ddp.capture-loss', u, rec, `${text}; plausibly explained by ${st.lastLoss ?? 'data missing from the capture'}`);
+  }
+
+  private emit(rule: string, u: Ulpdu, rec: DdpSegmentRecord, message: string): void {
+    rec.findings.push({ rule, message });
+    this.report(rule, u.dir, u.from, u.frames, u.seq, message);
+  }
+
+  private report(rule: string, dir: Dir, from: string, frames: readonly number[], seq: number | null, message: string): void {
+    const st = this.dirs[dir];
+    const n = (st.reported.get(rule) ?? 0) + 1;
+    st.reported.set(rule, n);
+    if (n > this.maxPerRule) return;
+    this.sink.report(rule, { flow: this.flowId, from: from || null, frames: [...frames].sort((a, b) => a - b), seq, message });
+  }
+}
+
+/** The RTR kind a decoded segment has the exact shape of (SPEC-NOTES "Startup and RTR"), or null. */
+export function rtrShape(p: DdpPdu): RtrKind | null {
+  if (p.kind === 'truncated' || !p.ddp.l) return null;
+  const op = p.rdmap.opcode;
+  if (p.kind === 'tagged') return op === OP.WRITE && p.payloadLength === 0 ? 'write' : null;
+  if (op === OP.SEND && p.qn === 0 && p.msn === 1 && p.mo === 0 && p.payloadLength === 0) return 'send';
+  if (op === OP.READ_REQUEST && p.qn === 1 && p.msn === 1 && p.mo === 0 && p.body.type === 'read-request' && p.body.rr.size === 0) {
+    return 'read';
+  }
+  return null;
+}
+
+function rtrDescription(k: RtrKind): string {
+  return k === 'send'
+    ? 'untagged Send, QN 0, MSN 1, no payload'
+    : k === 'write'
+      ? 'tagged RDMA Write, no payload'
+      : 'Read Request, QN 1, MSN 1, RDMA Read Message Size 0';
+}

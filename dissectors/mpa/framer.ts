@@ -1,0 +1,264 @@
+import { CRC32C_INIT, crc32cFinal, crc32cUpdate, readWireCrc, byteSwap32 } from './crc32c.js';
+import { ULPDU_HEADER_BYTES } from './ulpdu.js';
+
+/** Markers every 512 octets from SeqStart (RFC 5044 §4.3; draft-00 §7.1). */
+export const MARKER_INTERVAL = 512;
+export const MARKER_LEN = 4;
+
+export interface FramerParams {
+  /** FPDUs in this direction carry markers. */
+  markers: boolean;
+  /** Any stream offset where a marker sits (SeqStart's stream offset, or one congruent mod 512). */
+  markerBase: number;
+  /** CRC negotiated: verify it. */
+  crc: boolean;
+}
+
+export interface MarkerInfo {
+  /** Stream offset and absolute seq of the marker's first octet. */
+  offset: number;
+  seq: number;
+  reserved: number;
+  /** FPDUPTR as sent. */
+  fpduptr: number;
+  /** FPDUPTR the ULPDU_Length framing implies: marker offset minus the ULPDU_Length field's (0 before it). */
+  expected: number;
+}
+
+export type CrcStatus = 'good' | 'bad' | 'byte-swapped' | 'unchecked';
+
+/** One framed FPDU. */
+export interface FramedFpdu {
+  /** Stream offset of the FPDU's first octet (a leading marker when one sits there). */
+  start: number;
+  /** Stream offset and absolute seq of the ULPDU_Length field. */
+  lenOffset: number;
+  seq: number;
+  ulpduLength: number;
+  pad: number;
+  /** Octets on the wire, markers and CRC included. */
+  wireSize: number;
+  crcWire: number;
+  crcComputed: number;
+  crcStatus: CrcStatus;
+  markers: MarkerInfo[];
+  padNonZero: boolean;
+  frames: number[];
+  /** First min(ulpduLength, ULPDU_HEADER_BYTES) ULPDU octets, markers removed (own copy). */
+  head: Uint8Array;
+}
+
+const PH_LEN = 0;
+const PH_BODY = 1;
+const PH_CRC = 2;
+
+/**
+ * Frames FPDUs out of one direction's in-order bytes: ULPDU_Length | ULPDU | PAD | CRC with markers
+ * removed wherever they fall. Streaming: state carries across chunks, nothing is copied but the
+ * few header octets handed upward. The CRC covers the raw octets from the FPDU's first octet through
+ * the last PAD octet, so markers inside are covered by simply running the CRC over the raw bytes
+ * (draft-00 §7.2). Every FPDU starts 4-aligned relative to SeqStart, so a marker can never split the
+ * length or CRC field: it sits before the length field, inside ULPDU/PAD, or between PAD and CRC.
+ */
+export class FpduFramer {
+  private pos: number;
+  private nextMarker: number;
+  private phase = PH_LEN;
+  private got = 0; // octets of the length or CRC field collected
+  private lenHi = 0;
+  private crcBytes = new Uint8Array(4);
+  private mGot = 0;
+  private mBytes = new Uint8Array(4);
+  private mOffset = 0;
+  private reg = CRC32C_INIT;
+  private fpduStart: number;
+  private lenOffset = 0;
+  private ulpduLength = 0;
+  private pad = 0;
+  private bodyLeft = 0;
+  private padNonZero = false;
+  private markers: MarkerInfo[] = [];
+  private frames: number[] = [];
+  private lastFrame = -1;
+  private head = new Uint8Array(ULPDU_HEADER_BYTES);
+  private stopped = false;
+
+  // Alignment counters (draft-00 glossary): per TCP segment delivered whole.
+  segments = 0;
+  fpduAligned = 0;
+  headerAligned = 0;
+  spanning = 0;
+  markerCount = 0;
+  private segAligned = false;
+
+  constructor(
+    readonly params: FramerParams,
+    startOffset: number,
+    /** Absolute seq of stream offset 0 (seq = (baseSeq + offset) mod 2^32). */
+    private readonly baseSeq: number,
+    /** Called per FPDU; return false to stop framing (used when probing). */
+    private readonly onFpdu: (f: FramedFpdu) => boolean | void,
+  ) {
+    this.pos = startOffset;
+    this.fpduStart = startOffset;
+    const d = (((params.markerBase - startOffset) % MARKER_INTERVAL) + MARKER_INTERVAL) % MARKER_INTERVAL;
+    this.nextMarker = startOffset + d;
+  }
+
+  get position(): number {
+    return this.pos;
+  }
+
+  /** True between FPDUs (nothing of the next FPDU consumed yet). */
+  get atBoundary(): boolean {
+    return this.phase === PH_LEN && this.pos === this.fpduStart;
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** Frames that carried the FPDU in progress (for a finding when it is cut off). */
+  get pendingFrames(): readonly number[] {
+    return this.frames;
+  }
+
+  /** Stream offset where the FPDU in progress started. */
+  get pendingStart(): number {
+    return this.fpduStart;
+  }
+
+  get pendingSeq(): number {
+    return (this.baseSeq + (this.got > 0 || this.phase !== PH_LEN ? this.lenOffset : this.fpduStart)) >>> 0;
+  }
+
+  /** Feeds data[from, to) whose first octet is at stream offset `offset` (must equal position). */
+  push(data: Uint8Array, offset: number, frame: number, segStart = false, segEnd = false, from = 0, to = data.length): void {
+    if (this.stopped) return;
+    if (offset !== this.pos) throw new Error(`framer fed offset ${offset}, expected ${this.pos}`);
+    const whole = segStart && segEnd;
+    if (whole) {
+      this.segments++;
+      this.segAligned = this.atBoundary;
+      if (this.segAligned) this.fpduAligned++;
+    }
+    const markers = this.params.markers;
+    let i = from;
+    while (i < to) {
+      if (this.lastFrame !== frame) {
+        this.frames.push(frame);
+        this.lastFrame = frame;
+      }
+      if (markers && (this.mGot > 0 || this.pos === this.nextMarker)) {
+        // Marker octets: collected for checking, covered by the CRC like any octet of the FPDU.
+        if (this.mGot === 0) this.mOffset = this.pos;
+        const k = Math.min(MARKER_LEN - this.mGot, to - i);
+        for (let j = 0; j < k; j++) this.mBytes[this.mGot + j] = data[i + j]!;
+        this.reg = crc32cUpdate(this.reg, data, i, i + k);
+        this.mGot += k;
+        i += k;
+        this.pos += k;
+        if (this.mGot === MARKER_LEN) this.finishMarker();
+        continue;
+      }
+      const limit = markers ? Math.min(to, i + (this.nextMarker - this.pos)) : to;
+      if (this.phase === PH_BODY) {
+        const k = Math.min(limit - i, this.bodyLeft);
+        this.reg = crc32cUpdate(this.reg, data, i, i + k);
+        const done = this.ulpduLength + this.pad - this.bodyLeft; // ULPDU+PAD octets already seen
+        if (done < ULPDU_HEADER_BYTES && done < this.ulpduLength) {
+          const n = Math.min(k, ULPDU_HEADER_BYTES - done, this.ulpduLength - done);
+          for (let j = 0; j < n; j++) this.head[done + j] = data[i + j]!;
+        }
+        if (done + k > this.ulpduLength) {
+          // PAD octets are in this run: PAD must be zero (RFC 5044 §4.2).
+          for (let j = Math.max(0, this.ulpduLength - done); j < k; j++) if (data[i + j] !== 0) this.padNonZero = true;
+        }
+        i += k;
+        this.pos += k;
+        this.bodyLeft -= k;
+        if (this.bodyLeft === 0) {
+          this.phase = PH_CRC;
+          this.got = 0;
+        }
+      } else if (this.phase === PH_LEN) {
+        const b = data[i]!;
+        this.reg = crc32cUpdate(this.reg, data, i, i + 1);
+        if (this.got === 0) {
+          this.lenOffset = this.pos;
+          this.lenHi = b;
+          this.got = 1;
+        } else {
+          this.ulpduLength = (this.lenHi << 8) | b;
+          this.pad = (4 - ((2 + this.ulpduLength) % 4)) % 4;
+          this.bodyLeft = this.ulpduLength + this.pad; // never 0: 2+len+pad is a multiple of 4
+          this.phase = PH_BODY;
+          this.got = 0;
+        }
+        i++;
+        this.pos++;
+      } else {
+        const k = Math.min(4 - this.got, limit - i);
+        for (let j = 0; j < k; j++) this.crcBytes[this.got + j] = data[i + j]!;
+        this.got += k;
+        i += k;
+        this.pos += k;
+        if (this.got === 4) {
+          this.finishFpdu();
+          if (this.stopped) return;
+        }
+      }
+    }
+    if (whole && this.segAligned && this.atBoundary) this.headerAligned++;
+  }
+
+  private finishMarker(): void {
+    const b = this.mBytes;
+    this.markers.push({
+      offset: this.mOffset,
+      seq: (this.baseSeq + this.mOffset) >>> 0,
+      reserved: (b[0]! << 8) | b[1]!,
+      fpduptr: (b[2]! << 8) | b[3]!,
+      // RFC 5044 §4.3: FPDUPTR counts from the ULPDU_Length field to the marker; a marker that
+      // falls between FPDUs belongs to the following FPDU and carries 0. (draft-00 counted from the
+      // FPDU's first octet; the independent reference encoder confirms RFC 5044's reading.)
+      expected: this.phase === PH_LEN && this.got === 0 ? 0 : this.mOffset - this.lenOffset,
+    });
+    this.markerCount++;
+    this.mGot = 0;
+    this.nextMarker += MARKER_INTERVAL;
+  }
+
+  private finishFpdu(): void {
+    const c = this.crcBytes;
+    const wire = readWireCrc(c[0]!, c[1]!, c[2]!, c[3]!);
+    const computed = crc32cFinal(this.reg);
+    let status: CrcStatus = 'unchecked';
+    if (this.params.crc) status = computed === wire ? 'good' : byteSwap32(computed) === wire ? 'byte-swapped' : 'bad';
+    if (this.frames.length > 1) this.spanning++;
+    const f: FramedFpdu = {
+      start: this.fpduStart,
+      lenOffset: this.lenOffset,
+      seq: (this.baseSeq + this.lenOffset) >>> 0,
+      ulpduLength: this.ulpduLength,
+      pad: this.pad,
+      wireSize: this.pos - this.fpduStart,
+      crcWire: wire,
+      crcComputed: computed,
+      crcStatus: status,
+      markers: this.markers,
+      padNonZero: this.padNonZero,
+      frames: this.frames,
+      head: this.head.slice(0, Math.min(this.ulpduLength, ULPDU_HEADER_BYTES)),
+    };
+    this.phase = PH_LEN;
+    this.got = 0;
+    this.fpduStart = this.pos;
+    this.reg = CRC32C_INIT;
+    this.markers = [];
+    this.frames = [];
+    this.lastFrame = -1;
+    this.padNonZero = false;
+    if (this.onFpdu(f) === false) this.stopped = true;
+  }
+}

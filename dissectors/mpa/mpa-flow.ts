@@ -1,0 +1,926 @@
+import type { FindingSink } from '../../src/analysis/findings.js';
+import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, StreamChunk } from '../../src/tcp/stream.js';
+import { ByteLog } from './byte-log.js';
+import { FpduFramer, MARKER_INTERVAL, type FramedFpdu, type FramerParams } from './framer.js';
+import { findLock, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
+import {
+  KEY_PREFIX,
+  MAX_PD_LENGTH,
+  STARTUP_HEADER_LEN,
+  isKnownRev,
+  parseEnhancedBlock,
+  parseStartupHeader,
+  vendorLabels,
+  type StartupRecord,
+} from './startup.js';
+import type { MpaContext, Ulpdu } from './ulpdu.js';
+
+/** What the layer above MPA (DDP/RDMAP) offers; MPA knows nothing more of it. */
+export interface UpperLayer {
+  ulpdu(u: Ulpdu): unknown;
+  end(dir: 0 | 1, reason: EndReason): void;
+  noteMpaError?(dir: 0 | 1, code: number, seq: number, frames: number[]): void;
+}
+
+/** One framed FPDU as the MPA layer reports it (the analyzer's record; outputs format it). */
+export interface FpduRecord extends FramedFpdu {
+  kind: 'fpdu';
+  flow: number;
+  dir: 0 | 1;
+  from: string;
+  afterError: boolean;
+  /** Record of the layer above for this ULPDU (DDP/RDMAP), when there is one. */
+  upper: unknown;
+}
+
+export interface MpaOutputs {
+  startup?(r: StartupRecord): void;
+  fpdu?(r: FpduRecord): void;
+}
+
+/** `--mpa`: force MPA on a flow the heuristic cannot lock on to. */
+export interface ForcedMpa {
+  /** Markers per direction (0 = client to server). */
+  markers: [boolean, boolean];
+  crc: boolean;
+  /** Absolute SeqStart per direction, when known. */
+  seqStart: [number | null, number | null];
+}
+
+export interface MpaFlowOptions {
+  forced?: ForcedMpa | null;
+  upper?: (ctx: MpaContext) => UpperLayer;
+  /** Held-bytes cap per direction while hunting or waiting for negotiation (default 256 KiB). */
+  holdBytes?: number;
+  /** Bytes a direction without startup frames is searched for mid-stream FPDUs (default 4 MiB). */
+  huntBudget?: number;
+}
+
+/** Per-direction MPA summary (report-schema MpaDirection). */
+export interface MpaDirectionSummary {
+  from: string;
+  to: string;
+  markers: boolean | null;
+  seqStart: number | null;
+  /** False when only SeqStart mod 512 is known (mid-stream lock-on). */
+  seqStartExact: boolean;
+  fpdus: number;
+  ulpduBytes: number;
+  crcErrors: number;
+  markerErrors: number;
+  markerCount: number;
+  afterError: number;
+  bytesSkipped: number;
+  alignment: { segments: number; fpduAligned: number; headerAligned: number; spanning: number };
+}
+
+export interface MpaFlowSummary {
+  detection: 'startup' | 'heuristic' | 'forced';
+  initiator: string | null;
+  responder: string | null;
+  request: StartupRecord | null;
+  reply: StartupRecord | null;
+  crc: boolean | null;
+  rejected: boolean;
+  directions: [MpaDirectionSummary, MpaDirectionSummary];
+}
+
+type State = 'scan' | 'startup' | 'await' | 'frame' | 'hunt' | 'streaming' | 'ended';
+
+const HUNT_TRY_STEP = 2048;
+const KEY_LEN = 16;
+
+/** One direction of an MPA connection. */
+class MpaDirection implements DirectionConsumer {
+  state: State = 'scan';
+  readonly log = new ByteLog();
+  framer: FpduFramer | null = null;
+  params: FramerParams | null = null;
+  /** Stream offset of SeqStart (first octet after this sender's startup frame), when known. */
+  seqStartOffset: number | null = null;
+  seqStartExact = true;
+  startupRec: StartupRecord | null = null;
+  /** Stream offset of the startup frame being collected. */
+  private startupAt = 0;
+  private scanFrom = 0;
+  private lastTry = 0;
+  huntScanned = 0;
+  huntReason: 'gap' | 'error' | 'midstream' | 'negotiation' = 'midstream';
+  /** Stream offset where bytes were last lost (gap end) or framing was abandoned. */
+  lostAt: number | null = null;
+  ended = false;
+  afterErrorFlag = false;
+  // counters
+  fpdus = 0;
+  ulpduBytes = 0;
+  crcErrors = 0;
+  markerErrors = 0;
+  afterError = 0;
+  bytesSkipped = 0;
+  // alignment counters of framers that have been retired
+  retired = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 };
+  consecutiveBad = 0;
+  firstFpduFirstFrame: number | null = null;
+  firstFpduLastFrame: number | null = null;
+  emssReported = false;
+  emssCount = 0;
+  fpduAfterRejectReported = false;
+  lastDataFrame = 0;
+
+  constructor(
+    readonly flow: MpaFlow,
+    readonly dir: 0 | 1,
+  ) {}
+
+  /** Read when needed: the reassembler learns baseSeq from the first SYN or data segment. */
+  get info(): DirectionInfo {
+    return this.flow.handle.info(this.dir);
+  }
+
+  seqOf(offset: number): number {
+    return (this.info.baseSeq + offset) >>> 0;
+  }
+
+  data(c: StreamChunk): void {
+    if (this.state === 'ended') return;
+    this.lastDataFrame = c.frame;
+    if (this.state === 'frame') {
+      this.framer!.push(c.data, c.offset, c.frame, c.segmentStart, c.segmentEnd);
+      if (this.framer!.isStopped) this.flow.afterFramerStop(this);
+      return;
+    }
+    if (this.log.length === 0) this.log.reset(c.offset);
+    this.log.append(c.data, 0, c.data.length, c.frame, c.segmentStart, c.segmentEnd);
+    this.flow.progress(this, false);
+  }
+
+  gap(offset: number, _seq: number, length: number): void {
+    if (this.state === 'ended') return;
+    this.flow.onGap(this, offset, length);
+  }
+
+  end(reason: EndReason, frame: number | null): void {
+    if (this.state === 'ended') return;
+    this.flow.onEnd(this, reason, frame);
+  }
+
+  /** Scans held bytes for a startup key from where the last scan stopped. */
+  findKey(): number | null {
+    const b = this.log.bytes;
+    const from = Math.max(0, this.scanFrom - this.log.base);
+    if (b.length - from < KEY_PREFIX.length) return null;
+    const idx = Buffer.from(b.buffer, b.byteOffset, b.length).indexOf(KEY_PREFIX, from);
+    if (idx < 0) {
+      this.scanFrom = this.log.base + b.length - (KEY_PREFIX.length - 1);
+      return null;
+    }
+    return this.log.base + idx;
+  }
+
+  beginStartup(at: number): void {
+    this.state = 'startup';
+    this.startupAt = at;
+    this.log.dropBefore(at);
+  }
+
+  get startupOffset(): number {
+    return this.startupAt;
+  }
+
+  shouldTryHunt(final: boolean): boolean {
+    if (final) return this.log.length > 0;
+    if (this.log.length - this.lastTry < HUNT_TRY_STEP && this.log.length >= this.lastTry) return false;
+    this.lastTry = this.log.length;
+    return true;
+  }
+
+  resetHuntTries(): void {
+    this.lastTry = 0;
+  }
+
+  startFramer(params: FramerParams, at: number): void {
+    this.retireFramer();
+    this.params = params;
+    this.framer = new FpduFramer(params, at, this.info.baseSeq, (f) => this.flow.onFpdu(this, f));
+    this.state = 'frame';
+  }
+
+  retireFramer(): void {
+    const f = this.framer;
+    if (!f) return;
+    this.retired.segments += f.segments;
+    this.retired.fpduAligned += f.fpduAligned;
+    this.retired.headerAligned += f.headerAligned;
+    this.retired.spanning += f.spanning;
+    this.retired.markers += f.markerCount;
+    this.framer = null;
+  }
+
+  /** Feeds held bytes from `from` on into the framer (after a lock or once negotiation is known). */
+  replayInto(from: number): void {
+    const log = this.log;
+    // Detach the held bytes: the framer may stop and hand control back, refilling the log.
+    const pieces: Array<[Uint8Array, number, number, boolean, boolean]> = [];
+    log.replay(from, (d, off, fr, s, e) => pieces.push([d.slice(), off, fr, s, e]));
+    log.reset(log.end);
+    for (let i = 0; i < pieces.length; i++) {
+      const [d, off, fr, s, e] = pieces[i]!;
+      if (this.state === 'frame' && this.framer) {
+        this.framer.push(d, off, fr, s, e);
+        if (this.framer.isStopped) this.flow.afterFramerStop(this);
+      } else if (this.state !== 'ended') {
+        if (log.length === 0) log.reset(off);
+        log.append(d, 0, d.length, fr, s, e);
+      }
+    }
+    if (this.state !== 'frame' && this.state !== 'ended' && log.length > 0) this.flow.progress(this, false);
+  }
+
+  summary(): MpaDirectionSummary {
+    const f = this.framer;
+    const r = this.retired;
+    return {
+      from: this.info.from,
+      to: this.info.to,
+      markers: this.params ? this.params.markers : null,
+      seqStart: this.seqStartOffset === null ? null : this.seqOf(this.seqStartOffset),
+      seqStartExact: this.seqStartExact,
+      fpdus: this.fpdus,
+      ulpduBytes: this.ulpduBytes,
+      crcErrors: this.crcErrors,
+      markerErrors: this.markerErrors,
+      markerCount: r.markers + (f?.markerCount ?? 0),
+      afterError: this.afterError,
+      bytesSkipped: this.bytesSkipped,
+      alignment: {
+        segments: r.segments + (f?.segments ?? 0),
+        fpduAligned: r.fpduAligned + (f?.fpduAligned ?? 0),
+        headerAligned: r.headerAligned + (f?.headerAligned ?? 0),
+        spanning: r.spanning + (f?.spanning ?? 0),
+      },
+    };
+  }
+}
+
+/** Handle the reassembler gives a consumer for one flow. */
+export interface MpaFlowHandle {
+  readonly id: number;
+  readonly client: string;
+  readonly server: string;
+  info(dir: 0 | 1): DirectionInfo;
+}
+
+/**
+ * MPA on one TCP connection: finds the startup frames wherever MPA starts (RFC 5044 §7.1, delayed
+ * startup included; no port is special), negotiates markers per direction and CRC, frames FPDUs,
+ * resynchronises after loss, and locks on mid-stream when the startup was not captured.
+ */
+export class MpaFlow implements FlowConsumer {
+  readonly directions: [MpaDirection, MpaDirection];
+  request: StartupRecord | null = null;
+  reply: StartupRecord | null = null;
+  rejected = false;
+  crc: boolean | null = null;
+  detection: 'startup' | 'heuristic' | 'forced' | null = null;
+  private upper: UpperLayer | null = null;
+  private readonly holdBytes: number;
+  private readonly huntBudget: number;
+  private responderFirstChecked = false;
+
+  constructor(
+    readonly handle: MpaFlowHandle,
+    private readonly sink: FindingSink,
+    private readonly out: MpaOutputs,
+    private readonly opts: MpaFlowOptions = {},
+  ) {
+    this.directions = [new MpaDirection(this, 0), new MpaDirection(this, 1)];
+    this.holdBytes = opts.holdBytes ?? 256 * 1024;
+    this.huntBudget = opts.huntBudget ?? 4 * 1024 * 1024;
+    if (opts.forced) this.applyForced(opts.forced);
+  }
+
+  get isMpa(): boolean {
+    return this.detection !== null;
+  }
+
+  private applyForced(f: ForcedMpa): void {
+    this.detection = 'forced';
+    this.crc = f.crc;
+    for (const d of this.directions) {
+      const ss = f.seqStart[d.dir];
+      if (ss !== null) {
+        const off = (ss - d.info.baseSeq) >>> 0;
+        d.seqStartOffset = off;
+        d.state = 'await'; // frame from SeqStart once bytes arrive
+      } else {
+        d.state = 'hunt';
+        d.huntReason = 'midstream';
+      }
+      d.params = { markers: f.markers[d.dir], markerBase: d.seqStartOffset ?? 0, crc: f.crc };
+    }
+  }
+
+  private find(d: MpaDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void {
+    this.sink.report(rule, { flow: this.handle.id, from: d.info.from, frames: [...new Set(frames)].sort((a, b) => a - b), seq, message });
+  }
+
+  private peer(d: MpaDirection): MpaDirection {
+    return this.directions[1 - d.dir]!;
+  }
+
+  // ---------------------------------------------------------------- state machine
+
+  /** Re-evaluates a direction after bytes were held (final = no more bytes will come). */
+  progress(d: MpaDirection, final: boolean): void {
+    for (let guard = 0; guard < 64; guard++) {
+      const before = d.state;
+      switch (d.state) {
+        case 'scan':
+          this.stepScan(d, final);
+          break;
+        case 'startup':
+          this.stepStartup(d, final);
+          break;
+        case 'await':
+          this.stepAwait(d, final);
+          break;
+        case 'hunt':
+          this.stepHunt(d, final);
+          break;
+        case 'streaming':
+          this.stepStreaming(d, final);
+          break;
+        default:
+          return;
+      }
+      if (d.state === before) return;
+    }
+  }
+
+  private stepScan(d: MpaDirection, final: boolean): void {
+    const at = d.findKey();
+    if (at !== null) {
+      d.beginStartup(at);
+      return;
+    }
+    if (d.huntScanned < this.huntBudget && d.log.length >= 64 && d.shouldTryHunt(final)) {
+      const lock = this.tryLock(d, final, null);
+      if (lock) {
+        this.detection ??= 'heuristic';
+        d.seqStartExact = false;
+        d.seqStartOffset = lock.params.markers ? this.firstMarkerOffset(d, lock) : null;
+        this.find(d, 'mpa.mid-stream', d.seqOf(lock.offset), d.log.framesIn(lock.offset, lock.offset + 1),
+          `MPA framing found mid-stream at seq ${d.seqOf(lock.offset)} (${lock.evidence}); markers ${lock.params.markers ? 'on' : 'off'}, CRC ${lock.params.crc ? 'on' : 'off'} inferred`);
+        if (this.crc === null) this.crc = lock.params.crc;
+        this.lock(d, lock);
+        return;
+      }
+    }
+    if (d.log.length > this.holdBytes) {
+      // Streaming data that is not MPA (yet): keep only the tail where a key could start.
+      const keep = d.log.end - Math.max(KEY_LEN, 4096);
+      d.huntScanned += keep - d.log.base;
+      d.log.dropBefore(keep);
+      d.resetHuntTries();
+    }
+  }
+
+  private firstMarkerOffset(d: MpaDirection, lock: LockResult): number {
+    const base = lock.params.markerBase;
+    return lock.offset + ((((base - lock.offset) % MARKER_INTERVAL) + MARKER_INTERVAL) % MARKER_INTERVAL);
+  }
+
+  private stepStartup(d: MpaDirection, final: boolean): void {
+    const b = d.log.bytes;
+    const at = d.startupOffset;
+    if (b.length < STARTUP_HEADER_LEN) {
+      if (final) this.startupCut(d, null);
+      return;
+    }
+    const expected = this.request && this.request.dir !== d.dir ? 'reply' : 'request';
+    const h = parseStartupHeader(b, 0, expected);
+    if (!h.keyOk && !this.keyPlausible(d, at)) {
+      // "MPA ID " in the middle of other data: not a startup frame; keep scanning after it.
+      d.state = 'scan';
+      d.log.dropBefore(at + 1);
+      return;
+    }
+    const total = STARTUP_HEADER_LEN + h.pdLength;
+    if (b.length < total) {
+      if (final) this.startupCut(d, h.pdLength);
+      return;
+    }
+    const pd = b.slice(STARTUP_HEADER_LEN, total);
+    const frames = d.log.framesIn(at, at + total);
+    const rec: StartupRecord = {
+      ...h,
+      flow: this.handle.id,
+      dir: d.dir,
+      from: d.info.from,
+      frame: frames[0] ?? 0,
+      frames,
+      seq: d.seqOf(at),
+      privateData: pd,
+      pdComplete: true,
+      enhancedBlock: h.enhanced ? parseEnhancedBlock(pd) : null,
+      vendor: vendorLabels(h, Number(this.handle.server.slice(this.handle.server.lastIndexOf(':') + 1)), pd),
+    };
+    const after = at + total;
+    // Coalesced: the segment carrying the frame's last octet also carries bytes after it.
+    if (d.log.end > after && d.log.frameAt(after) === d.log.frameAt(after - 1)) {
+      this.find(d, 'mpa.coalesced-startup', rec.seq, [d.log.frameAt(after)],
+        `FPDU bytes follow the MPA ${h.kind === 'request' ? 'Request' : 'Reply'} in the same TCP segment (legal; Linux siw rejects it)`);
+    }
+    d.startupRec = rec;
+    d.seqStartOffset = after;
+    d.seqStartExact = true;
+    d.log.dropBefore(after);
+    d.state = 'await';
+    this.onStartup(d, rec);
+  }
+
+  /** A damaged key counts as a startup frame only where one was due. */
+  private keyPlausible(d: MpaDirection, at: number): boolean {
+    const p = this.peer(d);
+    return at === 0 || (p.startupRec !== null && d.startupRec === null);
+  }
+
+  private startupCut(d: MpaDirection, pdLength: number | null): void {
+    const at = d.startupOffset;
+    const frames = d.log.framesIn(at, d.log.end);
+    if (pdLength !== null) {
+      this.find(d, 'mpa.pd-short', d.seqOf(at), frames,
+        `stream ended with ${Math.max(0, d.log.length - STARTUP_HEADER_LEN)} of ${pdLength} Private Data octets`);
+    } else {
+      this.find(d, 'mpa.pd-short', d.seqOf(at), frames, `stream ended inside the startup frame header (${d.log.length} of 20 octets)`);
+    }
+    d.state = 'ended';
+  }
+
+  private onStartup(d: MpaDirection, rec: StartupRecord): void {
+    this.detection = 'startup';
+    this.out.startup?.(rec);
+    const seq = rec.seq;
+    const frames = rec.frames;
+    const what = rec.kind === 'request' ? 'Request' : 'Reply';
+    if (!rec.keyOk) {
+      this.find(d, 'mpa.bad-key', seq, frames, `MPA ${what} expected but the key is not "${rec.kind === 'request' ? 'MPA ID Req Frame' : 'MPA ID Rep Frame'}"`);
+    }
+    if (!isKnownRev(rec.rev)) {
+      this.find(d, 'mpa.unsupported-rev', seq, frames, `${what} Rev ${rec.rev}${rec.rev === 0x81 ? ' (Alibaba erdma extension)' : ''} is not 0, 1 or 2`);
+    }
+    if (rec.rev !== 0 && rec.pdLength > MAX_PD_LENGTH) {
+      this.find(d, 'mpa.pd-length-too-long', seq, frames, `${what} PD_Length ${rec.pdLength} exceeds 512`);
+    }
+    if (rec.res !== 0) {
+      this.find(d, 'mpa.reserved-flags', seq, frames, `${what} reserved flag bits 0x${rec.res.toString(16).padStart(2, '0')} set${rec.vendor.length ? ` (${rec.vendor.filter((v) => v.startsWith('reserved')).join('; ')})` : ''}`);
+    }
+    if (rec.enhanced && rec.pdLength < 4) {
+      this.find(d, 'mpa.v2-pd-too-short', seq, frames, `${what} sets the enhanced bit but PD_Length is ${rec.pdLength} (< 4)`);
+    }
+    if (rec.kind === 'request') {
+      if (this.request && this.request.dir !== d.dir) {
+        this.find(d, 'mpa.initiator-initiator', seq, [...this.request.frames, ...frames], `both ends sent an MPA Request (frames ${this.request.frame} and ${rec.frame})`);
+      } else if (this.request) {
+        this.find(d, 'mpa.startup-after-mpa', seq, frames, `second MPA Request in the same direction`);
+      } else this.request = rec;
+    } else {
+      if (!this.request || this.request.dir === d.dir) {
+        if (this.reply && this.reply.dir !== d.dir) {
+          this.find(d, 'mpa.responder-responder', seq, [...this.reply.frames, ...frames], `both ends sent an MPA Reply (frames ${this.reply.frame} and ${rec.frame})`);
+        } else {
+          this.find(d, 'mpa.reply-without-request', seq, frames, `MPA Reply in frame ${rec.frame} with no Request from the peer before it`);
+        }
+      }
+      if (!this.reply) this.reply = rec;
+      if (this.request && this.request.dir !== d.dir) this.checkV2(d, this.request, rec);
+      if (rec.r) {
+        this.rejected = true;
+        this.find(d, 'mpa.rejected', seq, frames, `MPA Reply rejects the connection (R=1); what follows is streaming data, not FPDUs`);
+      }
+    }
+    // Negotiation: once both frames are known, both directions can frame.
+    if (this.request && this.reply && this.request.dir !== this.reply.dir) {
+      this.crc = this.request.c || this.reply.c;
+      for (const x of this.directions) {
+        if (x.state === 'await') this.resolveAwait(x, false);
+      }
+    }
+  }
+
+  private checkV2(d: MpaDirection, req: StartupRecord, rep: StartupRecord): void {
+    const frames = [...req.frames, ...rep.frames];
+    if (req.rev === 2 && req.enhanced) {
+      const v2 = rep.rev === 2 && rep.enhanced;
+      const fallback = rep.rev === 1 && !rep.enhanced;
+      if (!v2 && !fallback) {
+        this.find(d, 'mpa.v2-fallback-invalid', rep.seq, frames, `Rev 2 enhanced Request answered by a Rev ${rep.rev} Reply ${rep.enhanced ? 'with' : 'without'} the enhanced bit`);
+      }
+      const qb = req.enhancedBlock;
+      const pb = rep.enhancedBlock;
+      if (v2 && qb && pb && !rep.r) {
+        if (qb.p2p && !pb.p2p) this.find(d, 'mpa.v2-p2p-not-echoed', rep.seq, frames, `Request sets peer-to-peer (A) but the Reply does not echo it`);
+        if (qb.p2p && pb.p2p) {
+          const chosen = (['send', 'write', 'read'] as const).filter((k) => pb.rtr[k]);
+          const bad = chosen.filter((k) => !qb.rtr[k]);
+          if (bad.length > 0 || chosen.length > 1) {
+            const offered = (['send', 'write', 'read'] as const).filter((k) => qb.rtr[k]);
+            this.find(d, 'mpa.v2-rtr-not-offered', rep.seq, frames,
+              `Reply chose RTR ${chosen.join('+') || 'none'}; the Request offered ${offered.join('+') || 'none'}${chosen.length > 1 ? ' (a Reply must choose exactly one)' : ''}`);
+          }
+        }
+      }
+    }
+  }
+
+  /** Negotiated framing parameters of a direction, or null while unknown. */
+  private negotiated(d: MpaDirection): FramerParams | null {
+    if (!this.request || !this.reply || this.request.dir === this.reply.dir || d.seqStartOffset === null) return null;
+    const fromInitiator = d.dir === this.request.dir;
+    // RFC 5044 §7.1.1: the Request's M asks for markers in what the Responder sends, the Reply's M
+    // for markers in what the Initiator sends.
+    const markers = fromInitiator ? this.reply.m : this.request.m;
+    return { markers, markerBase: d.seqStartOffset, crc: this.request.c || this.reply.c };
+  }
+
+  private stepAwait(d: MpaDirection, final: boolean): void {
+    if (this.detection === 'forced' && d.params && d.seqStartOffset !== null) {
+      if (d.log.length > 0 && d.log.base <= d.seqStartOffset && d.log.end > d.seqStartOffset) {
+        d.startFramer(d.params, d.seqStartOffset);
+        d.replayInto(d.seqStartOffset);
+      } else if (d.log.length > 0 && d.log.base > d.seqStartOffset) {
+        d.state = 'hunt';
+        d.huntReason = 'gap';
+      }
+      return;
+    }
+    if (this.rejected) {
+      d.state = 'streaming';
+      return;
+    }
+    if (this.negotiated(d)) {
+      this.resolveAwait(d, final);
+      return;
+    }
+    if (final || d.log.length > this.holdBytes) this.resolveAwait(d, final);
+  }
+
+  /** Leaves 'await': frame with the negotiated parameters, or infer them from the bytes. */
+  resolveAwait(d: MpaDirection, final: boolean): void {
+    if (d.state !== 'await') return;
+    if (this.rejected) {
+      d.state = 'streaming';
+      this.progress(d, final);
+      return;
+    }
+    const ss = d.seqStartOffset!;
+    const params = this.negotiated(d);
+    if (d.startupRec?.kind === 'request' && (!this.reply || this.reply.dir === d.dir) && d.log.length > 0) {
+      const frames = d.log.framesIn(d.log.base, d.log.base + 1);
+      if (!params) this.find(d, 'mpa.initiator-before-reply', d.seqOf(d.log.base), frames, `Initiator sent ${d.log.length} octets after its Request before any Reply was seen`);
+    }
+    if (params) {
+      d.startFramer(params, ss);
+      if (d.log.length > 0) d.replayInto(Math.max(ss, d.log.base));
+      return;
+    }
+    if (d.log.length === 0 && !final) return;
+    // The peer's startup frame was not seen: infer markers and CRC from the bytes at SeqStart.
+    const lock = this.tryLock(d, final, { markerBase: ss, alignBase: ss, preferStart: true });
+    if (lock) {
+      this.crc ??= lock.params.crc;
+      this.lock(d, lock);
+    } else if (final) {
+      d.state = 'ended';
+    } else {
+      d.state = 'hunt';
+      d.huntReason = 'negotiation';
+    }
+  }
+
+  private tryLock(d: MpaDirection, final: boolean, known: { markerBase: number; alignBase: number; preferStart: boolean } | null): LockResult | null {
+    const p = d.params;
+    return findLock({
+      bytes: d.log.bytes,
+      base: d.log.base,
+      baseSeq: d.info.baseSeq,
+      final,
+      markers: known ? (p?.markers ?? null) : (p?.markers ?? null),
+      markerBase: known ? known.markerBase : p ? p.markerBase : null,
+      crc: p?.crc ?? this.crc,
+      alignBase: known ? known.alignBase : d.seqStartOffset,
+      preferStart: known ? known.preferStart : false,
+      plausible: this.plausible,
+    });
+  }
+
+  /** Injected by the pipeline: DDP header plausibility (MPA itself knows nothing of DDP). */
+  plausible: (head: Uint8Array, length: number) => boolean = () => true;
+
+  private lock(d: MpaDirection, lock: LockResult): void {
+    const skipped = lock.offset - d.log.base;
+    if (skipped > 0) d.bytesSkipped += skipped;
+    d.startFramer(lock.params, lock.offset);
+    d.replayInto(lock.offset);
+  }
+
+  private stepHunt(d: MpaDirection, final: boolean): void {
+    if (!d.shouldTryHunt(final)) {
+      if (d.log.length > this.holdBytes) this.slideHunt(d);
+      return;
+    }
+    const known = d.params && d.params.markers ? { markerBase: d.params.markerBase, alignBase: d.seqStartOffset ?? d.params.markerBase, preferStart: d.huntReason === 'error' } : null;
+    const lock = known
+      ? this.tryLock(d, final, known)
+      : this.tryLock(d, final, d.seqStartOffset !== null ? { markerBase: d.seqStartOffset, alignBase: d.seqStartOffset, preferStart: d.huntReason === 'error' } : null);
+    if (lock) {
+      const skipped = lock.offset - d.log.base;
+      const frames = d.log.framesIn(lock.offset, lock.offset + 1);
+      if (d.huntReason === 'midstream' && this.detection === 'forced') {
+        // forced flow without SeqStart: say where framing began
+        this.find(d, 'mpa.resync', d.seqOf(lock.offset), frames, `forced MPA: framing starts at seq ${d.seqOf(lock.offset)} (${lock.evidence})`);
+      } else if (skipped > 0 || d.huntReason !== 'error') {
+        this.find(d, 'mpa.resync', d.seqOf(lock.offset), frames,
+          `framing resumed at seq ${d.seqOf(lock.offset)} after ${d.huntReason === 'gap' ? 'capture loss' : d.huntReason === 'error' ? 'a framing error' : 'waiting for negotiation'}; ${skipped} octets skipped (${lock.evidence})`);
+      }
+      if (d.seqStartOffset === null && lock.params.markers) {
+        d.seqStartOffset = this.firstMarkerOffset(d, lock);
+        d.seqStartExact = false;
+      }
+      this.lock(d, lock);
+      return;
+    }
+    if (final) {
+      if (d.log.length > 0) {
+        d.bytesSkipped += d.log.length;
+        this.find(d, 'mpa.framing-lost', d.seqOf(d.log.base), d.log.framesIn(d.log.base, d.log.end),
+          `no FPDU boundary found again in the last ${d.log.length} octets of the stream`);
+      }
+      d.log.reset(d.log.end);
+      return;
+    }
+    if (d.log.length > this.holdBytes) this.slideHunt(d);
+  }
+
+  private slideHunt(d: MpaDirection): void {
+    const drop = d.log.length - (this.holdBytes >> 1);
+    d.bytesSkipped += drop;
+    d.log.dropBefore(d.log.base + drop);
+    d.resetHuntTries();
+  }
+
+  private stepStreaming(d: MpaDirection, final: boolean): void {
+    // After a reject the connection is in streaming mode. FPDUs here are a violation; look once.
+    if (!d.fpduAfterRejectReported && d.seqStartOffset !== null && d.log.length > 0 && (final || d.log.length >= 64)) {
+      const lock = findLock({
+        bytes: d.log.bytes,
+        base: d.log.base,
+        baseSeq: d.info.baseSeq,
+        final,
+        markers: null,
+        markerBase: d.seqStartOffset,
+        crc: this.crc,
+        alignBase: d.seqStartOffset,
+        preferStart: true,
+        plausible: this.plausible,
+      });
+      if (lock && lock.offset === d.seqStartOffset) {
+        d.fpduAfterRejectReported = true;
+        this.find(d, 'mpa.fpdu-after-reject', d.seqOf(lock.offset), d.log.framesIn(lock.offset, lock.offset + 1),
+          `${lock.fpdus} valid FPDU(s) sent after the connection was rejected (${lock.evidence})`);
+      } else if (final || d.log.length >= 4096) d.fpduAfterRejectReported = true;
+    }
+    if (d.log.length > 4096 || d.fpduAfterRejectReported) d.log.reset(d.log.end);
+  }
+
+  // ---------------------------------------------------------------- FPDUs
+
+  /** Called by a direction's framer for each FPDU. Returns false to stop that framer (resync). */
+  onFpdu(d: MpaDirection, f: FramedFpdu): boolean {
+    const flowId = this.handle.id;
+    let mpaError: number | null = null;
+    const crcBad = f.crcStatus === 'bad' || f.crcStatus === 'byte-swapped';
+    d.fpdus++;
+    d.ulpduBytes += f.ulpduLength;
+    if (d.afterErrorFlag) d.afterError++;
+    const afterError = d.afterErrorFlag;
+    if (f.crcStatus === 'bad') {
+      d.crcErrors++;
+      this.find(d, 'mpa.crc-mismatch', f.seq, f.frames, `CRC 0x${hex8(f.crcWire)} on the wire, computed 0x${hex8(f.crcComputed)} (ULPDU_Length ${f.ulpduLength})`);
+      mpaError = 2;
+    } else if (f.crcStatus === 'byte-swapped') {
+      d.crcErrors++;
+      this.find(d, 'mpa.crc-byte-order', f.seq, f.frames, `CRC 0x${hex8(f.crcComputed)} sent most significant octet first (wire octets read as 0x${hex8(f.crcWire)})`);
+      mpaError = 2;
+    }
+    let markerMismatch = false;
+    for (const m of f.markers) {
+      if (m.reserved !== 0) this.find(d, 'mpa.marker-reserved', f.seq, f.frames, `marker at seq ${m.seq}: Reserved 0x${m.reserved.toString(16).padStart(4, '0')}`);
+      if (m.fpduptr & 3) this.find(d, 'mpa.fpduptr-low-bits', f.seq, f.frames, `marker at seq ${m.seq}: FPDUPTR 0x${m.fpduptr.toString(16).padStart(4, '0')} has its low two bits set`);
+      if ((m.fpduptr & ~3) !== m.expected) markerMismatch = true;
+    }
+    if (markerMismatch && !crcBad) {
+      d.markerErrors++;
+      const bad = f.markers.filter((m) => (m.fpduptr & ~3) !== m.expected);
+      this.find(d, 'mpa.fpduptr-mismatch', f.seq, f.frames,
+        bad.map((m) => `marker at seq ${m.seq}: FPDUPTR ${m.fpduptr & ~3}, FPDU starts ${m.expected} octets before it`).join('; '));
+      mpaError ??= 3;
+    }
+    if (f.padNonZero) this.find(d, 'mpa.pad-not-zero', f.seq, f.frames, `PAD of ${f.pad} octets is not zero`);
+    if (f.ulpduLength > MAX_ULPDU_LENGTH) this.find(d, 'mpa.ulpdu-too-long', f.seq, f.frames, `ULPDU_Length ${f.ulpduLength} exceeds 64768`);
+    const mss = d.info.mss ?? this.peer(d).info.mss;
+    if (mss !== null && f.wireSize > mss) {
+      d.emssCount++;
+      if (!d.emssReported) {
+        d.emssReported = true;
+        const gso = this.reply && this.request && ((this.reply.res | this.request.res) & 0x08) !== 0;
+        this.find(d, 'mpa.fpdu-exceeds-emss', f.seq, f.frames,
+          `FPDU of ${f.wireSize} octets exceeds the EMSS ${mss}${gso ? ' (Linux siw GSO_EXP flag 0x08 was negotiated)' : ''}; further ones in this direction are counted, not listed`);
+      }
+    }
+    if (afterError && (mpaError !== null || d.afterError === 1)) {
+      // The first FPDU after an error says so once; later ones are counted in afterError.
+      if (d.afterError === 1) this.find(d, 'mpa.after-error', f.seq, f.frames, `FPDUs after an MPA error on this half connection (a receiver would have stopped delivering)`);
+    }
+    if (mpaError !== null) {
+      d.afterErrorFlag = true;
+      this.upperLayer()?.noteMpaError?.(d.dir, mpaError, f.seq, f.frames);
+    }
+    // Startup rule 4 (RFC 5044 §7.1.2): the Responder sends no FPDU before the Initiator's first FPDU arrived.
+    if (d.firstFpduFirstFrame === null) {
+      d.firstFpduFirstFrame = f.frames[0] ?? 0;
+      d.firstFpduLastFrame = f.frames[f.frames.length - 1] ?? 0;
+      this.checkResponderFirst();
+    }
+    const upperRec = this.upperLayer()?.ulpdu({
+      flow: flowId,
+      dir: d.dir,
+      from: d.info.from,
+      seq: f.seq,
+      length: f.ulpduLength,
+      head: f.head,
+      frames: f.frames,
+      crc: f.crcStatus === 'unchecked' ? 'unchecked' : crcBad ? 'bad' : 'good',
+      afterError,
+    });
+    this.out.fpdu?.({ ...f, kind: 'fpdu', flow: flowId, dir: d.dir, from: d.info.from, afterError, upper: upperRec ?? null });
+    // Framing sanity: a bad CRC with a disagreeing marker, or two bad CRCs in a row, or an
+    // impossible length means the ULPDU_Length chain may be lost: hunt for it again.
+    if (crcBad || f.ulpduLength > MAX_ULPDU_LENGTH) d.consecutiveBad++;
+    else d.consecutiveBad = 0;
+    if ((crcBad && markerMismatch) || d.consecutiveBad >= 2 || (f.ulpduLength > MAX_ULPDU_LENGTH && crcBad)) {
+      d.consecutiveBad = 0;
+      return false;
+    }
+    return true;
+  }
+
+  /** A framer stopped itself (suspected framing loss): hold bytes and hunt from here. */
+  afterFramerStop(d: MpaDirection): void {
+    const fr = d.framer!;
+    d.retireFramer();
+    d.state = 'hunt';
+    d.huntReason = 'error';
+    d.log.reset(fr.position);
+    d.resetHuntTries();
+  }
+
+  private checkResponderFirst(): void {
+    if (this.responderFirstChecked || !this.request || !this.reply) return;
+    const ini = this.directions[this.request.dir]!;
+    const res = this.directions[this.reply.dir]!;
+    if (res.firstFpduFirstFrame === null) return;
+    this.responderFirstChecked = true;
+    const iniDone = ini.firstFpduLastFrame;
+    if (iniDone === null || res.firstFpduFirstFrame < iniDone) {
+      const p2p = !!(this.request.enhancedBlock?.p2p && this.reply.enhancedBlock?.p2p);
+      this.find(res, 'mpa.responder-first', null, [res.firstFpduFirstFrame],
+        `Responder's first FPDU (frame ${res.firstFpduFirstFrame}) was sent before the Initiator's first FPDU${p2p ? ' (the RTR)' : ''} ${iniDone === null ? 'was seen at all' : `reached it (frame ${iniDone})`}`);
+    }
+  }
+
+  private upperLayer(): UpperLayer | null {
+    if (this.upper || !this.opts.upper) return this.upper;
+    const req = this.request;
+    const rep = this.reply;
+    const qb = req?.enhancedBlock ?? null;
+    const pb = rep?.enhancedBlock ?? null;
+    const p2p = !!(qb?.p2p && pb?.p2p);
+    const rtr = p2p && pb ? (pb.rtr.send ? 'send' : pb.rtr.write ? 'write' : pb.rtr.read ? 'read' : null) : null;
+    this.upper = this.opts.upper({
+      rev: rep?.rev ?? req?.rev ?? null,
+      initiatorDir: req ? req.dir : rep ? ((1 - rep.dir) as 0 | 1) : null,
+      p2p,
+      rtr,
+      requestIrd: qb?.ird ?? null,
+      requestOrd: qb?.ord ?? null,
+      replyIrd: pb?.ird ?? null,
+      replyOrd: pb?.ord ?? null,
+    });
+    return this.upper;
+  }
+
+  // ---------------------------------------------------------------- gaps and ends
+
+  onGap(d: MpaDirection, offset: number, length: number): void {
+    const end = offset + length;
+    switch (d.state) {
+      case 'frame': {
+        const fr = d.framer!;
+        if (!fr.atBoundary) {
+          this.find(d, 'mpa.fpdu-truncated-by-gap', fr.pendingSeq, [...fr.pendingFrames],
+            `FPDU at seq ${fr.pendingSeq} cut by ${length} octets missing from the capture at seq ${d.seqOf(offset)}`);
+        } else {
+          this.find(d, 'mpa.fpdu-truncated-by-gap', d.seqOf(offset), [],
+            `${length} octets missing from the capture at seq ${d.seqOf(offset)}; FPDUs in them are lost`);
+        }
+        d.retireFramer();
+        d.state = 'hunt';
+        d.huntReason = 'gap';
+        d.log.reset(end);
+        d.resetHuntTries();
+        return;
+      }
+      case 'await':
+        this.resolveAwait(d, true);
+        if ((d.state as State) === 'frame' || (d.state as State) === 'hunt') {
+          this.onGap(d, offset, length);
+          return;
+        }
+        d.log.reset(end);
+        return;
+      case 'hunt':
+        this.stepHunt(d, true);
+        if ((d.state as State) === 'frame') {
+          this.onGap(d, offset, length);
+          return;
+        }
+        d.huntReason = 'gap';
+        d.log.reset(end);
+        d.resetHuntTries();
+        return;
+      case 'startup':
+        this.find(d, 'mpa.pd-short', d.seqOf(d.startupOffset), d.log.framesIn(d.startupOffset, d.log.end), `startup frame cut by missing capture data`);
+        d.state = 'scan';
+        d.log.reset(end);
+        return;
+      default:
+        d.log.reset(end);
+    }
+  }
+
+  onEnd(d: MpaDirection, reason: EndReason, frame: number | null): void {
+    this.progress(d, true);
+    if (d.state === 'await' || d.state === 'hunt') this.progress(d, true);
+    if (d.state === 'frame') {
+      const fr = d.framer!;
+      if (!fr.atBoundary) {
+        const frames = [...fr.pendingFrames, ...(frame !== null ? [frame] : [])];
+        if (reason === 'eof') {
+          this.find(d, 'mpa.fpdu-truncated-by-gap', fr.pendingSeq, frames, `capture ended inside the FPDU at seq ${fr.pendingSeq}`);
+        } else {
+          this.find(d, 'mpa.tcp-closed-mid-fpdu', fr.pendingSeq, frames, `${reason.toUpperCase()} in frame ${frame} while the FPDU at seq ${fr.pendingSeq} was incomplete`);
+          this.upperLayer()?.noteMpaError?.(d.dir, 1, fr.pendingSeq, frames);
+        }
+      } else if (reason !== 'eof') {
+        this.find(d, 'mpa.tcp-closed-between', d.seqOf(fr.position), frame !== null ? [frame] : [],
+          `${reason.toUpperCase()} in frame ${frame} during full operation (between FPDUs)`);
+        this.upperLayer()?.noteMpaError?.(d.dir, 1, d.seqOf(fr.position), frame !== null ? [frame] : []);
+      }
+    } else if (d.state === 'startup') {
+      this.stepStartup(d, true);
+    }
+    if (this.isMpa) this.upperLayer()?.end(d.dir, reason);
+    if (this.request && this.reply && !this.responderFirstChecked) {
+      const res = this.directions[this.reply.dir]!;
+      if (res.firstFpduFirstFrame !== null) this.checkResponderFirst();
+    }
+    d.state = 'ended';
+    d.ended = true;
+  }
+
+  // ---------------------------------------------------------------- report
+
+  summary(): MpaFlowSummary | null {
+    if (this.detection === null) return null;
+    const req = this.request;
+    const rep = this.reply;
+    const initiatorDir = req ? req.dir : rep ? 1 - rep.dir : null;
+    const h = this.handle;
+    const name = (dir: number | null) => (dir === null ? null : dir === 0 ? h.client : h.server);
+    return {
+      detection: this.detection,
+      initiator: name(initiatorDir),
+      responder: name(initiatorDir === null ? null : 1 - initiatorDir),
+      request: req,
+      reply: rep,
+      crc: this.crc,
+      rejected: this.rejected,
+      directions: [this.directions[0].summary(), this.directions[1].summary()],
+    };
+  }
+}
+
+function hex8(v: number): string {
+  return v.toString(16).padStart(8, '0');
+}

@@ -1,0 +1,134 @@
+import { readCapture, readCaptureStream, readErrorRule } from '../capture/read-capture.js';
+import type { CaptureSummary, PacketRecord } from '../capture/packet.js';
+import { PacketDecoder, type DecoderOptions } from '../net/decoder.js';
+import { Reassembler, type ReassemblyOptions, type TcpFlowStats, type FlowHandle } from '../tcp/reassembler.js';
+import { MpaFlow, type ForcedMpa, type FpduRecord, type MpaFlowSummary, type UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
+import type { StartupRecord } from '../../dissectors/mpa/startup.js';
+import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
+import { plausibleDdpHeader } from '../../dissectors/ddp-rdmap/plausible.js';
+import { FindingCollector } from './finding-collector.js';
+import type { Finding } from './findings.js';
+import type { RuleOverrides } from './rules-catalog.js';
+
+/** Which flow `--mpa` applies to: "all", a flow id, or an endpoint (either side) "ADDR:PORT" / port. */
+export type FlowSelector = { kind: 'all' } | { kind: 'id'; id: number } | { kind: 'port'; port: number } | { kind: 'endpoint'; endpoint: string };
+
+export interface ForcedMpaSpec {
+  selector: FlowSelector;
+  /** Markers per direction: client->server, server->client. */
+  markers: [boolean, boolean];
+  crc: boolean;
+  seqStart: [number | null, number | null];
+}
+
+/** The layer above MPA, created per MPA flow (the DDP/RDMAP analyzer). */
+export interface UpperFactory {
+  create(flowId: number, ctx: MpaContext, sink: FindingCollector, handle: FlowHandle): UpperLayer & { summary?(dir: 0 | 1): unknown };
+}
+
+export interface AnalysisOptions {
+  decoder?: DecoderOptions;
+  reassembly?: ReassemblyOptions;
+  rules?: RuleOverrides | null;
+  forced?: ForcedMpaSpec[];
+  upper?: UpperFactory | null;
+  /** Streaming outputs (text lines, NDJSON, TUI). */
+  onStartup?: (r: StartupRecord) => void;
+  onFpdu?: (r: FpduRecord) => void;
+  onFinding?: (f: Finding) => void;
+  /** Called for every packet before decoding (progress, pcap export bookkeeping). */
+  onPacket?: (p: PacketRecord) => void;
+  chunkSize?: number;
+  /** Read from this stream instead of the path (tests, live sources). */
+  stream?: AsyncIterable<Uint8Array | string>;
+}
+
+export interface FlowResult {
+  tcp: TcpFlowStats;
+  mpa: MpaFlowSummary | null;
+  /** Per-direction summaries of the layer above MPA, when it ran. */
+  upper: [unknown, unknown] | null;
+}
+
+export interface AnalysisResult {
+  capture: CaptureSummary;
+  flows: FlowResult[];
+  findings: FindingCollector;
+  decoder: PacketDecoder['stats'];
+}
+
+function selects(sel: FlowSelector, h: FlowHandle): boolean {
+  switch (sel.kind) {
+    case 'all':
+      return true;
+    case 'id':
+      return h.id === sel.id;
+    case 'port':
+      return h.client.endsWith(`:${sel.port}`) || h.server.endsWith(`:${sel.port}`);
+    case 'endpoint':
+      return h.client === sel.endpoint || h.server === sel.endpoint;
+  }
+}
+
+/** Capture -> packets -> TCP streams -> MPA -> DDP/RDMAP -> records and findings. One way. */
+export async function analyze(path: string, opts: AnalysisOptions = {}): Promise<AnalysisResult> {
+  const findings = new FindingCollector(opts.rules ?? null);
+  if (opts.onFinding) findings.onFinding(opts.onFinding);
+  const decoder = new PacketDecoder(findings, opts.decoder);
+  const mpaFlows = new Map<number, { flow: MpaFlow; upper: (UpperLayer & { summary?(dir: 0 | 1): unknown }) | null }>();
+  const outputs = {
+    ...(opts.onStartup ? { startup: opts.onStartup } : {}),
+    ...(opts.onFpdu ? { fpdu: opts.onFpdu } : {}),
+  };
+  const reasm = new Reassembler(
+    findings,
+    (h) => {
+      const spec = opts.forced?.find((f) => selects(f.selector, h));
+      let forced: ForcedMpa | null = null;
+      if (spec) forced = { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart };
+      const entry: { flow: MpaFlow; upper: (UpperLayer & { summary?(dir: 0 | 1): unknown }) | null } = { flow: null as unknown as MpaFlow, upper: null };
+      const upperFactory = opts.upper;
+      entry.flow = new MpaFlow(h, findings, outputs, {
+        forced,
+        ...(upperFactory
+          ? {
+              upper: (ctx: MpaContext) => {
+                entry.upper = upperFactory.create(h.id, ctx, findings, h);
+                return entry.upper;
+              },
+            }
+          : {}),
+      });
+      entry.flow.plausible = plausibleDdpHeader;
+      mpaFlows.set(h.id, entry);
+      return entry.flow;
+    },
+    opts.reassembly,
+  );
+  const onSegment = (s: Parameters<Reassembler['segment']>[0]) => reasm.segment(s);
+  const onPacket = (p: PacketRecord) => {
+    opts.onPacket?.(p);
+    decoder.decode(p, onSegment);
+  };
+  const capture = opts.stream
+    ? await readCaptureStream(opts.stream, path, onPacket, opts.chunkSize ? { chunkSize: opts.chunkSize } : {})
+    : await readCapture(path, onPacket, opts.chunkSize ? { chunkSize: opts.chunkSize } : {});
+  reasm.finish();
+  if (capture.error) {
+    const e = capture.error;
+    findings.report(readErrorRule(e), {
+      flow: null,
+      from: null,
+      frames: e.frame > 0 ? [e.frame] : [],
+      seq: null,
+      message: `${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}`,
+    });
+  }
+  const flows: FlowResult[] = reasm.flows().map((tcp) => {
+    const m = mpaFlows.get(tcp.id);
+    const mpa = m ? m.flow.summary() : null;
+    const up = m?.upper;
+    return { tcp, mpa, upper: mpa && up?.summary ? [up.summary(0), up.summary(1)] : null };
+  });
+  return { capture, flows, findings, decoder: decoder.stats };
+}

@@ -1,0 +1,226 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import type { CaptureReadError, CaptureSummary, PacketRecord } from './packet.js';
+import { isPcapMagic, PcapParser } from './pcap-format.js';
+import { BT_SHB, PcapngParser } from './pcapng-format.js';
+import { RecordSink, bytes, type FormatParser } from './record-sink.js';
+
+/**
+ * Streaming capture reader: large reads into one reusable buffer, records parsed in place and
+ * handed out as views. A record straddling a read boundary is moved to the buffer start; the
+ * buffer grows only as far as one legal record needs.
+ */
+
+/** The capture cannot be opened at all (missing, unreadable, a directory): "PATH: reason". */
+export class CaptureOpenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CaptureOpenError';
+  }
+}
+
+export interface ReadCaptureOptions {
+  /** Bytes per read (and the initial buffer size). Default 4 MiB. */
+  chunkSize?: number;
+}
+
+const DEFAULT_CHUNK = 4 * 1024 * 1024;
+/** How standard input is named in error lines. */
+export const STDIN_NAME = '<stdin>';
+
+/** Where bytes come from: fills buf[off, off+len) and returns the count, 0 at the end. */
+interface ByteSource {
+  read(buf: Uint8Array, off: number, len: number): Promise<number>;
+}
+
+class FileSource implements ByteSource {
+  constructor(private readonly fh: FileHandle) {}
+  async read(buf: Uint8Array, off: number, len: number): Promise<number> {
+    const r = await this.fh.read(buf, off, len, null);
+    return r.bytesRead;
+  }
+}
+
+/** Pull-style reading of a stream (stdin, a pipe): copies its chunks into the reader's buffer. */
+class StreamSource implements ByteSource {
+  private readonly it: AsyncIterator<Uint8Array | string>;
+  private pending: Uint8Array | null = null;
+
+  constructor(stream: AsyncIterable<Uint8Array | string>) {
+    this.it = stream[Symbol.asyncIterator]();
+  }
+
+  async read(buf: Uint8Array, off: number, len: number): Promise<number> {
+    let chunk = this.pending;
+    this.pending = null;
+    while (chunk === null || chunk.length === 0) {
+      const r = await this.it.next();
+      if (r.done === true) return 0;
+      const v: Uint8Array | string = r.value;
+      chunk = typeof v === 'string' ? Buffer.from(v, 'latin1') : v;
+    }
+    const n = Math.min(len, chunk.length);
+    buf.set(n === chunk.length ? chunk : chunk.subarray(0, n), off);
+    if (n < chunk.length) this.pending = chunk.subarray(n);
+    return n;
+  }
+
+  /** Stops the underlying stream when reading ends early (an error), so the process can exit. */
+  async close(): Promise<void> {
+    await this.it.return?.();
+  }
+}
+
+/** Human reason for a failed open(2). */
+export function openReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    default:
+      return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** Opens a capture file for reading; the only failure is a CaptureOpenError. */
+export async function openCaptureFile(path: string): Promise<FileHandle> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, 'r');
+  } catch (err) {
+    throw new CaptureOpenError(`${path}: ${openReason(err)}`);
+  }
+  try {
+    // open(2) succeeds on a directory; reading it fails later with a worse message.
+    if ((await fh.stat()).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  } catch (err) {
+    await fh.close();
+    throw new CaptureOpenError(`${path}: ${openReason(err)}`);
+  }
+  return fh;
+}
+
+/**
+ * Reads a pcap or pcapng capture, calling onPacket once per record with one reused PacketRecord
+ * (its data is a view valid only during the call). path '-' reads standard input.
+ * Format problems never throw: reading stops with summary.error after every earlier packet.
+ */
+export async function readCapture(path: string, onPacket: (p: PacketRecord) => void, opts: ReadCaptureOptions = {}): Promise<CaptureSummary> {
+  if (path === '-') {
+    if (process.stdin.isTTY === true) throw new CaptureOpenError('-: standard input is a terminal; pipe a capture into it');
+    return readCaptureStream(process.stdin, '-', onPacket, opts);
+  }
+  const fh = await openCaptureFile(path);
+  try {
+    return await run(new FileSource(fh), path, path, onPacket, opts);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Reads a capture from any byte stream (standard input, a pipe, a socket). `path` names it in the summary. */
+export async function readCaptureStream(
+  stream: AsyncIterable<Uint8Array | string>,
+  path: string,
+  onPacket: (p: PacketRecord) => void,
+  opts: ReadCaptureOptions = {},
+): Promise<CaptureSummary> {
+  const src = new StreamSource(stream);
+  try {
+    return await run(src, path, path === '-' ? STDIN_NAME : path, onPacket, opts);
+  } finally {
+    await src.close();
+  }
+}
+
+/** Rule a read error should be reported under: a file cut short mid-record vs. an unreadable one. */
+export function readErrorRule(e: CaptureReadError): 'capture.truncated' | 'capture.read-error' {
+  return e.message.startsWith('truncated ') ? 'capture.truncated' : 'capture.read-error';
+}
+
+function hex32(dv: DataView, pos: number): string {
+  return `0x${dv.getUint32(pos, false).toString(16).padStart(8, '0')}`;
+}
+
+/** Picks the parser from the first bytes; null (with sink.error set) when the input is no capture. */
+function detect(dv: DataView, pos: number, end: number, sink: RecordSink): FormatParser | null {
+  const n = end - pos;
+  if (n === 0) {
+    sink.fail(0, 'empty file: no capture header');
+    return null;
+  }
+  if (n < 4) {
+    sink.fail(0, `file too short to be a capture: ${bytes(n)}`);
+    return null;
+  }
+  if (isPcapMagic(dv, pos)) return new PcapParser(sink);
+  if (dv.getUint32(pos, false) === BT_SHB) return new PcapngParser(sink);
+  const b0 = dv.getUint8(pos);
+  const b1 = dv.getUint8(pos + 1);
+  if (b0 === 0x1f && b1 === 0x8b) sink.fail(0, 'gzip-compressed file: decompress it first (e.g. gunzip -c FILE | mpa-dissect -)');
+  else if (dv.getUint32(pos, true) === 0xa1b2cd34 || dv.getUint32(pos, false) === 0xa1b2cd34) {
+    sink.fail(0, 'Kuznetzov-modified pcap (magic 0xa1b2cd34) is not supported: convert it with editcap');
+  } else sink.fail(0, `not a pcap or pcapng file: unknown magic ${hex32(dv, pos)}`);
+  return null;
+}
+
+async function run(src: ByteSource, path: string, file: string, onPacket: (p: PacketRecord) => void, opts: ReadCaptureOptions): Promise<CaptureSummary> {
+  const chunk = Math.max(16, Math.floor(opts.chunkSize ?? DEFAULT_CHUNK));
+  const sink = new RecordSink(file, onPacket);
+  let buf = new Uint8Array(chunk);
+  let dv = new DataView(buf.buffer);
+  let pos = 0;
+  let end = 0;
+  /** File offset of buf[0]. */
+  let base = 0;
+  let eof = false;
+  let parser: FormatParser | null = null;
+  for (;;) {
+    let need = 4;
+    if (parser === null && (end - pos >= 4 || eof)) parser = detect(dv, pos, end, sink);
+    if (parser !== null) {
+      pos = parser.parse(buf, dv, pos, end, base, eof);
+      need = parser.need;
+    }
+    if (sink.error !== null) break;
+    if (eof) {
+      if (pos < end) sink.fail(base + pos, `${bytes(end - pos)} of trailing data could not be parsed`);
+      break;
+    }
+    // Keep the unparsed tail (at most one record) at the buffer start, then read after it.
+    if (pos > 0) {
+      buf.copyWithin(0, pos, end);
+      base += pos;
+      end -= pos;
+      pos = 0;
+    }
+    if (need > buf.length) {
+      // Parsers only ask for what one legal record needs (bounded by their limits).
+      const bigger = new Uint8Array(Math.max(need, Math.min(buf.length * 2, need + chunk)));
+      bigger.set(buf.subarray(0, end));
+      buf = bigger;
+      dv = new DataView(buf.buffer);
+    }
+    let n: number;
+    try {
+      n = await src.read(buf, end, Math.min(buf.length - end, chunk));
+    } catch (err) {
+      sink.fail(base + end, `read error: ${err instanceof Error ? err.message : String(err)}`);
+      break;
+    }
+    if (n === 0) eof = true;
+    else end += n;
+  }
+  return {
+    path,
+    format: parser?.format ?? null,
+    packets: sink.packets,
+    bytes: sink.bytes,
+    linkTypes: sink.linkTypes,
+    error: sink.error,
+  };
+}

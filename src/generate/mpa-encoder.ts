@@ -1,0 +1,171 @@
+/**
+ * A small MPA sender for tests: builds startup frames and FPDU streams exactly as RFC 5044 says a
+ * sender does (markers every 512 octets from SeqStart, CRC32c over the FPDU with markers, PAD),
+ * with knobs to inject each fault the analyzer must find.
+ */
+import { crc32c } from '../../dissectors/mpa/crc32c.js';
+
+export interface StartupSpec {
+  kind: 'request' | 'reply';
+  m?: boolean;
+  c?: boolean;
+  r?: boolean;
+  enhanced?: boolean;
+  res?: number;
+  rev?: number;
+  /** Private Data (for enhanced frames, include the 4-octet IRD/ORD block yourself or use enhancedPd). */
+  pd?: Uint8Array;
+  /** Override PD_Length (to lie about it). */
+  pdLength?: number;
+  /** Override the key. */
+  key?: string;
+}
+
+export function startupFrame(s: StartupSpec): Uint8Array {
+  const pd = s.pd ?? new Uint8Array(0);
+  const out = new Uint8Array(20 + pd.length);
+  const key = s.key ?? (s.kind === 'request' ? 'MPA ID Req Frame' : 'MPA ID Rep Frame');
+  for (let i = 0; i < 16; i++) out[i] = key.charCodeAt(i) & 0xff;
+  out[16] = (s.m ? 0x80 : 0) | (s.c ? 0x40 : 0) | (s.r ? 0x20 : 0) | (s.enhanced ? 0x10 : 0) | ((s.res ?? 0) & 0x0f);
+  out[17] = s.rev ?? 1;
+  const pl = s.pdLength ?? pd.length;
+  out[18] = pl >> 8;
+  out[19] = pl & 0xff;
+  out.set(pd, 20);
+  return out;
+}
+
+/** RFC 6581 IRD/ORD block followed by optional ULP private data. */
+export function enhancedPd(o: { ird: number; ord: number; p2p?: boolean; send?: boolean; write?: boolean; read?: boolean }, ulp: Uint8Array = new Uint8Array(0)): Uint8Array {
+  const irdW = (o.p2p ? 0x8000 : 0) | (o.send ? 0x4000 : 0) | (o.ird & 0x3fff);
+  const ordW = (o.write ? 0x8000 : 0) | (o.read ? 0x4000 : 0) | (o.ord & 0x3fff);
+  const b = new Uint8Array(4 + ulp.length);
+  b[0] = irdW >> 8;
+  b[1] = irdW & 0xff;
+  b[2] = ordW >> 8;
+  b[3] = ordW & 0xff;
+  b.set(ulp, 4);
+  return b;
+}
+
+export interface FpduFault {
+  /** Corrupt the CRC (xor 1). */
+  badCrc?: boolean;
+  /** Send the CRC most significant octet first. */
+  crcByteSwap?: boolean;
+  /** Add this to the FPDUPTR of every marker inside the FPDU (CRC computed over the wrong marker). */
+  fpduptrDelta?: number;
+  /** Set the marker Reserved field. */
+  markerReserved?: number;
+  /** Set low bits of FPDUPTR (0-3). */
+  fpduptrLowBits?: number;
+  /** Fill PAD with this byte. */
+  padByte?: number;
+}
+
+export interface FpduSpec {
+  ulpdu: Uint8Array;
+  fault?: FpduFault;
+}
+
+export interface EncodedFpdu {
+  /** Offset (relative to SeqStart) of the ULPDU_Length field. */
+  lenRel: number;
+  /** Offset of the FPDU's first octet (leading marker if any). */
+  startRel: number;
+  endRel: number;
+  ulpduLength: number;
+  markers: number;
+}
+
+/**
+ * Encodes FPDUs as the bytes a sender puts on the wire after its startup frame. `rel` 0 = SeqStart.
+ * `startRel` lets a stream continue from an earlier call.
+ */
+export function encodeFpdus(fpdus: readonly FpduSpec[], opts: { markers: boolean; crc: boolean; startRel?: number }): { bytes: Uint8Array; fpdus: EncodedFpdu[] } {
+  const out: number[] = [];
+  const infos: EncodedFpdu[] = [];
+  let rel = opts.startRel ?? 0;
+  for (const f of fpdus) {
+    const fault = f.fault ?? {};
+    const startIdx = out.length;
+    const startRel = rel;
+    let lenRel = -1;
+    let markers = 0;
+    const marker = () => {
+      // RFC 5044 §4.3: from the ULPDU_Length field to the marker; 0 for a marker before the length field.
+      let ptr = (lenRel < 0 ? 0 : rel - lenRel) + (fault.fpduptrDelta ?? 0);
+      ptr = (ptr & 0xfffc) | (fault.fpduptrLowBits ?? 0);
+      const res = fault.markerReserved ?? 0;
+      out.push(res >> 8, res & 0xff, (ptr >> 8) & 0xff, ptr & 0xff);
+      rel += 4;
+      markers++;
+    };
+    const put = (b: number) => {
+      if (opts.markers && rel % 512 === 0) marker();
+      out.push(b & 0xff);
+      rel++;
+    };
+    const len = f.ulpdu.length;
+    const pad = (4 - ((2 + len) % 4)) % 4;
+    if (opts.markers && rel % 512 === 0) marker();
+    lenRel = rel;
+    put(len >> 8);
+    put(len & 0xff);
+    for (const b of f.ulpdu) put(b);
+    for (let i = 0; i < pad; i++) put(fault.padByte ?? 0);
+    if (opts.markers && rel % 512 === 0) marker(); // a marker right after PAD, before the CRC, is covered
+    let crc = opts.crc ? crc32c(Uint8Array.from(out.slice(startIdx))) : 0;
+    if (fault.badCrc) crc = (crc ^ 1) >>> 0;
+    if (fault.crcByteSwap) out.push((crc >>> 24) & 0xff, (crc >>> 16) & 0xff, (crc >>> 8) & 0xff, crc & 0xff);
+    else out.push(crc & 0xff, (crc >>> 8) & 0xff, (crc >>> 16) & 0xff, (crc >>> 24) & 0xff);
+    rel += 4;
+    infos.push({ lenRel, startRel, endRel: rel, ulpduLength: len, markers });
+  }
+  return { bytes: Uint8Array.from(out), fpdus: infos };
+}
+
+// --- minimal DDP/RDMAP ULPDUs (RFC 5041/5040 layouts, SPEC-NOTES Part 2) ---
+
+export function sendUlpdu(msn: number, payload: Uint8Array, o: { qn?: number; mo?: number; last?: boolean; opcode?: number; dv?: number } = {}): Uint8Array {
+  const u = new Uint8Array(18 + payload.length);
+  const dv = o.dv ?? 1;
+  u[0] = ((o.last ?? true) ? 0x40 : 0) | dv;
+  u[1] = (dv << 6) | (o.opcode ?? 0x3);
+  const v = new DataView(u.buffer);
+  v.setUint32(6, o.qn ?? 0);
+  v.setUint32(10, msn);
+  v.setUint32(14, o.mo ?? 0);
+  u.set(payload, 18);
+  return u;
+}
+
+export function writeUlpdu(stag: number, to: number, payload: Uint8Array, o: { last?: boolean; dv?: number } = {}): Uint8Array {
+  const u = new Uint8Array(14 + payload.length);
+  const dv = o.dv ?? 1;
+  u[0] = 0x80 | ((o.last ?? true) ? 0x40 : 0) | dv;
+  u[1] = (dv << 6) | 0x0;
+  const v = new DataView(u.buffer);
+  v.setUint32(2, stag);
+  v.setBigUint64(6, BigInt(to));
+  u.set(payload, 14);
+  return u;
+}
+
+/** Deterministic pseudo-random generator (tests must be reproducible). */
+export function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 0x100000000;
+  };
+}
+
+export function patternBytes(n: number, seed: number): Uint8Array {
+  const r = rng(seed);
+  return Uint8Array.from({ length: n }, () => Math.floor(r() * 256));
+}

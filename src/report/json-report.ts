@@ -1,0 +1,132 @@
+import type { AnalysisResult, FlowResult } from '../analysis/pipeline.js';
+import type { Finding } from '../analysis/findings.js';
+import type { StartupRecord } from '../../dissectors/mpa/startup.js';
+import type { MpaDirectionSummary } from '../../dissectors/mpa/mpa-flow.js';
+
+export const SCHEMA_ID = 'mpa-dissect/report/v1';
+export const TOOL = { name: 'mpa-dissect', version: '0.1.0' } as const;
+
+/** The report document of ../shared/report-schema.md (only grows; fields keep their names). */
+export interface ReportDocument {
+  schema: string;
+  tool: { name: string; version: string };
+  capture: { path: string; format: string | null; packets: number; bytes: number; linkTypes: number[]; error: string | null };
+  flows: FlowJson[];
+  findings: Finding[];
+  summary: { flows: number; mpaFlows: number; fpdus: number; errors: number; warnings: number; infos: number; findingsOmitted: number };
+}
+
+export interface FlowJson {
+  id: number;
+  client: string;
+  server: string;
+  firstFrame: number;
+  lastFrame: number;
+  tcp: { directions: Array<Record<string, unknown>> };
+  mpa: Record<string, unknown> | null;
+}
+
+function hex(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
+}
+
+export function startupJson(s: StartupRecord | null): Record<string, unknown> | null {
+  if (!s) return null;
+  const e = s.enhancedBlock;
+  return {
+    frame: s.frame,
+    seq: s.seq,
+    rev: s.rev,
+    m: s.m,
+    c: s.c,
+    r: s.r,
+    enhanced: s.enhanced,
+    res: s.res,
+    pdLength: s.pdLength,
+    privateData: hex(s.privateData),
+    ird: e ? e.ird : null,
+    ord: e ? e.ord : null,
+    p2p: e ? e.p2p : null,
+    rtr: e ? { ...e.rtr } : null,
+    keyOk: s.keyOk,
+    vendor: s.vendor,
+  };
+}
+
+function mpaDirectionJson(d: MpaDirectionSummary, ddp: unknown): Record<string, unknown> {
+  return {
+    from: d.from,
+    to: d.to,
+    markers: d.markers,
+    seqStart: d.seqStart,
+    seqStartExact: d.seqStartExact,
+    fpdus: d.fpdus,
+    ulpduBytes: d.ulpduBytes,
+    crcErrors: d.crcErrors,
+    markerErrors: d.markerErrors,
+    markerCount: d.markerCount,
+    afterError: d.afterError,
+    bytesSkipped: d.bytesSkipped,
+    alignment: d.alignment,
+    ddp: ddp ?? null,
+  };
+}
+
+export function flowJson(f: FlowResult): FlowJson {
+  const t = f.tcp;
+  const m = f.mpa;
+  return {
+    id: t.id,
+    client: t.client,
+    server: t.server,
+    firstFrame: t.firstFrame,
+    lastFrame: t.lastFrame,
+    tcp: {
+      directions: t.directions.map((d) => ({
+        from: d.from,
+        to: d.to,
+        bytes: d.bytes,
+        segments: d.segments,
+        retransmissions: d.retransmissions,
+        gaps: d.gaps,
+        mss: d.mss,
+        closed: d.closed,
+      })),
+    },
+    mpa: m
+      ? {
+          detection: m.detection,
+          initiator: m.initiator,
+          responder: m.responder,
+          request: startupJson(m.request),
+          reply: startupJson(m.reply),
+          crc: m.crc,
+          rejected: m.rejected,
+          directions: m.directions.map((d, i) => mpaDirectionJson(d, f.upper ? f.upper[i] : null)),
+        }
+      : null,
+  };
+}
+
+export function buildReport(r: AnalysisResult): ReportDocument {
+  const flows = r.flows.map(flowJson);
+  const mpaFlows = r.flows.filter((f) => f.mpa !== null);
+  const fpdus = mpaFlows.reduce((n, f) => n + f.mpa!.directions[0].fpdus + f.mpa!.directions[1].fpdus, 0);
+  const c = r.capture;
+  const s = r.findings.bySeverity;
+  return {
+    schema: SCHEMA_ID,
+    tool: { ...TOOL },
+    capture: {
+      path: c.path,
+      format: c.format,
+      packets: c.packets,
+      bytes: c.bytes,
+      linkTypes: c.linkTypes,
+      error: c.error ? `${c.error.file}: offset ${c.error.offset}, frame ${c.error.frame}: ${c.error.message}` : null,
+    },
+    flows,
+    findings: r.findings.findings,
+    summary: { flows: flows.length, mpaFlows: mpaFlows.length, fpdus, errors: s.error, warnings: s.warning, infos: s.info, findingsOmitted: r.findings.omitted },
+  };
+}

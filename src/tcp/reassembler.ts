@@ -1,0 +1,876 @@
+/**
+ * TCP reassembly: a flow table, and per direction an ordered byte stream with frame attribution,
+ * explicit gaps and close events. Like gopacket's `reassembly`, it knows nothing of what the stream
+ * carries. Internally every position is a stream offset (a plain number, good past 4 GiB); a wire
+ * sequence number is turned into an offset once, by its signed 32-bit distance from the next
+ * expected sequence number, so wrap-around near 2^32 needs no special case.
+ */
+import type { FindingSink } from '../analysis/findings.js';
+import { TCP_ACK, TCP_FIN, TCP_RST, TCP_SYN, endpoint, type TcpSegment } from '../net/segment.js';
+import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer } from './stream.js';
+
+export interface ReassemblyOptions {
+  /** Out-of-order bytes held per flow (both directions), default 16 MiB. */
+  maxBufferedPerFlow?: number;
+  /** Out-of-order bytes held across all flows, default 64 MiB. */
+  maxBufferedTotal?: number;
+  /**
+   * A hole is declared lost once this many bytes are buffered beyond it, default 4 MiB.
+   * (A FIN or RST on the direction, the peer acknowledging beyond the hole, or end of capture do it too.)
+   */
+  reorderWindow?: number;
+  /** Delivered bytes kept per direction to compare overlapping retransmissions, default 64 KiB. */
+  historyBytes?: number;
+  /**
+   * Budget for all directions' history together, default 32 MiB. History is taken on a direction's
+   * first delivery; when the budget is spent, the ring of a direction that has not delivered since the
+   * last sweep is taken over (second-chance clock), so idle flows give way to active ones.
+   */
+  maxHistoryTotal?: number;
+}
+
+export interface FlowHandle {
+  readonly id: number;
+  readonly client: string;
+  readonly server: string;
+  /** Facts about one direction; baseSeq is meaningful once the direction carried a SYN or data. */
+  info(dir: 0 | 1): DirectionInfo;
+}
+
+export interface TcpDirectionStats {
+  from: string;
+  to: string;
+  /** Distinct payload octets seen (delivered or still held); retransmitted copies count once, gaps not at all. */
+  bytes: number;
+  /** Every TCP segment sent in this direction (pure ACKs, SYN, FIN, RST included). */
+  segments: number;
+  /**
+   * Segments that repeated sequence space already seen in this direction: at least one payload octet
+   * already delivered or held (or lying in a range already declared a gap), or a repeated SYN or FIN.
+   * Keep-alives (at most one octet just below the next expected one) are not counted.
+   */
+  retransmissions: number;
+  /** Ranges never captured, in stream order; adjacent gaps are merged. At most MAX_GAPS entries. */
+  gaps: { seq: number; length: number }[];
+  /** Gaps beyond MAX_GAPS, counted but not listed. */
+  gapsOmitted: number;
+  mss: number | null;
+  closed: 'fin' | 'rst' | null;
+}
+
+export interface TcpFlowStats {
+  id: number;
+  client: string;
+  server: string;
+  firstFrame: number;
+  lastFrame: number;
+  directions: [TcpDirectionStats, TcpDirectionStats];
+}
+
+/** Gaps listed per direction in the stats; the rest are only counted. */
+export const MAX_GAPS = 10000;
+
+const MIB = 1024 * 1024;
+/** Bookkeeping charged per held piece on top of its bytes, so tiny segments cannot dodge the caps. */
+const HELD_OVERHEAD = 64;
+
+/** Why a hole became a gap (the finding says so). */
+type GapCause = 'reorder-window' | 'ack' | 'fin' | 'rst' | 'eof' | 'flow-cap' | 'total-cap';
+
+const CAUSE_TEXT: Readonly<Record<GapCause, string>> = {
+  'reorder-window': 'the reorder window was exceeded',
+  ack: 'the peer acknowledged beyond it',
+  fin: 'the direction closed with FIN',
+  rst: 'the direction was reset',
+  eof: 'the capture ended',
+  'flow-cap': 'the per-flow buffer cap was reached',
+  'total-cap': 'the total buffer cap was reached',
+};
+
+/** Out-of-order bytes waiting for the hole before them (a private copy). */
+interface Held {
+  off: number;
+  end: number;
+  data: Uint8Array;
+  frame: number;
+  segStart: boolean;
+  segEnd: boolean;
+}
+
+/** Fills delivered slots of the held queue so their bytes can be collected before compaction. */
+const TAKEN: Held = { off: 0, end: 0, data: new Uint8Array(0), frame: 0, segStart: false, segEnd: false };
+
+/**
+ * The last delivered bytes of a direction, as a ring, with runs of (start offset, frame) so an
+ * overlap conflict can name the frame that carried the first copy. Frame 0 marks a gap run.
+ */
+class History {
+  readonly buf: Uint8Array;
+  readonly cap: number;
+  private readonly runOff: Float64Array;
+  private readonly runFrame: Float64Array;
+  private readonly runCap: number;
+  private first = 0;
+  count = 0;
+
+  constructor(cap: number) {
+    this.cap = cap;
+    this.buf = new Uint8Array(cap);
+    // Enough runs for 64-octet average chunks; smaller chunks just shorten the usable history.
+    this.runCap = Math.max(64, Math.ceil(cap / 64));
+    this.runOff = new Float64Array(this.runCap);
+    this.runFrame = new Float64Array(this.runCap);
+  }
+
+  reset(): void {
+    this.first = 0;
+    this.count = 0;
+  }
+
+  offAt(k: number): number {
+    return this.runOff[(this.first + k) % this.runCap]!;
+  }
+
+  frameAt(k: number): number {
+    return this.runFrame[(this.first + k) % this.runCap]!;
+  }
+
+  private push(off: number, frame: number): void {
+    if (this.count > 0 && this.runFrame[(this.first + this.count - 1) % this.runCap] === frame) return;
+    if (this.count === this.runCap) {
+      this.first = (this.first + 1) % this.runCap;
+      this.count--;
+    }
+    const i = (this.first + this.count) % this.runCap;
+    this.runOff[i] = off;
+    this.runFrame[i] = frame;
+    this.count++;
+  }
+
+  write(off: number, data: Uint8Array, frame: number): void {
+    this.push(off, frame);
+    const cap = this.cap;
+    let n = data.length;
+    let src = data;
+    if (n >= cap) {
+      src = data.subarray(n - cap);
+      off += n - cap;
+      n = cap;
+    }
+    const pos = off % cap;
+    if (pos + n <= cap) {
+      this.buf.set(src, pos);
+    } else {
+      const first = cap - pos;
+      this.buf.set(src.subarray(0, first), pos);
+      this.buf.set(src.subarray(first), 0);
+    }
+  }
+
+  gap(off: number): void {
+    this.push(off, 0);
+  }
+
+  /** Index of the last run starting at or before off (runs are in offset order). */
+  find(off: number): number {
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.offAt(mid) <= off) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
+/** One direction of a flow: its stream state, held data, history and statistics. */
+class Dir {
+  consumer: DirectionConsumer | null = null;
+  /** baseSeq is known (a SYN or the first data octet was seen). */
+  based = false;
+  synSeen = false;
+  isn = 0;
+  baseSeq = 0;
+  /** Offset of the next octet to deliver. */
+  nextOffset = 0;
+  /** Offset just past the highest octet known to have been sent (captured, cut by snaplen, or acked). */
+  knownEnd = 0;
+  /** Offset of the FIN, Infinity until one is seen. */
+  limit = Infinity;
+  finFrame = 0;
+  ended = false;
+  closed: 'fin' | 'rst' | null = null;
+  /** Held pieces, sorted and disjoint, all beyond nextOffset; live from index hh. */
+  held: Held[] = [];
+  hh = 0;
+  heldData = 0;
+  heldCost = 0;
+  /** Order in which this direction's current holes started (for "oldest hole" under the per-flow cap). */
+  heldSince = 0;
+  hist: History | null = null;
+  histUsed = false;
+  mss: number | null = null;
+  segments = 0;
+  retransmissions = 0;
+  delivered = 0;
+  gaps: { seq: number; length: number }[] = [];
+  gapsOmitted = 0;
+  lastGapEnd = -1;
+
+  constructor(
+    readonly flow: Flow,
+    readonly index: 0 | 1,
+    readonly srcAddr: string,
+    readonly srcPort: number,
+    readonly dstAddr: string,
+    readonly dstPort: number,
+  ) {}
+
+  get from(): string {
+    return this.index === 0 ? this.flow.client : this.flow.server;
+  }
+
+  get to(): string {
+    return this.index === 0 ? this.flow.server : this.flow.client;
+  }
+
+  seqOf(off: number): number {
+    return (this.baseSeq + off) >>> 0;
+  }
+
+  live(): number {
+    return this.held.length - this.hh;
+  }
+}
+
+class Flow implements FlowHandle {
+  readonly client: string;
+  readonly server: string;
+  readonly dirs: [Dir, Dir];
+  lastFrame: number;
+  /** A FIN or RST was seen in either direction (a new ISN on a SYN then means port reuse). */
+  closedAny = false;
+  heldCost = 0;
+
+  constructor(
+    readonly id: number,
+    cAddr: string,
+    cPort: number,
+    sAddr: string,
+    sPort: number,
+    readonly firstFrame: number,
+  ) {
+    this.client = endpoint(cAddr, cPort);
+    this.server = endpoint(sAddr, sPort);
+    this.lastFrame = firstFrame;
+    this.dirs = [new Dir(this, 0, cAddr, cPort, sAddr, sPort), new Dir(this, 1, sAddr, sPort, cAddr, cPort)];
+  }
+
+  info(dir: 0 | 1): DirectionInfo {
+    const d = this.dirs[dir];
+    return { from: d.from, to: d.to, mss: d.mss, baseSeq: d.baseSeq };
+  }
+
+  /** Some sequence space was used beyond a SYN in either direction. */
+  carried(): boolean {
+    return this.dirs[0].knownEnd > 0 || this.dirs[1].knownEnd > 0 || this.dirs[0].ended || this.dirs[1].ended;
+  }
+}
+
+function dirKey(src: string, sport: number, dst: string, dport: number): string {
+  return `${src} ${sport} ${dst} ${dport}`;
+}
+
+export class Reassembler {
+  private readonly maxPerFlow: number;
+  private readonly maxTotal: number;
+  private readonly reorderWindow: number;
+  private readonly histBytes: number;
+  private readonly histTotal: number;
+  private readonly histOn: boolean;
+
+  /** Both directions of every live flow, keyed by "src sport dst dport". */
+  private readonly table = new Map<string, Dir>();
+  private readonly all: Flow[] = [];
+  private nextId = 1;
+  /** The direction of the previous segment: consecutive segments mostly share it, saving the key. */
+  private last: Dir | null = null;
+
+  private heldCost = 0;
+  private holdSeq = 0;
+  /** Directions holding data, in the order their current holes started (first = oldest hole). */
+  private readonly holding = new Set<Dir>();
+
+  private histAllocated = 0;
+  private readonly histFree: History[] = [];
+  /** Directions owning a history ring, in clock order. */
+  private readonly histOwners = new Set<Dir>();
+
+  // Per-segment scratch state (reset at the start of segment()).
+  private old = false;
+  private cfCount = 0;
+  private cfFirst = 0;
+  private readonly cfFrames: number[] = [];
+
+  constructor(
+    private readonly sink: FindingSink,
+    private readonly newFlow: (f: FlowHandle) => FlowConsumer | null,
+    opts: ReassemblyOptions = {},
+  ) {
+    this.maxPerFlow = opts.maxBufferedPerFlow ?? 16 * MIB;
+    this.maxTotal = opts.maxBufferedTotal ?? 64 * MIB;
+    this.reorderWindow = opts.reorderWindow ?? 4 * MIB;
+    this.histBytes = opts.historyBytes ?? 64 * 1024;
+    this.histTotal = opts.maxHistoryTotal ?? 32 * MIB;
+    this.histOn = this.histBytes > 0 && this.histTotal >= this.histBytes;
+  }
+
+  segment(s: TcpSegment): void {
+    let d = this.last;
+    if (d === null || d.srcPort !== s.srcPort || d.dstPort !== s.dstPort || d.srcAddr !== s.src || d.dstAddr !== s.dst) {
+      d = this.table.get(dirKey(s.src, s.srcPort, s.dst, s.dstPort)) ?? null;
+    }
+    const f = s.flags;
+    if (d === null) {
+      d = this.open(s);
+    } else if ((f & (TCP_SYN | TCP_ACK)) === TCP_SYN && this.reused(d, s.seq)) {
+      this.retire(d.flow);
+      d = this.open(s);
+    }
+    this.last = d;
+    d.flow.lastFrame = s.frame;
+    d.segments++;
+    this.old = false;
+    this.cfCount = 0;
+
+    let keepalive = false;
+    if (f & TCP_SYN) this.syn(d, s);
+    if (s.payload.length > 0 || s.missing > 0 || (f & (TCP_FIN | TCP_RST)) !== 0) {
+      keepalive = this.carry(d, s, (f & TCP_SYN) !== 0 ? (s.seq + 1) >>> 0 : s.seq);
+    }
+    if (this.cfCount > 0) this.reportConflict(d, s.frame);
+    if (this.old && !keepalive) d.retransmissions++;
+    if (f & TCP_ACK) this.acked(d.flow.dirs[1 - d.index]!, s);
+  }
+
+  finish(): void {
+    for (const fl of this.all) this.close(fl);
+  }
+
+  flows(): TcpFlowStats[] {
+    return this.all.map((fl) => ({
+      id: fl.id,
+      client: fl.client,
+      server: fl.server,
+      firstFrame: fl.firstFrame,
+      lastFrame: fl.lastFrame,
+      directions: [stats(fl.dirs[0]), stats(fl.dirs[1])],
+    }));
+  }
+
+  // ---- flow table ----
+
+  private open(s: TcpSegment): Dir {
+    // A SYN-ACK's sender is the server; otherwise the first sender (a SYN's sender) is the client.
+    const synAck = (s.flags & (TCP_SYN | TCP_ACK)) === (TCP_SYN | TCP_ACK);
+    const fl = synAck
+      ? new Flow(this.nextId++, s.dst, s.dstPort, s.src, s.srcPort, s.frame)
+      : new Flow(this.nextId++, s.src, s.srcPort, s.dst, s.dstPort, s.frame);
+    this.all.push(fl);
+    for (const d of fl.dirs) this.table.set(dirKey(d.srcAddr, d.srcPort, d.dstAddr, d.dstPort), d);
+    const c = this.newFlow(fl);
+    if (c !== null) {
+      fl.dirs[0].consumer = c.directions[0];
+      fl.dirs[1].consumer = c.directions[1];
+    }
+    return synAck ? fl.dirs[1] : fl.dirs[0];
+  }
+
+  /** Does a SYN with this ISN start a new connection on d's 4-tuple? */
+  private reused(d: Dir, isn: number): boolean {
+    if (d.synSeen && d.isn === isn) return false; // a retransmitted SYN
+    // After a close, a new ISN is port reuse; on a live flow that already carried data it is a new
+    // connection whose predecessor's close was not captured. Before any data it is a fresh attempt.
+    return d.flow.closedAny || d.flow.carried();
+  }
+
+  /** Ends every direction of a flow still open (end of capture, or its 4-tuple was reused). */
+  private close(fl: Flow): void {
+    for (const d of fl.dirs) {
+      if (d.ended) continue;
+      this.flushTo(d, d.knownEnd, 'eof', null);
+      this.end(d, 'eof', null);
+    }
+  }
+
+  private retire(fl: Flow): void {
+    this.close(fl);
+    for (const d of fl.dirs) this.table.delete(dirKey(d.srcAddr, d.srcPort, d.dstAddr, d.dstPort));
+  }
+
+  // ---- per segment ----
+
+  private syn(d: Dir, s: TcpSegment): void {
+    if (d.synSeen && d.isn === s.seq) {
+      this.old = true;
+      return;
+    }
+    if (d.based && d.knownEnd > 0) return; // a SYN after data in the same direction: keep the stream as it is
+    d.synSeen = true;
+    d.isn = s.seq;
+    d.baseSeq = (s.seq + 1) >>> 0;
+    d.based = true;
+    d.mss = s.options?.mss ?? null;
+  }
+
+  /** Payload, FIN and RST of one segment. Returns true for a keep-alive. */
+  private carry(d: Dir, s: TcpSegment, dataSeq: number): boolean {
+    const f = s.flags;
+    const len = s.payload.length;
+    if (!d.based) {
+      d.based = true;
+      d.baseSeq = dataSeq;
+    }
+    const off = d.nextOffset + ((dataSeq - d.seqOf(d.nextOffset)) | 0);
+    const sent = off + len + s.missing;
+    if (d.ended) {
+      this.afterEnd(d, s, off, sent);
+      return false;
+    }
+    if (f & TCP_FIN) {
+      if (d.limit === Infinity) this.setFin(d, sent, s.frame);
+      else if (sent === d.limit) this.old = true;
+    }
+    // Keep-alive: at most one (garbage) octet just below the next expected one; not data.
+    if (len <= 1 && s.missing === 0 && off === d.nextOffset - 1 && (f & (TCP_SYN | TCP_FIN | TCP_RST)) === 0) {
+      return true;
+    }
+    // A bare RST's sequence number proves nothing was sent up to it (it may answer a stray segment).
+    if (len > 0 || s.missing > 0 || (f & TCP_RST) === 0) {
+      const known = sent < d.limit ? sent : d.limit;
+      if (known > d.knownEnd) d.knownEnd = known;
+    }
+    if (len > 0) this.take(d, s, off);
+    if (f & TCP_FIN) {
+      this.flushTo(d, d.limit, 'fin', s.frame);
+      this.end(d, 'fin', d.finFrame);
+    } else if (f & TCP_RST) {
+      this.flushTo(d, d.knownEnd, 'rst', s.frame);
+      this.end(d, 'rst', s.frame);
+    }
+    return false;
+  }
+
+  private afterEnd(d: Dir, s: TcpSegment, off: number, sent: number): void {
+    const end = off + s.payload.length;
+    if (d.closed === 'fin' && end > d.limit) {
+      const from = Math.max(off, d.limit);
+      this.report('tcp.data-after-fin', d, [s.frame], d.seqOf(from), `${end - from} octet(s) after the FIN at seq ${d.seqOf(d.limit)}`);
+    }
+    if ((s.payload.length > 0 && off < d.nextOffset) || ((s.flags & TCP_FIN) !== 0 && sent === d.limit)) this.old = true;
+  }
+
+  /** The first FIN fixes where the direction ends; held bytes beyond it are not stream data. */
+  private setFin(d: Dir, finOff: number, frame: number): void {
+    if (finOff < d.nextOffset) finOff = d.nextOffset;
+    d.limit = finOff;
+    d.finFrame = frame;
+    if (d.knownEnd > finOff) d.knownEnd = finOff;
+    const held = d.held;
+    let cut = 0;
+    let frames: number[] | null = null;
+    let first = Infinity;
+    while (held.length > d.hh) {
+      const h = held[held.length - 1]!;
+      if (h.end <= finOff) break;
+      const from = Math.max(h.off, finOff);
+      first = from;
+      cut += h.end - from;
+      (frames ??= []).push(h.frame);
+      this.unaccount(d, h.end - from, from === h.off ? 1 : 0);
+      if (from === h.off) {
+        held.pop();
+      } else {
+        h.data = h.data.subarray(0, from - h.off);
+        h.end = from;
+        h.segEnd = false;
+      }
+    }
+    if (d.live() === 0) this.emptied(d);
+    if (frames !== null) {
+      frames.push(frame);
+      this.report('tcp.data-after-fin', d, frames, d.seqOf(first), `${cut} octet(s) after the FIN at seq ${d.seqOf(finOff)}`);
+    }
+  }
+
+  /** Payload octets [off, off + payload.length). */
+  private take(d: Dir, s: TcpSegment, off: number): void {
+    const p = s.payload;
+    let end = off + p.length;
+    let a = off;
+    if (end > d.limit) {
+      const from = Math.max(a, d.limit);
+      this.report('tcp.data-after-fin', d, [s.frame], d.seqOf(from), `${end - from} octet(s) after the FIN at seq ${d.seqOf(d.limit)}`);
+      end = from;
+    }
+    if (a < d.nextOffset) {
+      const b = end < d.nextOffset ? end : d.nextOffset;
+      if (a < b) {
+        this.old = true;
+        if (d.hist !== null) this.compareHistory(d, a, b, p, off);
+      }
+      a = b;
+    }
+    if (a >= end) return;
+    if (a === d.nextOffset) this.deliverFrom(d, s, off, a, end);
+    else this.hold(d, s, off, a, end);
+  }
+
+  /** In order: deliver [a, end) of the payload as views, interleaved with held pieces it reaches. */
+  private deliverFrom(d: Dir, s: TcpSegment, segOff: number, a: number, end: number): void {
+    const p = s.payload;
+    const pEnd = segOff + p.length;
+    const whole = s.missing === 0;
+    let pos = a;
+    while (pos < end) {
+      let stop = end;
+      if (d.hh < d.held.length) {
+        const h = d.held[d.hh]!;
+        if (h.off === pos) {
+          // Held bytes were here first: they win; ours are only compared.
+          const ov = h.end < end ? h.end : end;
+          this.old = true;
+          this.compareBytes(p, segOff, h.data, h.off, pos, ov, h.frame);
+          this.popHeld(d);
+          pos = d.nextOffset;
+          continue;
+        }
+        if (h.off < end) stop = h.off;
+      }
+      const data = pos === segOff && stop === pEnd ? p : p.subarray(pos - segOff, stop - segOff);
+      this.emit(d, pos, data, s.frame, pos === segOff, stop === pEnd && whole);
+      pos = stop;
+    }
+    this.drain(d);
+  }
+
+  /** Out of order: copy the parts of [a, end) not held yet, compare the parts that are. */
+  private hold(d: Dir, s: TcpSegment, segOff: number, a: number, end: number): void {
+    const p = s.payload;
+    const pEnd = segOff + p.length;
+    const whole = s.missing === 0;
+    const held = d.held;
+    // First live piece ending after a.
+    let lo = d.hh;
+    let hi = held.length;
+    if (hi > lo && held[hi - 1]!.end <= a) {
+      lo = hi; // common case: beyond everything held
+    } else {
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (held[mid]!.end <= a) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    let i = lo;
+    let pos = a;
+    while (pos < end) {
+      if (i < held.length && held[i]!.off <= pos) {
+        const h = held[i]!;
+        const ov = h.end < end ? h.end : end;
+        this.old = true;
+        this.compareBytes(p, segOff, h.data, h.off, pos, ov, h.frame);
+        pos = ov;
+        i++;
+        continue;
+      }
+      const stop = i < held.length && held[i]!.off < end ? held[i]!.off : end;
+      const piece: Held = {
+        off: pos,
+        end: stop,
+        data: p.slice(pos - segOff, stop - segOff),
+        frame: s.frame,
+        segStart: pos === segOff,
+        segEnd: stop === pEnd && whole,
+      };
+      if (i === held.length) held.push(piece);
+      else held.splice(i, 0, piece);
+      i++;
+      this.account(d, stop - pos);
+      pos = stop;
+    }
+    this.enforce(d, s.frame);
+  }
+
+  /** The peer acknowledged up to s.ack: bytes of q below it that were never captured are lost. */
+  private acked(q: Dir, s: TcpSegment): void {
+    // Only holes already known (data seen beyond them, or a snaplen-cut tail) are declared: an ACK
+    // alone, captured a little before the data it covers, must not make a gap.
+    if (!q.based || q.ended || q.nextOffset >= q.knownEnd) return;
+    const ackOff = q.nextOffset + ((s.ack - q.seqOf(q.nextOffset)) | 0);
+    if (ackOff <= q.nextOffset) return;
+    this.flushTo(q, ackOff < q.knownEnd ? ackOff : q.knownEnd, 'ack', s.frame);
+  }
+
+  // ---- buffers ----
+
+  private account(d: Dir, n: number): void {
+    const cost = n + HELD_OVERHEAD;
+    if (d.heldCost === 0) {
+      d.heldSince = ++this.holdSeq;
+      this.holding.add(d);
+    }
+    d.heldData += n;
+    d.heldCost += cost;
+    d.flow.heldCost += cost;
+    this.heldCost += cost;
+  }
+
+  private unaccount(d: Dir, n: number, pieces: number): void {
+    const cost = n + pieces * HELD_OVERHEAD;
+    d.heldData -= n;
+    d.heldCost -= cost;
+    d.flow.heldCost -= cost;
+    this.heldCost -= cost;
+  }
+
+  private emptied(d: Dir): void {
+    d.held.length = 0;
+    d.hh = 0;
+    this.holding.delete(d);
+  }
+
+  /** Reorder window, then the per-flow and total caps: each turns an oldest hole into a gap. */
+  private enforce(d: Dir, frame: number): void {
+    while (d.heldData >= this.reorderWindow && d.live() > 0) this.skipHole(d, 'reorder-window', frame);
+    const fl = d.flow;
+    while (fl.heldCost > this.maxPerFlow) {
+      const [x, y] = fl.dirs;
+      const v = x.live() === 0 ? y : y.live() === 0 ? x : x.heldSince <= y.heldSince ? x : y;
+      if (v.live() === 0) break;
+      this.skipHole(v, 'flow-cap', frame);
+    }
+    while (this.heldCost > this.maxTotal) {
+      const v = this.holding.values().next().value;
+      if (v === undefined) break;
+      this.skipHole(v, 'total-cap', frame);
+    }
+  }
+
+  private skipHole(d: Dir, cause: GapCause, frame: number): void {
+    const h = d.held[d.hh]!;
+    this.gap(d, h.off - d.nextOffset, cause, frame);
+    this.drain(d);
+  }
+
+  /** Delivers everything up to target: held pieces, and gaps for what is missing. */
+  private flushTo(d: Dir, target: number, cause: GapCause, frame: number | null): void {
+    while (d.nextOffset < target) {
+      if (d.hh < d.held.length) {
+        const h = d.held[d.hh]!;
+        if (h.off === d.nextOffset) {
+          this.popHeld(d);
+          continue;
+        }
+        this.gap(d, (h.off < target ? h.off : target) - d.nextOffset, cause, frame);
+      } else {
+        this.gap(d, target - d.nextOffset, cause, frame);
+      }
+    }
+    this.drain(d);
+  }
+
+  private drain(d: Dir): void {
+    while (d.hh < d.held.length && d.held[d.hh]!.off === d.nextOffset) this.popHeld(d);
+  }
+
+  private popHeld(d: Dir): void {
+    const held = d.held;
+    const h = held[d.hh]!;
+    held[d.hh] = TAKEN;
+    d.hh++;
+    this.unaccount(d, h.end - h.off, 1);
+    if (d.hh === held.length) this.emptied(d);
+    else if (d.hh >= 256 && d.hh * 2 >= held.length) {
+      held.splice(0, d.hh);
+      d.hh = 0;
+    }
+    this.emit(d, h.off, h.data, h.frame, h.segStart, h.segEnd);
+  }
+
+  // ---- output ----
+
+  private emit(d: Dir, off: number, data: Uint8Array, frame: number, segStart: boolean, segEnd: boolean): void {
+    d.nextOffset = off + data.length;
+    d.delivered += data.length;
+    if (this.histOn) {
+      const h = d.hist ?? this.attachHistory(d);
+      if (h !== null) {
+        h.write(off, data, frame);
+        d.histUsed = true;
+      }
+    }
+    if (d.consumer !== null) {
+      d.consumer.data({ offset: off, seq: d.seqOf(off), data, frame, segmentStart: segStart, segmentEnd: segEnd });
+    }
+  }
+
+  /** [nextOffset, nextOffset + len) will never arrive. */
+  private gap(d: Dir, len: number, cause: GapCause, frame: number | null): void {
+    const off = d.nextOffset;
+    const seq = d.seqOf(off);
+    d.nextOffset = off + len;
+    if (d.lastGapEnd === off) {
+      if (d.gapsOmitted === 0) d.gaps[d.gaps.length - 1]!.length += len;
+    } else if (d.gaps.length < MAX_GAPS) {
+      d.gaps.push({ seq, length: len });
+    } else {
+      d.gapsOmitted++;
+    }
+    d.lastGapEnd = off + len;
+    d.hist?.gap(off);
+    // Name the frame that revealed the gap and the one right after it (Wireshark's
+    // "previous segment not captured" sits on the latter).
+    const frames: number[] = [];
+    if (frame !== null) frames.push(frame);
+    const next = d.hh < d.held.length ? d.held[d.hh]! : null;
+    if (next !== null && next.off === off + len && next.frame !== frame) frames.push(next.frame);
+    frames.sort((x, y) => x - y);
+    const where = `${len} octet(s) at seq ${seq}`;
+    if (cause === 'flow-cap' || cause === 'total-cap') {
+      this.report('tcp.buffer-cap', d, frames, seq, `${where} given up: ${CAUSE_TEXT[cause]}`);
+    } else {
+      this.report('tcp.capture-loss', d, frames, seq, `previous segment(s) not captured: ${where} missing (${CAUSE_TEXT[cause]})`);
+    }
+    d.consumer?.gap(off, seq, len);
+  }
+
+  private end(d: Dir, reason: EndReason, frame: number | null): void {
+    d.ended = true;
+    if (reason !== 'eof') {
+      d.closed = reason;
+      d.flow.closedAny = true;
+    }
+    // Release what the direction held: nothing more will be delivered.
+    if (d.live() > 0) {
+      for (let i = d.hh; i < d.held.length; i++) this.unaccount(d, d.held[i]!.end - d.held[i]!.off, 1);
+    }
+    if (d.held.length > 0 || this.holding.has(d)) this.emptied(d);
+    this.detachHistory(d);
+    const c = d.consumer;
+    d.consumer = null;
+    c?.end(reason, frame);
+  }
+
+  // ---- history ----
+
+  private attachHistory(d: Dir): History | null {
+    let h = this.histFree.pop() ?? null;
+    if (h === null) {
+      if (this.histAllocated + this.histBytes <= this.histTotal) {
+        h = new History(this.histBytes);
+        this.histAllocated += this.histBytes;
+      } else {
+        h = this.evictHistory();
+        if (h === null) return null;
+      }
+    }
+    h.reset();
+    d.hist = h;
+    this.histOwners.add(d);
+    return h;
+  }
+
+  /** Second-chance clock over the owners: a ring used since the last sweep is spared once. */
+  private evictHistory(): History | null {
+    for (let n = 2 * this.histOwners.size; n > 0; n--) {
+      const v = this.histOwners.values().next().value;
+      if (v === undefined) return null;
+      this.histOwners.delete(v);
+      if (v.histUsed) {
+        v.histUsed = false;
+        this.histOwners.add(v);
+        continue;
+      }
+      const h = v.hist;
+      v.hist = null;
+      if (h !== null) return h;
+    }
+    return null;
+  }
+
+  private detachHistory(d: Dir): void {
+    if (d.hist === null) return;
+    this.histFree.push(d.hist);
+    d.hist = null;
+    this.histOwners.delete(d);
+  }
+
+  // ---- overlap comparison ----
+
+  /** Compares payload [a, b) (b <= nextOffset) with what was delivered, where history still holds it. */
+  private compareHistory(d: Dir, a: number, b: number, p: Uint8Array, segOff: number): void {
+    const h = d.hist!;
+    if (h.count === 0) return;
+    const next = d.nextOffset;
+    const lo = Math.max(a, next - h.cap, h.offAt(0));
+    if (lo >= b) return;
+    const buf = h.buf;
+    const cap = h.cap;
+    for (let k = h.find(lo); k < h.count; k++) {
+      const rs = h.offAt(k);
+      if (rs >= b) break;
+      const frame = h.frameAt(k);
+      if (frame === 0) continue;
+      const re = k + 1 < h.count ? h.offAt(k + 1) : next;
+      const s0 = rs > lo ? rs : lo;
+      const e0 = re < b ? re : b;
+      let ri = s0 % cap;
+      for (let x = s0; x < e0; x++) {
+        if (buf[ri] !== p[x - segOff]) this.conflict(x, frame);
+        if (++ri === cap) ri = 0;
+      }
+    }
+  }
+
+  private compareBytes(p: Uint8Array, pOff: number, q: Uint8Array, qOff: number, a: number, b: number, frame: number): void {
+    for (let x = a; x < b; x++) {
+      if (p[x - pOff] !== q[x - qOff]) this.conflict(x, frame);
+    }
+  }
+
+  private conflict(off: number, frame: number): void {
+    if (this.cfCount === 0) {
+      this.cfFirst = off;
+      this.cfFrames.length = 0;
+    }
+    this.cfCount++;
+    if (!this.cfFrames.includes(frame)) this.cfFrames.push(frame);
+  }
+
+  private reportConflict(d: Dir, frame: number): void {
+    const frames = this.cfFrames.includes(frame) ? [...this.cfFrames] : [...this.cfFrames, frame];
+    frames.sort((x, y) => x - y);
+    const seq = d.seqOf(this.cfFirst);
+    this.report('tcp.overlap-conflict', d, frames, seq, `${this.cfCount} retransmitted octet(s) differ from the first copy, first at seq ${seq}; the first copy is kept`);
+  }
+
+  private report(rule: string, d: Dir, frames: number[], seq: number, message: string): void {
+    this.sink.report(rule, { flow: d.flow.id, from: d.from, frames, seq, message });
+  }
+}
+
+function stats(d: Dir): TcpDirectionStats {
+  return {
+    from: d.from,
+    to: d.to,
+    bytes: d.delivered + d.heldData,
+    segments: d.segments,
+    retransmissions: d.retransmissions,
+    gaps: d.gaps.map((g) => ({ seq: g.seq, length: g.length })),
+    gapsOmitted: d.gapsOmitted,
+    mss: d.mss,
+    closed: d.closed,
+  };
+}

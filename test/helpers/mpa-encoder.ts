@@ -1,0 +1,1 @@
+export * from '../../src/generate/mpa-encoder.js';
