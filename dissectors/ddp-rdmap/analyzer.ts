@@ -48,7 +48,7 @@ export interface DdpDirection {
   /** Messages closed (superseded, evicted or at end) or still open without their L segment. */
   messagesIncomplete: number;
   toErrors: number;
-  /** Segments decoded but left out of bookkeeping (CRC bad, after an MPA error). */
+  /** Segments decoded but left out of bookkeeping (CRC bad). */
   skipped: number;
   /** ULPDUs too short for their DDP header. */
   malformed: number;
@@ -131,6 +131,11 @@ export interface DdpAnalyzerOptions {
   maxOutstandingReads?: number;
   /** Findings per rule and direction passed to the sink before the rest are only counted (default 100). */
   maxFindingsPerRule?: number;
+  /**
+   * Infer missing FPDUs from jumps in their sequence numbers (default true). Turn off only when
+   * the ULPDUs handed in do not carry real sequence numbers.
+   */
+  seqContinuity?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -229,6 +234,7 @@ class DirState {
   afterTerminateReported = false;
   ended = false;
   reported = new Map<string, number>();
+  lastFpdu: { seq: number; size: number } | null = null;
 }
 
 const MAX_QUEUES = 16;
@@ -321,7 +327,6 @@ export class DdpFlowAnalyzer {
     st.segments++;
     const first = !st.seenAny;
     st.seenAny = true;
-    const lossBeforeFirst = first && st.lossEpoch > 0;
 
     // Remember the header octets for a later Terminate from the peer (it copies them).
     const hist: HistoryEntry = { seq: u.seq, frames: rec.frames, bytes: u.head.slice(0, Math.min(u.head.length, DDP_UNTAGGED_HEADER_LEN)), findings: rec.findings };
@@ -331,36 +336,38 @@ export class DdpFlowAnalyzer {
       st.historyPos = (st.historyPos + 1) % this.historySize;
     }
 
-    const bad = u.crc === 'bad';
-    const skipReason = bad ? 'CRC does not verify' : u.afterError ? 'follows an MPA error on this half connection' : null;
+    // Every decoded segment counts by opcode, CRC-bad ones too (report-schema byOpcode).
+    this.count(st, pdu.rdmap ? opcodeKey(pdu.rdmap.opcode) : 'unknown');
+    this.checkContinuity(u, st);
 
-    if (first && !lossBeforeFirst) this.checkRtr(u, st, pdu, rec, bad);
-    else if (first && lossBeforeFirst && this.rtrExpected(u.dir)) {
+    const bad = u.crc === 'bad';
+    if (first && st.lossEpoch === 0) this.checkRtr(u, st, pdu, rec, bad);
+    else if (first && this.rtrExpected(u.dir)) {
       this.emit('ddp.capture-loss', u, rec, `RTR check not possible: data was missing from the capture (${st.lastLoss}) before the Initiator's first FPDU seen`);
     }
 
     if (pdu.kind === 'truncated') {
       st.malformed++;
-      this.count(st, pdu.rdmap ? opcodeKey(pdu.rdmap.opcode) : 'unknown');
-      if (skipReason === null) this.emit('ddp.truncated', u, rec, pdu.reason);
+      if (!bad) this.emit('ddp.truncated', u, rec, pdu.reason);
       st.lossEpoch++;
       st.lastLoss = `the malformed segment at seq ${u.seq}`;
       rec.skipped = 'malformed';
       return rec;
     }
 
-    if (skipReason !== null) {
-      // Decoded and shown, but a real receiver would not have used it: no sequence bookkeeping.
-      rec.skipped = skipReason;
+    if (bad) {
+      // Decoded and shown, but its octets are not trustworthy: no sequence bookkeeping, and what
+      // follows may show jumps that this segment explains. (Segments after an MPA error but with a
+      // good CRC are analysed normally: the sender's behaviour is still visible in them.)
+      rec.skipped = 'CRC does not verify';
       st.skipped++;
       st.lossEpoch++;
-      st.lastLoss = `the segment at seq ${u.seq} (${framesText(u.frames)}) left out because its ${bad ? 'CRC does not verify' : 'half connection had an MPA error'}`;
+      st.lastLoss = `the segment at seq ${u.seq} (${framesText(u.frames)}) left out because its CRC does not verify`;
       // Every Terminate is reported, even one a receiver would discard (its note says why).
       if (pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu as UntaggedPdu, pdu.body.term, rec);
       return rec;
     }
 
-    this.count(st, opcodeKey(pdu.rdmap.opcode));
     if (st.terminated && !st.afterTerminateReported && pdu.rdmap.opcode !== OP.TERMINATE) {
       st.afterTerminateReported = true;
       this.emit('rdmap.after-terminate', u, rec,
@@ -374,6 +381,30 @@ export class DdpFlowAnalyzer {
 
     if (pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu as UntaggedPdu, pdu.body.term, rec);
     return rec;
+  }
+
+  /**
+   * FPDUs of one direction follow each other on the wire: the next ULPDU_Length sits
+   * 2 + length + PAD + 4 octets further, plus 4 per marker in between (markers every 512 octets of
+   * sequence space, SPEC-NOTES "Markers"). A larger jump means FPDUs are missing from what MPA
+   * framed (a capture gap, or bytes it could not frame): later sequence jumps may be explained by it.
+   */
+  private checkContinuity(u: Ulpdu, st: DirState): void {
+    const prev = st.lastFpdu;
+    st.lastFpdu = { seq: u.seq, size: 2 + u.length + ((4 - ((2 + u.length) % 4)) % 4) + 4 };
+    if (!prev || this.opts.seqContinuity === false) return;
+    const delta = (u.seq - prev.seq) >>> 0;
+    if (delta === prev.size || delta === 0 || delta >= 0x80000000) return; // contiguous, repeated, or behind
+    const extra = delta - prev.size;
+    if (extra > 0 && extra % 4 === 0) {
+      const k = extra / 4;
+      const lo = Math.floor(delta / 512);
+      if (k === lo || k === lo + 1) return; // the markers in between
+    }
+    st.lossEpoch++;
+    st.lastLoss = extra > 0
+      ? `${extra} octets missing from the stream between seq ${prev.seq} and seq ${u.seq} (FPDUs lost from the capture or not framed)`
+      : `FPDU at seq ${u.seq} overlapping the previous one at seq ${prev.seq}`;
   }
 
   // --- header checks ---

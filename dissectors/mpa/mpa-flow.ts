@@ -7,6 +7,7 @@ import {
   KEY_PREFIX,
   MAX_PD_LENGTH,
   STARTUP_HEADER_LEN,
+  classifyKey,
   isKnownRev,
   parseEnhancedBlock,
   parseStartupHeader,
@@ -125,6 +126,7 @@ class MpaDirection implements DirectionConsumer {
   emssReported = false;
   emssCount = 0;
   fpduAfterRejectReported = false;
+  earlyReported = false;
   lastDataFrame = 0;
 
   constructor(
@@ -144,13 +146,25 @@ class MpaDirection implements DirectionConsumer {
   data(c: StreamChunk): void {
     if (this.state === 'ended') return;
     this.lastDataFrame = c.frame;
+    this.feed(c.data, c.offset, c.frame, c.segmentStart, c.segmentEnd);
+  }
+
+  /** Bytes in stream order: straight into the framer, else held; a framer that stops hands the rest back. */
+  feed(data: Uint8Array, offset: number, frame: number, segStart: boolean, segEnd: boolean): void {
     if (this.state === 'frame') {
-      this.framer!.push(c.data, c.offset, c.frame, c.segmentStart, c.segmentEnd);
-      if (this.framer!.isStopped) this.flow.afterFramerStop(this);
-      return;
+      const fr = this.framer!;
+      fr.push(data, offset, frame, segStart, segEnd);
+      if (!fr.isStopped) return;
+      this.flow.afterFramerStop(this);
+      const used = fr.position - offset;
+      if (used >= data.length) return;
+      data = data.subarray(used);
+      offset += used;
+      segStart = false;
     }
-    if (this.log.length === 0) this.log.reset(c.offset);
-    this.log.append(c.data, 0, c.data.length, c.frame, c.segmentStart, c.segmentEnd);
+    if (this.state === 'ended') return;
+    if (this.log.length === 0) this.log.reset(offset);
+    this.log.append(data, 0, data.length, frame, segStart, segEnd);
     this.flow.progress(this, false);
   }
 
@@ -223,17 +237,7 @@ class MpaDirection implements DirectionConsumer {
     const pieces: Array<[Uint8Array, number, number, boolean, boolean]> = [];
     log.replay(from, (d, off, fr, s, e) => pieces.push([d.slice(), off, fr, s, e]));
     log.reset(log.end);
-    for (let i = 0; i < pieces.length; i++) {
-      const [d, off, fr, s, e] = pieces[i]!;
-      if (this.state === 'frame' && this.framer) {
-        this.framer.push(d, off, fr, s, e);
-        if (this.framer.isStopped) this.flow.afterFramerStop(this);
-      } else if (this.state !== 'ended') {
-        if (log.length === 0) log.reset(off);
-        log.append(d, 0, d.length, fr, s, e);
-      }
-    }
-    if (this.state !== 'frame' && this.state !== 'ended' && log.length > 0) this.flow.progress(this, false);
+    for (const [d, off, fr, s, e] of pieces) this.feed(d, off, fr, s, e);
   }
 
   summary(): MpaDirectionSummary {
@@ -573,11 +577,17 @@ export class MpaFlow implements FlowConsumer {
       this.progress(d, final);
       return;
     }
+    if (this.skipRepeatedStartup(d)) return;
     const ss = d.seqStartOffset!;
     const params = this.negotiated(d);
-    if (d.startupRec?.kind === 'request' && (!this.reply || this.reply.dir === d.dir) && d.log.length > 0) {
-      const frames = d.log.framesIn(d.log.base, d.log.base + 1);
-      if (!params) this.find(d, 'mpa.initiator-before-reply', d.seqOf(d.log.base), frames, `Initiator sent ${d.log.length} octets after its Request before any Reply was seen`);
+    if (d.startupRec?.kind === 'request' && d.log.length > 0 && !d.earlyReported) {
+      // RFC 5044 §7.1.2: the Initiator sends no FPDU before it has the Reply (judged in capture order).
+      const first = d.log.frameAt(d.log.base);
+      if (!this.reply || this.reply.dir === d.dir || first < this.reply.frame) {
+        d.earlyReported = true;
+        this.find(d, 'mpa.initiator-before-reply', d.seqOf(d.log.base), [first],
+          `Initiator sent octets after its Request (frame ${first}) before ${this.reply && this.reply.dir !== d.dir ? `the Reply (frame ${this.reply.frame})` : 'any Reply'}`);
+      }
     }
     if (params) {
       d.startFramer(params, ss);
@@ -596,6 +606,21 @@ export class MpaFlow implements FlowConsumer {
       d.state = 'hunt';
       d.huntReason = 'negotiation';
     }
+  }
+
+  /** A second startup frame where FPDUs should begin: report it and start after it. */
+  private skipRepeatedStartup(d: MpaDirection): boolean {
+    const b = d.log.bytes;
+    if (d.seqStartOffset === null || d.log.base !== d.seqStartOffset || b.length < STARTUP_HEADER_LEN) return false;
+    const k = classifyKey(b, 0);
+    if (k === null) return false;
+    const total = STARTUP_HEADER_LEN + ((b[18]! << 8) | b[19]!);
+    if (b.length < total) return false;
+    this.find(d, 'mpa.startup-after-mpa', d.seqOf(d.log.base), d.log.framesIn(d.log.base, d.log.base + total),
+      `another MPA ${k === 'request' ? 'Request' : 'Reply'} at seq ${d.seqOf(d.log.base)} where FPDUs should start; ignored for negotiation`);
+    d.seqStartOffset += total;
+    d.log.dropBefore(d.seqStartOffset);
+    return false;
   }
 
   private tryLock(d: MpaDirection, final: boolean, known: { markerBase: number; alignBase: number; preferStart: boolean } | null): LockResult | null {

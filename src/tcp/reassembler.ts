@@ -71,8 +71,15 @@ export interface TcpFlowStats {
 export const MAX_GAPS = 10000;
 
 const MIB = 1024 * 1024;
-/** Bookkeeping charged per held piece on top of its bytes, so tiny segments cannot dodge the caps. */
+/** Bookkeeping charged per held piece on top of its slab space, so tiny segments cannot dodge the caps. */
 const HELD_OVERHEAD = 64;
+/** Slab sizes for held copies: a direction's slabs grow from MIN to MAX while it keeps holding data. */
+const SLAB_MIN = 4096;
+const SLAB_MAX = 256 * 1024;
+/** Free slabs kept for reuse, in bytes. */
+const SLAB_POOL_BYTES = 4 * MIB;
+/** A direction that found no free history ring waits this many ring-fulls of delivery before trying again. */
+const HIST_BACKOFF = 4;
 
 /** Why a hole became a gap (the finding says so). */
 type GapCause = 'reorder-window' | 'ack' | 'fin' | 'rst' | 'eof' | 'flow-cap' | 'total-cap';
@@ -87,18 +94,40 @@ const CAUSE_TEXT: Readonly<Record<GapCause, string>> = {
   'total-cap': 'the total buffer cap was reached',
 };
 
-/** Out-of-order bytes waiting for the hole before them (a private copy). */
+/**
+ * Held copies are carved out of slabs (one ArrayBuffer per held segment would dominate the cost).
+ * A direction allocates from its own current slab, so a slab is pinned only by pieces of one
+ * direction, and the caps are charged whole slabs: they bound real memory, fragmentation included.
+ */
+class Slab {
+  readonly buf: Uint8Array;
+  used = 0;
+  /** Held pieces still referencing this slab. */
+  live = 0;
+  constructor(size: number) {
+    this.buf = new Uint8Array(size);
+  }
+}
+
+/** Out-of-order bytes waiting for the hole before them (a private copy, in a slab). */
 interface Held {
   off: number;
   end: number;
   data: Uint8Array;
+  slab: Slab;
   frame: number;
   segStart: boolean;
   segEnd: boolean;
 }
 
 /** Fills delivered slots of the held queue so their bytes can be collected before compaction. */
-const TAKEN: Held = { off: 0, end: 0, data: new Uint8Array(0), frame: 0, segStart: false, segEnd: false };
+const TAKEN: Held = { off: 0, end: 0, data: new Uint8Array(0), slab: new Slab(0), frame: 0, segStart: false, segEnd: false };
+
+function pow2AtLeast(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
 
 /**
  * The last delivered bytes of a direction, as a ring, with runs of (start offset, frame) so an
@@ -112,6 +141,7 @@ class History {
   private readonly runCap: number;
   private first = 0;
   count = 0;
+  owner: Dir | null = null;
 
   constructor(cap: number) {
     this.cap = cap;
@@ -205,11 +235,18 @@ class Dir {
   held: Held[] = [];
   hh = 0;
   heldData = 0;
+  /** Slab space and per-piece overhead charged to this direction. */
   heldCost = 0;
   /** Order in which this direction's current holes started (for "oldest hole" under the per-flow cap). */
   heldSince = 0;
+  /** Slab new held copies go to, and the size of the next one. */
+  slab: Slab | null = null;
+  slabNext = 0;
   hist: History | null = null;
+  /** Delivered since the clock last looked (a ring in use is spared once). */
   histUsed = false;
+  /** No history ring is sought before `delivered` reaches this. */
+  histRetryAt = 0;
   mss: number | null = null;
   segments = 0;
   retransmissions = 0;
@@ -302,10 +339,17 @@ export class Reassembler {
   /** Directions holding data, in the order their current holes started (first = oldest hole). */
   private readonly holding = new Set<Dir>();
 
-  private histAllocated = 0;
-  private readonly histFree: History[] = [];
-  /** Directions owning a history ring, in clock order. */
-  private readonly histOwners = new Set<Dir>();
+  private readonly slabMin: number;
+  private readonly slabMax: number;
+  /** Free slabs by size class (log2(size / slabMin)). */
+  private readonly slabPool: Slab[][] = [];
+  private slabPooled = 0;
+
+  /** Every history ring allocated (at most maxHistoryTotal / historyBytes), swept by a clock hand. */
+  private readonly rings: History[] = [];
+  private readonly ringsMax: number;
+  private readonly ringFree: History[] = [];
+  private hand = 0;
 
   // Per-segment scratch state (reset at the start of segment()).
   private old = false;
@@ -324,6 +368,16 @@ export class Reassembler {
     this.histBytes = opts.historyBytes ?? 64 * 1024;
     this.histTotal = opts.maxHistoryTotal ?? 32 * MIB;
     this.histOn = this.histBytes > 0 && this.histTotal >= this.histBytes;
+    this.ringsMax = this.histOn ? Math.floor(this.histTotal / this.histBytes) : 0;
+    // Slabs stay small against small caps, so a cap still means roughly its number of bytes.
+    const capSlab = Math.min(this.maxPerFlow, this.maxTotal) / 16;
+    this.slabMax = Math.max(1, Math.min(SLAB_MAX, pow2AtLeast(capSlab + 1) / 2));
+    this.slabMin = Math.min(SLAB_MIN, this.slabMax);
+  }
+
+  /** Memory charged for held out-of-order data right now (slab space plus bookkeeping), all flows. */
+  bufferedBytes(): number {
+    return this.heldCost;
   }
 
   segment(s: TcpSegment): void {
@@ -488,9 +542,10 @@ export class Reassembler {
       first = from;
       cut += h.end - from;
       (frames ??= []).push(h.frame);
-      this.unaccount(d, h.end - from, from === h.off ? 1 : 0);
+      d.heldData -= h.end - from;
       if (from === h.off) {
         held.pop();
+        this.release(d, h);
       } else {
         h.data = h.data.subarray(0, from - h.off);
         h.end = from;
@@ -586,18 +641,12 @@ export class Reassembler {
         continue;
       }
       const stop = i < held.length && held[i]!.off < end ? held[i]!.off : end;
-      const piece: Held = {
-        off: pos,
-        end: stop,
-        data: p.slice(pos - segOff, stop - segOff),
-        frame: s.frame,
-        segStart: pos === segOff,
-        segEnd: stop === pEnd && whole,
-      };
+      const data = this.store(d, p, pos - segOff, stop - segOff);
+      const piece: Held = { off: pos, end: stop, data, slab: this.stored!, frame: s.frame, segStart: pos === segOff, segEnd: stop === pEnd && whole };
       if (i === held.length) held.push(piece);
       else held.splice(i, 0, piece);
       i++;
-      this.account(d, stop - pos);
+      d.heldData += stop - pos;
       pos = stop;
     }
     this.enforce(d, s.frame);
@@ -615,30 +664,85 @@ export class Reassembler {
 
   // ---- buffers ----
 
-  private account(d: Dir, n: number): void {
-    const cost = n + HELD_OVERHEAD;
+  private charge(d: Dir, cost: number): void {
     if (d.heldCost === 0) {
       d.heldSince = ++this.holdSeq;
       this.holding.add(d);
     }
-    d.heldData += n;
     d.heldCost += cost;
     d.flow.heldCost += cost;
     this.heldCost += cost;
   }
 
-  private unaccount(d: Dir, n: number, pieces: number): void {
-    const cost = n + pieces * HELD_OVERHEAD;
-    d.heldData -= n;
+  private uncharge(d: Dir, cost: number): void {
     d.heldCost -= cost;
     d.flow.heldCost -= cost;
     this.heldCost -= cost;
   }
 
+  /** The slab store() used last (saves returning a pair). */
+  private stored: Slab | null = null;
+
+  /** Copies p[from, to) into d's current slab (a new one when it is full) and returns the copy. */
+  private store(d: Dir, p: Uint8Array, from: number, to: number): Uint8Array {
+    const n = to - from;
+    let sl = d.slab;
+    if (n > this.slabMax / 2) {
+      sl = new Slab(n); // a big piece gets its own, exactly sized
+      this.charge(d, n);
+    } else if (sl === null || sl.used + n > sl.buf.length) {
+      if (sl !== null && sl.live === 0) this.dropSlab(d, sl);
+      const size = Math.max(d.slabNext, this.slabMin, pow2AtLeast(n));
+      d.slabNext = Math.min(size * 2, this.slabMax);
+      sl = this.takeSlab(size);
+      this.charge(d, size);
+      d.slab = sl;
+    }
+    const out = sl.buf.subarray(sl.used, sl.used + n);
+    out.set(from === 0 && to === p.length ? p : p.subarray(from, to));
+    sl.used += n;
+    sl.live++;
+    this.charge(d, HELD_OVERHEAD);
+    this.stored = sl;
+    return out;
+  }
+
+  /** A held piece is gone (delivered or dropped); its slab goes when its last piece does. */
+  private release(d: Dir, h: Held): void {
+    const sl = h.slab;
+    this.uncharge(d, HELD_OVERHEAD);
+    if (--sl.live > 0) return;
+    if (sl === d.slab) sl.used = 0;
+    else this.dropSlab(d, sl);
+  }
+
+  private dropSlab(d: Dir, sl: Slab): void {
+    const size = sl.buf.length;
+    this.uncharge(d, size);
+    if (d.slab === sl) d.slab = null;
+    // Only the power-of-two sizes handed out by store() are pooled.
+    const c = Math.log2(size / this.slabMin);
+    if (Number.isInteger(c) && c >= 0 && size <= this.slabMax && this.slabPooled + size <= SLAB_POOL_BYTES) {
+      sl.used = 0;
+      (this.slabPool[c] ??= []).push(sl);
+      this.slabPooled += size;
+    }
+  }
+
+  private takeSlab(size: number): Slab {
+    const sl = this.slabPool[Math.log2(size / this.slabMin)]?.pop();
+    if (sl === undefined) return new Slab(size);
+    this.slabPooled -= size;
+    return sl;
+  }
+
+  /** No live pieces left: give the slab back and start small again next time. */
   private emptied(d: Dir): void {
     d.held.length = 0;
     d.hh = 0;
     this.holding.delete(d);
+    if (d.slab !== null) this.dropSlab(d, d.slab);
+    d.slabNext = 0;
   }
 
   /** Reorder window, then the per-flow and total caps: each turns an oldest hole into a gap. */
@@ -690,7 +794,8 @@ export class Reassembler {
     const h = held[d.hh]!;
     held[d.hh] = TAKEN;
     d.hh++;
-    this.unaccount(d, h.end - h.off, 1);
+    d.heldData -= h.end - h.off;
+    this.release(d, h);
     if (d.hh === held.length) this.emptied(d);
     else if (d.hh >= 256 && d.hh * 2 >= held.length) {
       held.splice(0, d.hh);
@@ -753,10 +858,9 @@ export class Reassembler {
       d.flow.closedAny = true;
     }
     // Release what the direction held: nothing more will be delivered.
-    if (d.live() > 0) {
-      for (let i = d.hh; i < d.held.length; i++) this.unaccount(d, d.held[i]!.end - d.held[i]!.off, 1);
-    }
-    if (d.held.length > 0 || this.holding.has(d)) this.emptied(d);
+    for (let i = d.hh; i < d.held.length; i++) this.release(d, d.held[i]!);
+    d.heldData = 0;
+    if (d.held.length > 0 || d.slab !== null || this.holding.has(d)) this.emptied(d);
     this.detachHistory(d);
     const c = d.consumer;
     d.consumer = null;
@@ -765,46 +869,47 @@ export class Reassembler {
 
   // ---- history ----
 
+  /**
+   * A ring for d: a free one, a new one within the budget, or one taken from a direction that has
+   * not delivered since the clock hand last passed it. When every ring is busy, d goes without for
+   * a while instead of evicting a busy one (which would leave both with useless history).
+   */
   private attachHistory(d: Dir): History | null {
-    let h = this.histFree.pop() ?? null;
-    if (h === null) {
-      if (this.histAllocated + this.histBytes <= this.histTotal) {
-        h = new History(this.histBytes);
-        this.histAllocated += this.histBytes;
-      } else {
-        h = this.evictHistory();
-        if (h === null) return null;
+    if (d.delivered < d.histRetryAt) return null;
+    let h = this.ringFree.pop() ?? null;
+    if (h === null && this.rings.length < this.ringsMax) {
+      h = new History(this.histBytes);
+      this.rings.push(h);
+    }
+    for (let k = 0; h === null && k < 8 && this.rings.length > 0; k++) {
+      const c = this.rings[this.hand]!;
+      this.hand = (this.hand + 1) % this.rings.length;
+      const o = c.owner;
+      if (o === null) continue;
+      if (o.histUsed) {
+        o.histUsed = false;
+        continue;
       }
+      o.hist = null;
+      o.histRetryAt = o.delivered + HIST_BACKOFF * this.histBytes;
+      h = c;
+    }
+    if (h === null) {
+      d.histRetryAt = d.delivered + HIST_BACKOFF * this.histBytes;
+      return null;
     }
     h.reset();
+    h.owner = d;
     d.hist = h;
-    this.histOwners.add(d);
     return h;
   }
 
-  /** Second-chance clock over the owners: a ring used since the last sweep is spared once. */
-  private evictHistory(): History | null {
-    for (let n = 2 * this.histOwners.size; n > 0; n--) {
-      const v = this.histOwners.values().next().value;
-      if (v === undefined) return null;
-      this.histOwners.delete(v);
-      if (v.histUsed) {
-        v.histUsed = false;
-        this.histOwners.add(v);
-        continue;
-      }
-      const h = v.hist;
-      v.hist = null;
-      if (h !== null) return h;
-    }
-    return null;
-  }
-
   private detachHistory(d: Dir): void {
-    if (d.hist === null) return;
-    this.histFree.push(d.hist);
+    const h = d.hist;
+    if (h === null) return;
+    h.owner = null;
+    this.ringFree.push(h);
     d.hist = null;
-    this.histOwners.delete(d);
   }
 
   // ---- overlap comparison ----

@@ -3,7 +3,7 @@
  *   TCP_BENCH=1 npx vitest run test/tcp/throughput.test.ts
  */
 import { describe, expect, it } from 'vitest';
-import { TCP_ACK, TCP_PSH } from '../../src/net/segment.js';
+import { TCP_ACK, TCP_PSH, TCP_SYN } from '../../src/net/segment.js';
 import { Reassembler } from '../../src/tcp/reassembler.js';
 import type { FlowConsumer } from '../../src/tcp/stream.js';
 import { SinkRecorder, mkSeg, pattern } from '../helpers/tcp-stream.js';
@@ -52,9 +52,9 @@ describe.skipIf(!BENCH)('Reassembler throughput', () => {
     expect(bytes()).toBe(n * MSS);
   });
 
-  it('in-order, 1000 flows interleaved (flow lookup on every segment)', () => {
+  it.each([64 * 1024, 0])('in-order, 1000 flows interleaved (flow lookup on every segment), history %i', (historyBytes) => {
     const { consumer, bytes } = counting();
-    const r = new Reassembler(new SinkRecorder(), () => consumer);
+    const r = new Reassembler(new SinkRecorder(), () => consumer, { historyBytes });
     const payload = pattern(MSS);
     const flows = 1000;
     const segs = Array.from({ length: flows }, (_, f) => mkSeg({ srcPort: 10000 + f, seq: 1, payload }));
@@ -67,7 +67,7 @@ describe.skipIf(!BENCH)('Reassembler throughput', () => {
       s.seq = (s.seq + MSS) >>> 0;
     }
     const dt = process.hrtime.bigint() - t0;
-    report('1000 flows interleaved', n, n * MSS, dt);
+    report(`1000 flows interleaved, history ${historyBytes}`, n, n * MSS, dt);
     expect(bytes()).toBe(n * MSS);
   });
 
@@ -75,6 +75,7 @@ describe.skipIf(!BENCH)('Reassembler throughput', () => {
     const { consumer, bytes } = counting();
     const r = new Reassembler(new SinkRecorder(), () => consumer);
     const payload = pattern(MSS);
+    r.segment(mkSeg({ seq: 0, flags: TCP_SYN }));
     const s = mkSeg({ seq: 1, payload });
     const n = Math.floor(TOTAL / MSS) & ~1;
     const t0 = process.hrtime.bigint();
