@@ -739,16 +739,23 @@ export class MpaFlow implements FlowConsumer {
       mpaError = 2;
     }
     let markerMismatch = false;
-    for (const m of f.markers) {
-      if (m.reserved !== 0) this.find(d, 'mpa.marker-reserved', f.seq, f.frames, `marker at seq ${m.seq}: Reserved 0x${m.reserved.toString(16).padStart(4, '0')}`);
-      if (m.fpduptr & 3) this.find(d, 'mpa.fpduptr-low-bits', f.seq, f.frames, `marker at seq ${m.seq}: FPDUPTR 0x${m.fpduptr.toString(16).padStart(4, '0')} has its low two bits set`);
-      if ((m.fpduptr & ~3) !== m.expected) markerMismatch = true;
+    const resBad = f.markers.filter((m) => m.reserved !== 0);
+    const lowBad = f.markers.filter((m) => (m.fpduptr & 3) !== 0);
+    for (const m of f.markers) if ((m.fpduptr & ~3) !== m.expected) markerMismatch = true;
+    // One finding per FPDU, naming its markers: a 64 KiB FPDU holds up to 128 of them.
+    if (resBad.length > 0) {
+      this.find(d, 'mpa.marker-reserved', f.seq, f.frames,
+        `${resBad.length} marker(s) with Reserved not zero: ${resBad.slice(0, 4).map((m) => `seq ${m.seq} 0x${m.reserved.toString(16).padStart(4, '0')}`).join(', ')}${resBad.length > 4 ? ', ...' : ''}`);
+    }
+    if (lowBad.length > 0) {
+      this.find(d, 'mpa.fpduptr-low-bits', f.seq, f.frames,
+        `${lowBad.length} marker(s) with FPDUPTR low bits set: ${lowBad.slice(0, 4).map((m) => `seq ${m.seq} 0x${m.fpduptr.toString(16).padStart(4, '0')}`).join(', ')}${lowBad.length > 4 ? ', ...' : ''}`);
     }
     if (markerMismatch && !crcBad) {
       d.markerErrors++;
       const bad = f.markers.filter((m) => (m.fpduptr & ~3) !== m.expected);
       this.find(d, 'mpa.fpduptr-mismatch', f.seq, f.frames,
-        bad.map((m) => `marker at seq ${m.seq}: FPDUPTR ${m.fpduptr & ~3}, FPDU starts ${m.expected} octets before it`).join('; '));
+        bad.slice(0, 4).map((m) => `marker at seq ${m.seq}: FPDUPTR ${m.fpduptr & ~3}, expected ${m.expected}`).join('; ') + (bad.length > 4 ? `; ${bad.length - 4} more` : ''));
       mpaError ??= 3;
     }
     if (f.padNonZero) this.find(d, 'mpa.pad-not-zero', f.seq, f.frames, `PAD of ${f.pad} octets is not zero`);

@@ -32,7 +32,7 @@ export interface ScenarioOptions {
   drop?: (i: number, dir: 0 | 1) => boolean;
   duplicate?: (i: number) => boolean;
   /** Swap each data frame i with i+1 when it returns true. */
-  swapWithNext?: (i: number) => boolean;
+  swapWithNext?: (i: number, dirA: 0 | 1, dirB: 0 | 1) => boolean;
   /** Drop this many octets of stream from the start of each direction's capture (mid-stream start). */
   skipBytes?: [number, number];
 }
@@ -118,7 +118,7 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
   }
   const kept = data.filter((d, i) => !(o.drop?.(i, d.dir) ?? false));
   for (let i = 0; i + 1 < kept.length; i++) {
-    if (o.swapWithNext?.(i)) {
+    if (o.swapWithNext?.(i, kept[i]!.dir, kept[i + 1]!.dir)) {
       const a = kept[i]!;
       kept[i] = kept[i + 1]!;
       kept[i + 1] = a;

@@ -758,7 +758,8 @@ export class Reassembler {
     while (this.heldCost > this.maxTotal) {
       const v = this.holding.values().next().value;
       if (v === undefined) break;
-      this.skipHole(v, 'total-cap', frame);
+      if (v.live() === 0) this.emptied(v); // nothing to give up (should not happen): just stop counting it
+      else this.skipHole(v, 'total-cap', frame);
     }
   }
 

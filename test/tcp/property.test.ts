@@ -79,6 +79,9 @@ function run(sc: Scenario, opts: ReassemblyOptions, withAcks: boolean, rand: () 
     frameOf.push(s.frame);
     pieceOf.set(s.frame, p);
     r.segment(s);
+    // memory charged for held data never exceeds the caps between segments
+    const cap = Math.min(opts.maxBufferedPerFlow ?? Infinity, opts.maxBufferedTotal ?? Infinity);
+    if (r.bufferedBytes() > cap) throw new Error(`buffered ${r.bufferedBytes()} > cap ${cap}`);
     maxEnd = Math.max(maxEnd, p.off + p.len);
     if (withAcks && rand() < 0.2) {
       // the receiver got everything sent so far; it acknowledges some prefix of it
@@ -87,6 +90,7 @@ function run(sc: Scenario, opts: ReassemblyOptions, withAcks: boolean, rand: () 
     }
   }
   r.segment(cv.c({ seq: (base + sc.stream.length) >>> 0, flags: TCP_FIN | TCP_ACK }));
+  if (r.bufferedBytes() !== 0) throw new Error(`buffered ${r.bufferedBytes()} after the FIN`);
   r.finish();
   return { r, sink, rec, frameOf, pieceOf };
 }

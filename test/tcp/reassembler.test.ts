@@ -78,7 +78,7 @@ describe('Reassembler: in-order delivery', () => {
   });
 
   it('passes the chunk data as the payload view itself (no subarray) when untrimmed', () => {
-    const { r, cv } = setup();
+    const cv = new Conv();
     const seen: Uint8Array[] = [];
     const r2 = new Reassembler(new SinkRecorder(), () => ({
       directions: [
@@ -89,7 +89,6 @@ describe('Reassembler: in-order delivery', () => {
     const p = pattern(10);
     r2.segment(cv.c({ seq: 1, payload: p }));
     expect(seen[0]).toBe(p);
-    void r;
   });
 
   it('works without a consumer (stats only)', () => {
@@ -126,6 +125,7 @@ describe('Reassembler: reordering and retransmission', () => {
     expect(d[1]!.buffer).not.toBe(all.buffer); // held parts are copies
     expect(recs[0]!.directions[0].bytes()).toEqual(all);
     expect(r.flows()[0]!.directions[0]).toMatchObject({ bytes: 300, retransmissions: 0, gaps: [] });
+    expect(r.bufferedBytes()).toBe(0); // slabs released once nothing is held
   });
 
   it('drops exact retransmissions of delivered and of held data, counting them', () => {
@@ -689,10 +689,12 @@ describe('Reassembler: memory bounds', () => {
       r.segment(cv.c({ seq: 1, payload: p }));
       for (let i = 2; i < 40; i++) r.segment(cv.c({ seq: 1 + i * 1000, payload: p }));
     }
+    expect(r.bufferedBytes()).toBeLessThanOrEqual(64 * 1024);
     const held = r.flows().reduce((n, f) => n + f.directions[0].bytes, 0);
     expect(held).toBe(200 * 39 * 1000); // nothing lost from the counts
     expect(sink.of('tcp.buffer-cap').length).toBeGreaterThan(0);
     r.finish();
+    expect(r.bufferedBytes()).toBe(0);
   });
 });
 
