@@ -315,8 +315,12 @@ class Flow implements FlowHandle {
   }
 }
 
-function dirKey(src: string, sport: number, dst: string, dport: number): string {
-  return `${src} ${sport} ${dst} ${dport}`;
+/**
+ * Flow-table key from the ports alone, kept within V8's small-integer range so a lookup hashes no
+ * string and boxes no number; the addresses are compared on the few directions sharing a key.
+ */
+function portKey(sport: number, dport: number): number {
+  return sport * 16384 + (dport & 0x3fff);
 }
 
 export class Reassembler {
@@ -327,8 +331,8 @@ export class Reassembler {
   private readonly histTotal: number;
   private readonly histOn: boolean;
 
-  /** Both directions of every live flow, keyed by "src sport dst dport". */
-  private readonly table = new Map<string, Dir>();
+  /** Both directions of every current flow, bucketed by portKey. */
+  private readonly table = new Map<number, Dir[]>();
   private readonly all: Flow[] = [];
   private nextId = 1;
   /** The direction of the previous segment: consecutive segments mostly share it, saving the key. */
@@ -383,7 +387,7 @@ export class Reassembler {
   segment(s: TcpSegment): void {
     let d = this.last;
     if (d === null || d.srcPort !== s.srcPort || d.dstPort !== s.dstPort || d.srcAddr !== s.src || d.dstAddr !== s.dst) {
-      d = this.table.get(dirKey(s.src, s.srcPort, s.dst, s.dstPort)) ?? null;
+      d = this.lookup(s);
     }
     const f = s.flags;
     if (d === null) {
@@ -432,13 +436,28 @@ export class Reassembler {
       ? new Flow(this.nextId++, s.dst, s.dstPort, s.src, s.srcPort, s.frame)
       : new Flow(this.nextId++, s.src, s.srcPort, s.dst, s.dstPort, s.frame);
     this.all.push(fl);
-    for (const d of fl.dirs) this.table.set(dirKey(d.srcAddr, d.srcPort, d.dstAddr, d.dstPort), d);
+    for (const d of fl.dirs) {
+      const k = portKey(d.srcPort, d.dstPort);
+      const b = this.table.get(k);
+      if (b === undefined) this.table.set(k, [d]);
+      else b.push(d);
+    }
     const c = this.newFlow(fl);
     if (c !== null) {
       fl.dirs[0].consumer = c.directions[0];
       fl.dirs[1].consumer = c.directions[1];
     }
     return synAck ? fl.dirs[1] : fl.dirs[0];
+  }
+
+  private lookup(s: TcpSegment): Dir | null {
+    const b = this.table.get(portKey(s.srcPort, s.dstPort));
+    if (b === undefined) return null;
+    for (let i = 0; i < b.length; i++) {
+      const d = b[i]!;
+      if (d.srcPort === s.srcPort && d.dstPort === s.dstPort && d.srcAddr === s.src && d.dstAddr === s.dst) return d;
+    }
+    return null;
   }
 
   /** Does a SYN with this ISN start a new connection on d's 4-tuple? */
@@ -460,7 +479,14 @@ export class Reassembler {
 
   private retire(fl: Flow): void {
     this.close(fl);
-    for (const d of fl.dirs) this.table.delete(dirKey(d.srcAddr, d.srcPort, d.dstAddr, d.dstPort));
+    for (const d of fl.dirs) {
+      const k = portKey(d.srcPort, d.dstPort);
+      const b = this.table.get(k);
+      if (b === undefined) continue;
+      const i = b.indexOf(d);
+      if (i >= 0) b.splice(i, 1);
+      if (b.length === 0) this.table.delete(k);
+    }
   }
 
   // ---- per segment ----
