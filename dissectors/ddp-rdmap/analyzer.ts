@@ -573,9 +573,11 @@ export class DdpFlowAnalyzer {
     }
     q.epoch = st.lossEpoch;
     this.append(u, st, m, p, rec);
-    if (p.ddp.l) {
+    // Single-segment opcodes (Read Request, Terminate, RFC 7306) end with their one segment even
+    // without L: that is reported once (rdmap.not-single-segment), not again as a missing L.
+    if (p.ddp.l || OPCODE_SPECS[p.rdmap.opcode]?.single === true) {
       q.open.delete(p.msn);
-      this.close(u.dir, st, m, true);
+      this.close(u.dir, st, m, p.ddp.l);
     }
   }
 

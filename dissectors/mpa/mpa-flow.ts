@@ -29,6 +29,7 @@ export interface FpduRecord extends FramedFpdu {
   flow: number;
   dir: 0 | 1;
   from: string;
+  to: string;
   afterError: boolean;
   /** Record of the layer above for this ULPDU (DDP/RDMAP), when there is one. */
   upper: unknown;
@@ -421,6 +422,7 @@ export class MpaFlow implements FlowConsumer {
       flow: this.handle.id,
       dir: d.dir,
       from: d.info.from,
+      to: d.info.to,
       frame: frames[0] ?? 0,
       frames,
       seq: d.seqOf(at),
@@ -795,7 +797,7 @@ export class MpaFlow implements FlowConsumer {
       crc: f.crcStatus === 'unchecked' ? 'unchecked' : crcBad ? 'bad' : 'good',
       afterError,
     });
-    this.out.fpdu?.({ ...f, kind: 'fpdu', flow: flowId, dir: d.dir, from: d.info.from, afterError, upper: upperRec ?? null });
+    this.out.fpdu?.({ ...f, kind: 'fpdu', flow: flowId, dir: d.dir, from: d.info.from, to: d.info.to, afterError, upper: upperRec ?? null });
     // Framing sanity: a bad CRC with a disagreeing marker, or two bad CRCs in a row, or an
     // impossible length means the ULPDU_Length chain may be lost: hunt for it again.
     if (crcBad || f.ulpduLength > MAX_ULPDU_LENGTH) d.consecutiveBad++;

@@ -43,6 +43,7 @@ export interface StartupRecord extends StartupHeader {
   flow: number;
   dir: 0 | 1;
   from: string;
+  to: string;
   frame: number;
   frames: number[];
   seq: number;

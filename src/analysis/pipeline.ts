@@ -24,6 +24,8 @@ export interface ForcedMpaSpec {
 /** The layer above MPA, created per MPA flow (the DDP/RDMAP analyzer). */
 export interface UpperFactory {
   create(flowId: number, ctx: MpaContext, sink: FindingCollector, handle: FlowHandle): UpperLayer & { summary?(dir: 0 | 1): unknown };
+  /** One-line Info text for a record the upper layer returned (tshark's Info column). */
+  summarize?(rec: unknown): string | null;
 }
 
 export interface AnalysisOptions {

@@ -40,7 +40,10 @@ export interface FlowHandle {
 export interface TcpDirectionStats {
   from: string;
   to: string;
-  /** Distinct payload octets seen (delivered or still held); retransmitted copies count once, gaps not at all. */
+  /**
+   * Distinct payload octets seen (delivered, or still held): retransmitted copies count once; octets in
+   * gaps, after the FIN, or arriving only after their range was declared a gap are not counted.
+   */
   bytes: number;
   /** Every TCP segment sent in this direction (pure ACKs, SYN, FIN, RST included). */
   segments: number;
@@ -518,10 +521,7 @@ export class Reassembler {
       this.afterEnd(d, s, off, sent);
       return false;
     }
-    if (f & TCP_FIN) {
-      if (d.limit === Infinity) this.setFin(d, sent, s.frame);
-      else if (sent === d.limit) this.old = true;
-    }
+    if (f & TCP_FIN) this.setFin(d, sent, s.frame); // the first FIN: a repeated one finds the direction ended
     // Keep-alive: at most one (garbage) octet just below the next expected one; not data.
     if (len <= 1 && s.missing === 0 && off === d.nextOffset - 1 && (f & (TCP_SYN | TCP_FIN | TCP_RST)) === 0) {
       return true;
@@ -581,6 +581,7 @@ export class Reassembler {
     if (d.live() === 0) this.emptied(d);
     if (frames !== null) {
       frames.push(frame);
+      frames = [...new Set(frames)].sort((x, y) => x - y);
       this.report('tcp.data-after-fin', d, frames, d.seqOf(first), `${cut} octet(s) after the FIN at seq ${d.seqOf(finOff)}`);
     }
   }
@@ -667,8 +668,10 @@ export class Reassembler {
         continue;
       }
       const stop = i < held.length && held[i]!.off < end ? held[i]!.off : end;
-      const data = this.store(d, p, pos - segOff, stop - segOff);
-      const piece: Held = { off: pos, end: stop, data, slab: this.stored!, frame: s.frame, segStart: pos === segOff, segEnd: stop === pEnd && whole };
+      const piece = this.store(d, p, segOff, pos, stop);
+      piece.frame = s.frame;
+      piece.segStart = pos === segOff;
+      piece.segEnd = stop === pEnd && whole;
       if (i === held.length) held.push(piece);
       else held.splice(i, 0, piece);
       i++;
@@ -706,11 +709,10 @@ export class Reassembler {
     this.heldCost -= cost;
   }
 
-  /** The slab store() used last (saves returning a pair). */
-  private stored: Slab | null = null;
-
-  /** Copies p[from, to) into d's current slab (a new one when it is full) and returns the copy. */
-  private store(d: Dir, p: Uint8Array, from: number, to: number): Uint8Array {
+  /** Copies payload octets [a, b) into d's current slab (a new one when it is full): a held piece. */
+  private store(d: Dir, p: Uint8Array, segOff: number, a: number, b: number): Held {
+    const from = a - segOff;
+    const to = b - segOff;
     const n = to - from;
     let sl = d.slab;
     if (n > this.slabMax / 2) {
@@ -729,8 +731,7 @@ export class Reassembler {
     sl.used += n;
     sl.live++;
     this.charge(d, HELD_OVERHEAD);
-    this.stored = sl;
-    return out;
+    return { off: a, end: b, data: out, slab: sl, frame: 0, segStart: false, segEnd: false };
   }
 
   /** A held piece is gone (delivered or dropped); its slab goes when its last piece does. */
@@ -822,13 +823,14 @@ export class Reassembler {
     held[d.hh] = TAKEN;
     d.hh++;
     d.heldData -= h.end - h.off;
+    // Deliver before the slab space can be handed back (and reused).
+    this.emit(d, h.off, h.data, h.frame, h.segStart, h.segEnd);
     this.release(d, h);
     if (d.hh === held.length) this.emptied(d);
     else if (d.hh >= 256 && d.hh * 2 >= held.length) {
-      held.splice(0, d.hh);
+      held.splice(0, d.hh); // drop delivered slots now and then, not on every delivery
       d.hh = 0;
     }
-    this.emit(d, h.off, h.data, h.frame, h.segStart, h.segEnd);
   }
 
   // ---- output ----
@@ -908,7 +910,9 @@ export class Reassembler {
       h = new History(this.histBytes);
       this.rings.push(h);
     }
-    for (let k = 0; h === null && k < 8 && this.rings.length > 0; k++) {
+    // At most one pass (and 8 rings) per attempt: a ring used since the hand last passed is spared.
+    const look = Math.min(8, this.rings.length);
+    for (let k = 0; h === null && k < look; k++) {
       const c = this.rings[this.hand]!;
       this.hand = (this.hand + 1) % this.rings.length;
       const o = c.owner;

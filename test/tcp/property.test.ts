@@ -3,6 +3,9 @@ import { TCP_ACK, TCP_FIN, TCP_SYN, type TcpSegment } from '../../src/net/segmen
 import { Reassembler, type ReassemblyOptions } from '../../src/tcp/reassembler.js';
 import { Conv, FlowRecorder, SinkRecorder, type StreamEvent } from '../helpers/tcp-stream.js';
 
+/** Seeds per property; raise with TCP_PROPERTY_SEEDS=5000 for a longer soak. */
+const SEEDS = Number(process.env['TCP_PROPERTY_SEEDS'] ?? 0) || 600;
+
 /** mulberry32: small seeded PRNG so failures reproduce. */
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -18,6 +21,8 @@ function rng(seed: number): () => number {
 interface Piece {
   off: number;
   len: number;
+  /** Offset of one octet this copy carries corrupted (a conflicting retransmission). */
+  flip?: number;
 }
 
 interface Scenario {
@@ -27,7 +32,7 @@ interface Scenario {
   order: Piece[];
 }
 
-function scenario(rand: () => number): Scenario {
+function scenario(rand: () => number, corrupt = 0): Scenario {
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
   const n = int(1, 40000);
   const stream = new Uint8Array(n);
@@ -45,12 +50,13 @@ function scenario(rand: () => number): Scenario {
   for (const s of segs) {
     if (rand() < 0.15) continue; // capture drop
     order.push(s);
-    if (rand() < 0.1) order.push(s); // exact duplicate
+    const copy = (p: Piece): Piece => (rand() < corrupt ? { ...p, flip: p.off + int(0, p.len - 1) } : p);
+    if (rand() < 0.1) order.push(copy(s)); // exact duplicate
     if (rand() < 0.1) {
       // retransmission with different boundaries (same bytes)
       const a = Math.max(0, s.off - int(0, 2000));
       const b = Math.min(n, s.off + s.len + int(0, 2000));
-      if (b - a >= 2) order.push({ off: a, len: b - a });
+      if (b - a >= 2) order.push(copy({ off: a, len: b - a }));
     }
   }
   // local reordering: move pieces back by up to 8 places
@@ -75,7 +81,12 @@ function run(sc: Scenario, opts: ReassemblyOptions, withAcks: boolean, rand: () 
   const pieceOf = new Map<number, Piece>();
   let maxEnd = 0;
   for (const p of sc.order) {
-    const s: TcpSegment = cv.c({ seq: (base + p.off) >>> 0, payload: sc.stream.subarray(p.off, p.off + p.len) });
+    let payload = sc.stream.subarray(p.off, p.off + p.len);
+    if (p.flip !== undefined) {
+      payload = payload.slice();
+      payload[p.flip - p.off] ^= 0x5a;
+    }
+    const s: TcpSegment = cv.c({ seq: (base + p.off) >>> 0, payload });
     frameOf.push(s.frame);
     pieceOf.set(s.frame, p);
     r.segment(s);
@@ -146,7 +157,7 @@ function checkTiling(ev: readonly StreamEvent[], sc: Scenario, base: number, pie
 
 describe('Reassembler: randomized property', () => {
   it('delivers the stream minus exactly the dropped ranges; bytes, gaps and retransmissions agree', () => {
-    for (let seed = 1; seed <= 600; seed++) {
+    for (let seed = 1; seed <= SEEDS; seed++) {
       const rand = rng(seed);
       const sc = scenario(rand);
       const { r, sink, rec, frameOf, pieceOf } = run(sc, {}, false, rand);
@@ -196,7 +207,7 @@ describe('Reassembler: randomized property', () => {
   });
 
   it('under a small reorder window, tight caps and early ACKs the stream still tiles exactly, and stats match the events', () => {
-    for (let seed = 1000; seed < 1400; seed++) {
+    for (let seed = 100000; seed < 100000 + Math.ceil(SEEDS * 0.66); seed++) {
       const rand = rng(seed);
       const sc = scenario(rand);
       const opts: ReassemblyOptions = {
@@ -221,6 +232,46 @@ describe('Reassembler: randomized property', () => {
           expect(gaps.some(([x, y]) => x <= a && b <= y)).toBe(true);
         }
         expect(sink.of('tcp.overlap-conflict')).toEqual([]);
+      } catch (err) {
+        throw new Error(`seed ${seed}: ${(err as Error).message}`);
+      }
+    }
+  });
+
+  it('with corrupted retransmissions the first copy wins per octet and each conflicting segment is reported once', () => {
+    for (let seed = 500000; seed < 500000 + Math.ceil(SEEDS * 0.5); seed++) {
+      const rand = rng(seed);
+      const sc = scenario(rand, 0.5);
+      const { sink, rec, frameOf } = run(sc, {}, false, rand);
+      const n = sc.stream.length;
+      // expected: per octet, the value and frame of its first copy; segments disagreeing with them
+      const seen = new Uint8Array(n);
+      const value = new Uint8Array(n);
+      const first = new Float64Array(n);
+      const conflicts: Array<{ frames: number[]; seq: number }> = [];
+      const base = (sc.isn + 1) >>> 0;
+      sc.order.forEach((p, k) => {
+        const frames = new Set<number>();
+        let firstBad = -1;
+        for (let i = p.off; i < p.off + p.len; i++) {
+          const v = sc.stream[i]! ^ (i === p.flip ? 0x5a : 0);
+          if (!seen[i]) {
+            seen[i] = 1;
+            value[i] = v;
+            first[i] = frameOf[k]!;
+          } else if (value[i] !== v) {
+            frames.add(first[i]!);
+            if (firstBad < 0) firstBad = i;
+          }
+        }
+        if (firstBad >= 0) conflicts.push({ frames: [...frames, frameOf[k]!].sort((x, y) => x - y), seq: (base + firstBad) >>> 0 });
+      });
+      try {
+        for (const e of rec.directions[0].events) {
+          if (e.kind !== 'data') continue;
+          for (let i = 0; i < e.bytes.length; i++) check(e.bytes[i] === value[e.offset + i], `octet ${e.offset + i}: not the first copy`);
+        }
+        expect(sink.of('tcp.overlap-conflict').map((f) => ({ frames: f.frames, seq: f.seq }))).toEqual(conflicts);
       } catch (err) {
         throw new Error(`seed ${seed}: ${(err as Error).message}`);
       }

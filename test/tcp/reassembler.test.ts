@@ -621,6 +621,33 @@ describe('Reassembler: flows', () => {
     expect(r.flows().map((f) => f.id)).toEqual([1, 2]);
   });
 
+  it('keeps flows apart that share ports or differ only in high port bits or addresses', () => {
+    const { r, recs } = setup();
+    const convs = [
+      new Conv('10.0.0.1', 5000, '10.0.0.2', 4420),
+      new Conv('10.0.0.1', 5000, '10.0.0.2', 4420 + 16384), // same low 14 bits of the port
+      new Conv('10.0.0.9', 5000, '10.0.0.2', 4420), // same ports, other client
+      new Conv('fd00::1', 5000, 'fd00::2', 4420),
+    ];
+    for (let round = 0; round < 3; round++) {
+      convs.forEach((cv, i) => {
+        r.segment(cv.c({ seq: 1 + round * 4, payload: pattern(4, i) }));
+        r.segment(cv.s({ seq: 1 + round * 2, payload: pattern(2, 10 + i) }));
+      });
+    }
+    expect(r.flows().map((f) => [f.id, f.client, f.server])).toEqual([
+      [1, '10.0.0.1:5000', '10.0.0.2:4420'],
+      [2, '10.0.0.1:5000', '10.0.0.2:20804'],
+      [3, '10.0.0.9:5000', '10.0.0.2:4420'],
+      [4, '[fd00::1]:5000', '[fd00::2]:4420'],
+    ]);
+    recs.forEach((rec, i) => {
+      expect(rec.directions[0].bytes()).toHaveLength(12);
+      expect(rec.directions[1].bytes()).toHaveLength(6);
+      expect(rec.directions[0].bytes().subarray(0, 4)).toEqual(pattern(4, i));
+    });
+  });
+
   it('uses bracketed IPv6 endpoints', () => {
     const { r } = setup();
     const cv = new Conv('fd00::1', 40009, 'fd00::2', 4420);
@@ -695,6 +722,47 @@ describe('Reassembler: memory bounds', () => {
     expect(sink.of('tcp.buffer-cap').length).toBeGreaterThan(0);
     r.finish();
     expect(r.bufferedBytes()).toBe(0);
+  });
+});
+
+describe('Reassembler: history budget', () => {
+  it('with one ring for all, a second direction goes without history until the ring is free', () => {
+    const { r, sink } = setup({ historyBytes: 1024, maxHistoryTotal: 1024 });
+    const a = new Conv('10.0.0.1', 1, '10.0.0.2', 2);
+    const b = new Conv('10.0.0.3', 3, '10.0.0.4', 4);
+    const pa = pattern(100, 1);
+    const pb = pattern(6000, 2);
+    r.segment(a.c({ seq: 1, payload: pa })); // a takes the ring
+    r.segment(b.c({ seq: 1, payload: pb.subarray(0, 100) })); // busy: b waits
+    const flip = (p: Uint8Array, i: number) => {
+      const q = p.slice();
+      q[i] ^= 1;
+      return q;
+    };
+    r.segment(b.c({ seq: 1, payload: flip(pb.subarray(0, 100), 3) }));
+    expect(sink.of('tcp.overlap-conflict')).toHaveLength(0); // unverifiable
+    r.segment(a.c({ seq: 1, payload: flip(pa, 3) }));
+    expect(sink.of('tcp.overlap-conflict')).toEqual([expect.objectContaining({ flow: 1 })]);
+    r.segment(a.c({ seq: 101, flags: FA })); // a's direction ends: its ring is freed
+    r.segment(b.c({ seq: 101, payload: pb.subarray(100, 200) })); // b still backs off (4 ring-fulls)
+    r.segment(b.c({ seq: 101, payload: flip(pb.subarray(100, 200), 1) }));
+    expect(sink.of('tcp.overlap-conflict')).toHaveLength(1);
+    r.segment(b.c({ seq: 201, payload: pb.subarray(200, 5000) })); // back-off over: b takes the free ring
+    r.segment(b.c({ seq: 5001, payload: pb.subarray(5000, 6000) }));
+    r.segment(b.c({ seq: 5001, payload: flip(pb.subarray(5000, 6000), 10) }));
+    expect(sink.of('tcp.overlap-conflict')).toEqual([expect.objectContaining({ flow: 1 }), expect.objectContaining({ flow: 2, seq: 5011 })]);
+  });
+
+  it('charges held data by slab and returns to zero when the holes fill', () => {
+    const { r, cv } = setup();
+    r.segment(cv.c({ seq: 1, payload: pattern(10) }));
+    for (let i = 1; i <= 200; i++) r.segment(cv.c({ seq: 1 + i * 1000, payload: pattern(1000, i) }));
+    const held = r.bufferedBytes();
+    expect(held).toBeGreaterThanOrEqual(200 * 1000);
+    expect(held).toBeLessThan(2 * 200 * 1000 + 256 * 1024); // slabs grow to 256 KiB; little waste
+    r.segment(cv.c({ seq: 11, payload: pattern(990) }));
+    expect(r.bufferedBytes()).toBe(0);
+    expect(r.flows()[0]!.directions[0].bytes).toBe(201 * 1000);
   });
 });
 
