@@ -251,6 +251,16 @@ function serialDiff(a: number, b: number): number {
   return d >= 0x80000000 ? d - 0x100000000 : d;
 }
 
+const other = (d: Dir): Dir => (d === 0 ? 1 : 0);
+
+/** Drops the oldest entry (insertion order) of a bounded set or map. */
+function dropOldest(c: Set<number> | Map<number, unknown>): void {
+  for (const k of c.keys()) {
+    c.delete(k);
+    return;
+  }
+}
+
 function framesText(f: readonly number[]): string {
   return f.length === 0 ? 'no frames' : f.length === 1 ? `frame ${f[0]}` : `frames ${f.join(',')}`;
 }
@@ -364,7 +374,7 @@ export class DdpFlowAnalyzer {
       st.lossEpoch++;
       st.lastLoss = `the segment at seq ${u.seq} (${framesText(u.frames)}) left out because its CRC does not verify`;
       // Every Terminate is reported, even one a receiver would discard (its note says why).
-      if (pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu as UntaggedPdu, pdu.body.term, rec);
+      if (pdu.kind === 'untagged' && pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu, pdu.body.term, rec);
       return rec;
     }
 
@@ -379,7 +389,7 @@ export class DdpFlowAnalyzer {
     if (pdu.kind === 'untagged') this.untagged(u, st, pdu, rec);
     else this.tagged(u, st, pdu, rec);
 
-    if (pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu as UntaggedPdu, pdu.body.term, rec);
+    if (pdu.kind === 'untagged' && pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu, pdu.body.term, rec);
     return rec;
   }
 
@@ -501,6 +511,9 @@ export class DdpFlowAnalyzer {
 
   private checkRtr(u: Ulpdu, st: DirState, p: DdpPdu, rec: DdpSegmentRecord, bad: boolean): void {
     if (this.ctx.rev === null || this.ctx.initiatorDir !== u.dir) return;
+    // An Initiator that rejects the Reply (no matching RTR, too little IRD) sends a Terminate as its
+    // first FPDU instead of an RTR [siw]: that Terminate is reported on its own, not as a wrong RTR.
+    if (p.kind === 'untagged' && p.rdmap.opcode === OP.TERMINATE) return;
     const kind = rtrShape(p);
     if (!this.ctx.p2p) {
       // cxgb4 sends a Read RTR even after falling back to Rev 1 without peer-to-peer (SPEC-NOTES quirks).
@@ -604,7 +617,7 @@ export class DdpFlowAnalyzer {
       if (d <= MAX_MISSING) {
         for (let i = 0; i < d; i++) {
           q.missing.add((q.expected + i) >>> 0);
-          if (q.missing.size > MAX_MISSING) q.missing.delete(q.missing.values().next().value as number);
+          if (q.missing.size > MAX_MISSING) dropOldest(q.missing);
         }
       }
       if (st.lossEpoch !== q.epoch) this.lossExplained(u, st, rec, text);
@@ -641,9 +654,9 @@ export class DdpFlowAnalyzer {
       m.rtr = rtr;
     } else if (b.type === 'atomic-request') {
       st.atomics.set(b.req.requestId, { seq: u.seq, frames: rec.frames });
-      if (st.atomics.size > MAX_ATOMICS) st.atomics.delete(st.atomics.keys().next().value as number);
+      if (st.atomics.size > MAX_ATOMICS) dropOldest(st.atomics);
     } else if (b.type === 'atomic-response') {
-      const peer = this.dirs[(1 - u.dir) as Dir];
+      const peer = this.dirs[other(u.dir)];
       if (peer.atomics.delete(b.resp.originalRequestId)) return;
       const text = `Atomic Response for Request Identifier ${b.resp.originalRequestId}, which no captured Atomic Request from the peer carries`;
       if (this.ctx.rev === null) return; // the Request may precede the capture
@@ -716,7 +729,7 @@ export class DdpFlowAnalyzer {
 
   private pairReadResponse(u: Ulpdu, st: DirState, p: TaggedPdu, rec: DdpSegmentRecord, m: OpenMsg): void {
     st.readResponses++;
-    const peer = this.dirs[(1 - u.dir) as Dir];
+    const peer = this.dirs[other(u.dir)];
     const req = peer.outstanding.shift();
     if (!req) {
       // Without the startup the Requests may precede the capture, until one pairing shows otherwise.
@@ -742,7 +755,7 @@ export class DdpFlowAnalyzer {
 
   private handleTerminate(u: Ulpdu, st: DirState, p: UntaggedPdu, t: TerminateMessage, rec: DdpSegmentRecord): void {
     st.terminates++;
-    const peerDir = (1 - u.dir) as Dir;
+    const peerDir = other(u.dir);
     const peer = this.dirs[peerDir];
     const parts: string[] = [ddpSummary(p)];
     parts[0] += ` (layer 0x${t.layer.toString(16)}, etype 0x${t.etype.toString(16)}, code 0x${t.code.toString(16).padStart(2, '0')}; M=${+t.m} D=${+t.d} R=${+t.r})`;
@@ -952,10 +965,10 @@ export class DdpFlowAnalyzer {
     st.openTagged = [];
     st.openCount = 0;
     // Read Requests the peer sent and this direction should have answered.
-    const peer = this.dirs[(1 - dir) as Dir];
+    const peer = this.dirs[other(dir)];
     if (reason !== 'eof') {
       for (const r of peer.outstanding) {
-        this.report('rdmap.read-unanswered', (1 - dir) as Dir, peer.from, r.frames, r.seq,
+        this.report('rdmap.read-unanswered', other(dir), peer.from, r.frames, r.seq,
           `${r.rtr ? 'Read RTR' : 'Read Request'} for ${r.size} octets (sink ${hex32(r.sinkStag)}/${hex64(r.sinkTo)}) not answered before the responder's direction closed (${reason})`);
       }
     }
@@ -1004,6 +1017,11 @@ export class DdpFlowAnalyzer {
       terminates: st.terminates,
       sizes,
     };
+  }
+
+  /** The per-direction summary the report takes (MpaDirection.ddp); same as directionStats. */
+  summary(dir: Dir): DdpDirection {
+    return this.directionStats(dir);
   }
 
   /** Messages of `dir` still open (no L yet), oldest first. Completed ones went to onMessage. */

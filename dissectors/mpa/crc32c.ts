@@ -1,17 +1,18 @@
 /**
  * CRC-32C (Castagnoli), as MPA uses it (RFC 5044 §4.4; draft-ietf-rddp-mpa-00 §7.2): reflected
- * polynomial 0x82F63B78, initial value 0xFFFFFFFF, final xor 0xFFFFFFFF. Slicing-by-8 so the hot
- * path runs at memory-ish speed without a native module.
+ * polynomial 0x82F63B78, initial value 0xFFFFFFFF, final xor 0xFFFFFFFF. Table-driven so the hot
+ * path needs no native module.
  */
 const POLY = 0x82f63b78;
-const T = new Int32Array(8 * 256);
+// Slicing-by-16: 16 tables so 16 octets are folded per step (about twice slicing-by-8 in V8).
+const T = new Int32Array(16 * 256);
 for (let n = 0; n < 256; n++) {
   let c = n;
   for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ POLY : c >>> 1;
   T[n] = c;
 }
 for (let n = 0; n < 256; n++) {
-  for (let k = 1; k < 8; k++) {
+  for (let k = 1; k < 16; k++) {
     const prev = T[(k - 1) * 256 + n]!;
     T[k * 256 + n] = (prev >>> 8) ^ T[prev & 0xff]!;
   }
@@ -20,24 +21,50 @@ for (let n = 0; n < 256; n++) {
 /** The register's value before any data. */
 export const CRC32C_INIT = 0xffffffff | 0;
 
+/**
+ * SSE4.2/ARMv8 CRC32C from @node-rs/crc32 (prebuilt binaries, an optional dependency) when it
+ * installed; the table code below otherwise. Native is about 4x faster on long runs; for short runs
+ * the call overhead eats the gain, so they stay in JS.
+ */
+type NativeCrc = (input: Buffer, initialState?: number) => number;
+let native: NativeCrc | null = null;
+if (!process.env['MPA_DISSECT_NO_NATIVE_CRC']) {
+  try {
+    native = ((await import('@node-rs/crc32')) as { crc32c: NativeCrc }).crc32c;
+  } catch {
+    native = null;
+  }
+}
+const NATIVE_MIN = 256;
+
+/** Which implementation runs: for the bench and the README. */
+export const crc32cImplementation: 'native' | 'js' = native ? 'native' : 'js';
+
 /** Feeds buf[start, end) into a running CRC register (not yet finalized). */
 export function crc32cUpdate(reg: number, buf: Uint8Array, start: number, end: number): number {
+  if (native !== null && end - start >= NATIVE_MIN) {
+    // The native call chains on the finalized value: register = ~value.
+    return ~native(Buffer.from(buf.buffer, buf.byteOffset + start, end - start), ~reg >>> 0);
+  }
+  return crc32cJs(reg, buf, start, end);
+}
+
+/** The table-driven implementation (always available; also what the tests compare native to). */
+export function crc32cJs(reg: number, buf: Uint8Array, start: number, end: number): number {
   let c = reg | 0;
   let i = start;
-  const end8 = end - 8;
-  while (i <= end8) {
-    c ^= buf[i]! | (buf[i + 1]! << 8) | (buf[i + 2]! << 16) | (buf[i + 3]! << 24);
-    const hi = buf[i + 4]! | (buf[i + 5]! << 8) | (buf[i + 6]! << 16) | (buf[i + 7]! << 24);
+  const end16 = end - 16;
+  while (i <= end16) {
+    const a = (buf[i]! | (buf[i + 1]! << 8) | (buf[i + 2]! << 16) | (buf[i + 3]! << 24)) ^ c;
+    const x = buf[i + 4]! | (buf[i + 5]! << 8) | (buf[i + 6]! << 16) | (buf[i + 7]! << 24);
+    const y = buf[i + 8]! | (buf[i + 9]! << 8) | (buf[i + 10]! << 16) | (buf[i + 11]! << 24);
+    const z = buf[i + 12]! | (buf[i + 13]! << 8) | (buf[i + 14]! << 16) | (buf[i + 15]! << 24);
     c =
-      T[1792 + (c & 0xff)]! ^
-      T[1536 + ((c >>> 8) & 0xff)]! ^
-      T[1280 + ((c >>> 16) & 0xff)]! ^
-      T[1024 + (c >>> 24)]! ^
-      T[768 + (hi & 0xff)]! ^
-      T[512 + ((hi >>> 8) & 0xff)]! ^
-      T[256 + ((hi >>> 16) & 0xff)]! ^
-      T[hi >>> 24]!;
-    i += 8;
+      T[3840 + (a & 0xff)]! ^ T[3584 + ((a >>> 8) & 0xff)]! ^ T[3328 + ((a >>> 16) & 0xff)]! ^ T[3072 + (a >>> 24)]! ^
+      T[2816 + (x & 0xff)]! ^ T[2560 + ((x >>> 8) & 0xff)]! ^ T[2304 + ((x >>> 16) & 0xff)]! ^ T[2048 + (x >>> 24)]! ^
+      T[1792 + (y & 0xff)]! ^ T[1536 + ((y >>> 8) & 0xff)]! ^ T[1280 + ((y >>> 16) & 0xff)]! ^ T[1024 + (y >>> 24)]! ^
+      T[768 + (z & 0xff)]! ^ T[512 + ((z >>> 8) & 0xff)]! ^ T[256 + ((z >>> 16) & 0xff)]! ^ T[z >>> 24]!;
+    i += 16;
   }
   for (; i < end; i++) c = T[(c ^ buf[i]!) & 0xff]! ^ (c >>> 8);
   return c;

@@ -144,6 +144,9 @@ export class FpduFramer {
     }
     const markers = this.params.markers;
     let i = from;
+    // The CRC covers raw octets, markers included, from the FPDU's first octet to the CRC field:
+    // it runs once per contiguous covered run of this chunk instead of once per field.
+    let crcFrom = this.phase === PH_CRC && this.got > 0 ? -1 : from;
     while (i < to) {
       if (this.lastFrame !== frame) {
         this.frames.push(frame);
@@ -154,7 +157,6 @@ export class FpduFramer {
         if (this.mGot === 0) this.mOffset = this.pos;
         const k = Math.min(MARKER_LEN - this.mGot, to - i);
         for (let j = 0; j < k; j++) this.mBytes[this.mGot + j] = data[i + j]!;
-        this.reg = crc32cUpdate(this.reg, data, i, i + k);
         this.mGot += k;
         i += k;
         this.pos += k;
@@ -164,7 +166,6 @@ export class FpduFramer {
       const limit = markers ? Math.min(to, i + (this.nextMarker - this.pos)) : to;
       if (this.phase === PH_BODY) {
         const k = Math.min(limit - i, this.bodyLeft);
-        this.reg = crc32cUpdate(this.reg, data, i, i + k);
         const done = this.ulpduLength + this.pad - this.bodyLeft; // ULPDU+PAD octets already seen
         if (done < ULPDU_HEADER_BYTES && done < this.ulpduLength) {
           const n = Math.min(k, ULPDU_HEADER_BYTES - done, this.ulpduLength - done);
@@ -183,7 +184,6 @@ export class FpduFramer {
         }
       } else if (this.phase === PH_LEN) {
         const b = data[i]!;
-        this.reg = crc32cUpdate(this.reg, data, i, i + 1);
         if (this.got === 0) {
           this.lenOffset = this.pos;
           this.lenHi = b;
@@ -198,6 +198,11 @@ export class FpduFramer {
         i++;
         this.pos++;
       } else {
+        if (crcFrom >= 0) {
+          // Coverage ends where the CRC field begins (a marker just before it is covered).
+          this.reg = crc32cUpdate(this.reg, data, crcFrom, i);
+          crcFrom = -1;
+        }
         const k = Math.min(4 - this.got, limit - i);
         for (let j = 0; j < k; j++) this.crcBytes[this.got + j] = data[i + j]!;
         this.got += k;
@@ -206,9 +211,11 @@ export class FpduFramer {
         if (this.got === 4) {
           this.finishFpdu();
           if (this.stopped) return;
+          crcFrom = i;
         }
       }
     }
+    if (crcFrom >= 0 && crcFrom < to) this.reg = crc32cUpdate(this.reg, data, crcFrom, to);
     if (whole && this.segAligned && this.atBoundary) this.headerAligned++;
   }
 

@@ -128,6 +128,8 @@ class MpaDirection implements DirectionConsumer {
   emssCount = 0;
   fpduAfterRejectReported = false;
   earlyReported = false;
+  /** `--mpa seqstart=`: absolute SeqStart given by the user. */
+  forcedSeqStart: number | null = null;
   lastDataFrame = 0;
 
   constructor(
@@ -135,9 +137,11 @@ class MpaDirection implements DirectionConsumer {
     readonly dir: 0 | 1,
   ) {}
 
-  /** Read when needed: the reassembler learns baseSeq from the first SYN or data segment. */
+  private cachedInfo: DirectionInfo | null = null;
+
+  /** The reassembler learns baseSeq from the first SYN or data segment: cached from the first data on. */
   get info(): DirectionInfo {
-    return this.flow.handle.info(this.dir);
+    return this.cachedInfo ?? this.flow.handle.info(this.dir);
   }
 
   seqOf(offset: number): number {
@@ -146,6 +150,7 @@ class MpaDirection implements DirectionConsumer {
 
   data(c: StreamChunk): void {
     if (this.state === 'ended') return;
+    if (this.cachedInfo === null) this.cachedInfo = this.flow.handle.info(this.dir);
     this.lastDataFrame = c.frame;
     this.feed(c.data, c.offset, c.frame, c.segmentStart, c.segmentEnd);
   }
@@ -312,16 +317,11 @@ export class MpaFlow implements FlowConsumer {
     this.detection = 'forced';
     this.crc = f.crc;
     for (const d of this.directions) {
-      const ss = f.seqStart[d.dir];
-      if (ss !== null) {
-        const off = (ss - d.info.baseSeq) >>> 0;
-        d.seqStartOffset = off;
-        d.state = 'await'; // frame from SeqStart once bytes arrive
-      } else {
-        d.state = 'hunt';
-        d.huntReason = 'midstream';
-      }
-      d.params = { markers: f.markers[d.dir], markerBase: d.seqStartOffset ?? 0, crc: f.crc };
+      d.forcedSeqStart = f.seqStart[d.dir];
+      // Frame from SeqStart once bytes arrive (its stream offset is known only then), else hunt.
+      d.state = d.forcedSeqStart !== null ? 'await' : 'hunt';
+      d.huntReason = 'midstream';
+      d.params = { markers: f.markers[d.dir], markerBase: 0, crc: f.crc };
     }
   }
 
@@ -550,13 +550,18 @@ export class MpaFlow implements FlowConsumer {
   }
 
   private stepAwait(d: MpaDirection, final: boolean): void {
-    if (this.detection === 'forced' && d.params && d.seqStartOffset !== null) {
-      if (d.log.length > 0 && d.log.base <= d.seqStartOffset && d.log.end > d.seqStartOffset) {
-        d.startFramer(d.params, d.seqStartOffset);
-        d.replayInto(d.seqStartOffset);
-      } else if (d.log.length > 0 && d.log.base > d.seqStartOffset) {
+    if (this.detection === 'forced' && d.params && d.forcedSeqStart !== null) {
+      if (d.log.length === 0) return;
+      // Signed distance: SeqStart may lie before the first captured octet (then only its phase helps).
+      const off = d.log.base + ((d.forcedSeqStart - d.seqOf(d.log.base)) | 0);
+      d.seqStartOffset = off;
+      d.params = { ...d.params, markerBase: off };
+      if (off >= d.log.base && off < d.log.end) {
+        d.startFramer(d.params, off);
+        d.replayInto(off);
+      } else if (off < d.log.base) {
+        d.seqStartExact = true;
         d.state = 'hunt';
-        d.huntReason = 'gap';
       }
       return;
     }
@@ -625,19 +630,20 @@ export class MpaFlow implements FlowConsumer {
     return false;
   }
 
+  /** Searches held bytes for FPDU boundaries; what is known (markers, CRC, SeqStart) narrows it. */
   private tryLock(d: MpaDirection, final: boolean, known: { markerBase: number; alignBase: number; preferStart: boolean } | null): LockResult | null {
-    const p = d.params;
     return findLock({
       bytes: d.log.bytes,
       base: d.log.base,
       baseSeq: d.info.baseSeq,
       final,
-      markers: known ? (p?.markers ?? null) : (p?.markers ?? null),
-      markerBase: known ? known.markerBase : p ? p.markerBase : null,
-      crc: p?.crc ?? this.crc,
-      alignBase: known ? known.alignBase : d.seqStartOffset,
-      preferStart: known ? known.preferStart : false,
-      plausible: this.plausible,
+      markers: d.params?.markers ?? null,
+      markerBase: known?.markerBase ?? null,
+      crc: d.params?.crc ?? this.crc,
+      alignBase: known?.alignBase ?? null,
+      preferStart: known?.preferStart ?? false,
+      // Forced by the user: MPA is a given, only markers and CRCs vouch for boundaries.
+      plausible: this.detection === 'forced' ? () => true : this.plausible,
     });
   }
 
@@ -656,10 +662,9 @@ export class MpaFlow implements FlowConsumer {
       if (d.log.length > this.holdBytes) this.slideHunt(d);
       return;
     }
-    const known = d.params && d.params.markers ? { markerBase: d.params.markerBase, alignBase: d.seqStartOffset ?? d.params.markerBase, preferStart: d.huntReason === 'error' } : null;
-    const lock = known
-      ? this.tryLock(d, final, known)
-      : this.tryLock(d, final, d.seqStartOffset !== null ? { markerBase: d.seqStartOffset, alignBase: d.seqStartOffset, preferStart: d.huntReason === 'error' } : null);
+    // SeqStart (exact, or mod 512 after a mid-stream lock) fixes the marker phase and 4-alignment.
+    const ss = d.seqStartOffset;
+    const lock = this.tryLock(d, final, ss !== null ? { markerBase: ss, alignBase: ss, preferStart: d.huntReason === 'error' } : null);
     if (lock) {
       const skipped = lock.offset - d.log.base;
       const frames = d.log.framesIn(lock.offset, lock.offset + 1);

@@ -34,6 +34,8 @@ export interface AnalysisOptions {
   rules?: RuleOverrides | null;
   forced?: ForcedMpaSpec[];
   upper?: UpperFactory | null;
+  /** false: TCP reassembly only, no protocol dissection (the bench's read + reassemble figure). */
+  dissect?: boolean;
   /** Streaming outputs (text lines, NDJSON, TUI). */
   onStartup?: (r: StartupRecord) => void;
   onFpdu?: (r: FpduRecord) => void;
@@ -85,6 +87,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const reasm = new Reassembler(
     findings,
     (h) => {
+      if (opts.dissect === false) return null;
       const spec = opts.forced?.find((f) => selects(f.selector, h));
       let forced: ForcedMpa | null = null;
       if (spec) forced = { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart };

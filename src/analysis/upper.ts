@@ -1,4 +1,5 @@
 import type { UpperFactory } from './pipeline.js';
+import { ddpUpperFactory } from '../../dissectors/ddp-rdmap/upper-factory.js';
 
-/** The layer above MPA the CLI runs by default: none until DDP/RDMAP is wired. */
-export const defaultUpper: UpperFactory | null = null;
+/** The layer above MPA the CLI runs by default: DDP/RDMAP (RFC 5041, 5040, 7306). */
+export const defaultUpper: UpperFactory | null = ddpUpperFactory();

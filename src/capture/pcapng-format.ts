@@ -210,18 +210,18 @@ export class PcapngParser implements FormatParser {
         sink.fail(base + pos, bad);
         return pos;
       }
-      if (total > left) {
-        if (total > this.limit) {
-          if (type === BT_SHB || type === BT_IDB || isPacketBlock(type)) {
-            sink.fail(base + pos, `${blockName(type)} of ${bytes(total)} exceeds the ${this.limit}-byte limit for one block`);
-            return pos;
-          }
-          // A block we do not read (e.g. a large comment or secrets block): stream past it.
-          this.skipTotal = total;
-          this.skipStart = base + pos;
-          this.skip = total - 4;
-          continue;
+      if (total > this.limit) {
+        if (type === BT_SHB || type === BT_IDB || isPacketBlock(type)) {
+          sink.fail(base + pos, `${blockName(type)} of ${bytes(total)} exceeds the ${this.limit}-byte limit for one block`);
+          return pos;
         }
+        // A block we do not read (e.g. a large comment or secrets block): stream past it.
+        this.skipTotal = total;
+        this.skipStart = base + pos;
+        this.skip = total - 4;
+        continue;
+      }
+      if (total > left) {
         if (eof) sink.fail(base + pos, `truncated block: ${blockName(type)} length says ${bytes(total)}, ${bytes(left)} left in file`);
         this.need = total;
         return pos;

@@ -1,5 +1,18 @@
 import type { FindingSink } from '../analysis/findings.js';
+import {
+  LINKTYPE_ETHERNET,
+  LINKTYPE_IPV4,
+  LINKTYPE_IPV6,
+  LINKTYPE_LINUX_SLL,
+  LINKTYPE_LINUX_SLL2,
+  LINKTYPE_LOOP,
+  LINKTYPE_NULL,
+  LINKTYPE_RAW,
+  LINKTYPE_RAW_12,
+  LINKTYPE_RAW_14,
+} from '../capture/link-types.js';
 import type { PacketRecord } from '../capture/packet.js';
+import { u16, u32 } from './bytes.js';
 import { expectedChecksum, fold, sum16 } from './checksum.js';
 import { FragmentReassembler, type FragmentEvents } from './fragments.js';
 import { AddressCache } from './ip-text.js';
@@ -35,31 +48,10 @@ export interface DecoderStats {
   fragmentsDropped: number;
 }
 
-/** LINKTYPE_* values (https://www.tcpdump.org/linktypes.html). */
-export const LINKTYPE_NULL = 0;
-export const LINKTYPE_ETHERNET = 1;
-export const LINKTYPE_RAW = 101;
-export const LINKTYPE_LOOP = 108;
-export const LINKTYPE_LINUX_SLL = 113;
-export const LINKTYPE_IPV4 = 228;
-export const LINKTYPE_IPV6 = 229;
-export const LINKTYPE_LINUX_SLL2 = 276;
-/** DLT_RAW as some platforms numbered it in files (OpenBSD 14, others 12). */
-const LINKTYPE_RAW_12 = 12;
-const LINKTYPE_RAW_14 = 14;
-
 const ETH_IPV4 = 0x0800;
 const ETH_IPV6 = 0x86dd;
 const PROTO_TCP = 6;
 const DEFAULT_FRAGMENT_CAP = 64 * 1024 * 1024;
-
-function u16(b: Uint8Array, i: number): number {
-  return (b[i]! << 8) | b[i + 1]!;
-}
-
-function u32(b: Uint8Array, i: number): number {
-  return ((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0;
-}
 
 function isVlanTag(et: number): boolean {
   return et === 0x8100 || et === 0x88a8 || et === 0x9100 || et === 0x9200;

@@ -70,18 +70,11 @@ export interface FragmentInput {
 export class FragmentReassembler {
   private readonly table = new Map<string, Datagram>();
   private held = 0;
-  /** Datagrams given up (cap, timeout, end of capture). */
-  dropped = 0;
 
   constructor(
     private readonly cap: number,
     private readonly events: FragmentEvents,
   ) {}
-
-  /** Bytes currently held (for tests and statistics). */
-  get heldBytes(): number {
-    return this.held;
-  }
 
   /** Adds a fragment; returns the datagram when this fragment completes it. */
   add(f: FragmentInput): Reassembled | null {
@@ -97,15 +90,13 @@ export class FragmentReassembler {
     else if (d.next < 0) d.next = f.next;
 
     let end = f.offset + f.wireLength;
-    if (!f.more) {
-      if (d.total < 0) {
-        d.total = end;
-        this.trimTo(d, f.frame);
-      } else if (d.total !== end) {
-        this.events.overlap(f.frame, `${d.label}: a second last fragment ends the datagram at ${end} bytes, the first said ${d.total}; the first is kept`);
-      }
-    }
-    if (d.total >= 0 && end > d.total) {
+    if (!f.more && d.total < 0) {
+      d.total = end;
+      this.trimTo(d, f.frame);
+    } else if (!f.more && end !== d.total) {
+      this.events.overlap(f.frame, `${d.label}: a second last fragment ends the datagram at ${end} bytes, the first said ${d.total}; the first is kept`);
+      end = Math.min(end, d.total);
+    } else if (d.total >= 0 && end > d.total) {
       this.events.overlap(f.frame, `${d.label}: fragment bytes ${f.offset}-${end - 1} reach past the datagram end (${d.total}) set by its last fragment; ignored`);
       end = d.total;
     }
@@ -236,7 +227,6 @@ export class FragmentReassembler {
   }
 
   private drop(d: Datagram, why: string): void {
-    this.dropped++;
     let have = 0;
     for (const p of d.pieces) if (p.data !== null) have += p.data.length;
     const of = d.total >= 0 ? `${d.total}` : 'an unknown number of';

@@ -1,3 +1,4 @@
+import { u32 } from './bytes.js';
 import type { TcpOptions } from './segment.js';
 
 /** TCP option kinds decoded (RFC 9293, 7323, 2018). */
@@ -11,10 +12,6 @@ const TIMESTAMPS = 8;
 
 export function emptyOptions(): TcpOptions {
   return { mss: null, windowScale: null, sackPermitted: false, sack: [], tsVal: null, tsEcr: null };
-}
-
-function u32(b: Uint8Array, i: number): number {
-  return ((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0;
 }
 
 /** Length a known option must have (SACK: checked apart), or 0 when any length >= 2 will do. */

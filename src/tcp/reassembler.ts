@@ -220,6 +220,8 @@ class History {
 /** One direction of a flow: its stream state, held data, history and statistics. */
 class Dir {
   consumer: DirectionConsumer | null = null;
+  /** Next direction with the same flow-table hash. */
+  chain: Dir | null = null;
   /** baseSeq is known (a SYN or the first data octet was seen). */
   based = false;
   synSeen = false;
@@ -319,11 +321,16 @@ class Flow implements FlowHandle {
 }
 
 /**
- * Flow-table key from the ports alone, kept within V8's small-integer range so a lookup hashes no
- * string and boxes no number; the addresses are compared on the few directions sharing a key.
+ * Flow-table key: FNV-1a over the 4-tuple, folded to 30 bits so it stays a V8 small integer (no
+ * string is built and no number boxed per lookup). Directions that collide are chained (Dir.chain).
  */
-function portKey(sport: number, dport: number): number {
-  return sport * 16384 + (dport & 0x3fff);
+function tupleHash(src: string, sport: number, dst: string, dport: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < src.length; i++) h = Math.imul(h ^ src.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ sport, 0x01000193);
+  for (let i = 0; i < dst.length; i++) h = Math.imul(h ^ dst.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ dport, 0x01000193);
+  return (h ^ (h >>> 15)) & 0x3fffffff;
 }
 
 export class Reassembler {
@@ -334,8 +341,8 @@ export class Reassembler {
   private readonly histTotal: number;
   private readonly histOn: boolean;
 
-  /** Both directions of every current flow, bucketed by portKey. */
-  private readonly table = new Map<number, Dir[]>();
+  /** Both directions of every current flow, by tupleHash (collisions chained through Dir.chain). */
+  private readonly table = new Map<number, Dir>();
   private readonly all: Flow[] = [];
   private nextId = 1;
   /** The direction of the previous segment: consecutive segments mostly share it, saving the key. */
@@ -439,12 +446,7 @@ export class Reassembler {
       ? new Flow(this.nextId++, s.dst, s.dstPort, s.src, s.srcPort, s.frame)
       : new Flow(this.nextId++, s.src, s.srcPort, s.dst, s.dstPort, s.frame);
     this.all.push(fl);
-    for (const d of fl.dirs) {
-      const k = portKey(d.srcPort, d.dstPort);
-      const b = this.table.get(k);
-      if (b === undefined) this.table.set(k, [d]);
-      else b.push(d);
-    }
+    for (const d of fl.dirs) this.insert(d);
     const c = this.newFlow(fl);
     if (c !== null) {
       fl.dirs[0].consumer = c.directions[0];
@@ -454,13 +456,33 @@ export class Reassembler {
   }
 
   private lookup(s: TcpSegment): Dir | null {
-    const b = this.table.get(portKey(s.srcPort, s.dstPort));
-    if (b === undefined) return null;
-    for (let i = 0; i < b.length; i++) {
-      const d = b[i]!;
+    for (let d = this.table.get(tupleHash(s.src, s.srcPort, s.dst, s.dstPort)) ?? null; d !== null; d = d.chain) {
       if (d.srcPort === s.srcPort && d.dstPort === s.dstPort && d.srcAddr === s.src && d.dstAddr === s.dst) return d;
     }
     return null;
+  }
+
+  private insert(d: Dir): void {
+    const k = tupleHash(d.srcAddr, d.srcPort, d.dstAddr, d.dstPort);
+    d.chain = this.table.get(k) ?? null;
+    this.table.set(k, d);
+  }
+
+  private remove(d: Dir): void {
+    const k = tupleHash(d.srcAddr, d.srcPort, d.dstAddr, d.dstPort);
+    const head = this.table.get(k);
+    if (head === d) {
+      if (d.chain === null) this.table.delete(k);
+      else this.table.set(k, d.chain);
+    } else {
+      for (let x = head ?? null; x !== null; x = x.chain) {
+        if (x.chain === d) {
+          x.chain = d.chain;
+          break;
+        }
+      }
+    }
+    d.chain = null;
   }
 
   /** Does a SYN with this ISN start a new connection on d's 4-tuple? */
@@ -482,14 +504,7 @@ export class Reassembler {
 
   private retire(fl: Flow): void {
     this.close(fl);
-    for (const d of fl.dirs) {
-      const k = portKey(d.srcPort, d.dstPort);
-      const b = this.table.get(k);
-      if (b === undefined) continue;
-      const i = b.indexOf(d);
-      if (i >= 0) b.splice(i, 1);
-      if (b.length === 0) this.table.delete(k);
-    }
+    for (const d of fl.dirs) this.remove(d);
   }
 
   // ---- per segment ----

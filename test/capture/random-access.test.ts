@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { PacketRecord } from '../../src/capture/packet.js';
 import { openRandomAccess } from '../../src/capture/random-access.js';
 import { CaptureOpenError, readCapture } from '../../src/capture/read-capture.js';
-import { bytesOf, cat, epb, idb, pb, pcapFile, shb, spb, tempFile, unknownBlock } from '../helpers/pcapng.js';
+import { bytesOf, cat, epb, idb, pb, pcapFile, shb, spb, removeTempFiles, tempFile, unknownBlock } from '../helpers/pcapng.js';
+
+afterAll(removeTempFiles);
 
 async function records(path: string): Promise<PacketRecord[]> {
   const out: PacketRecord[] = [];

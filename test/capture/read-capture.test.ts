@@ -1,11 +1,13 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { formatReadError, type CaptureSummary, type PacketRecord } from '../../src/capture/packet.js';
 import { CaptureOpenError, readCapture, readCaptureStream, readErrorRule } from '../../src/capture/read-capture.js';
-import { bytesOf, cat, epb, idb, pb, pcapFile, pcapFileHeader, pcapRec, shb, spb, tempFile, unknownBlock, block } from '../helpers/pcapng.js';
+import { bytesOf, cat, epb, idb, pb, pcapFile, pcapFileHeader, pcapRec, shb, spb, removeTempFiles, tempFile, unknownBlock, block } from '../helpers/pcapng.js';
+
+afterAll(removeTempFiles);
 
 interface Got {
   frame: number;
@@ -236,10 +238,12 @@ describe('pcapng', () => {
   it('streams past an unknown block too large to buffer, still checking its trailing length', async () => {
     const huge = unknownBlock(0x00000bad, 900 * 1024);
     const file = cat(shb(), idb(1), epb(0, 1n, A), huge, epb(0, 2n, B));
-    const { s, pk } = await read(file, 64 * 1024);
-    expect(s.error).toBeNull();
-    expect(pk.map((p) => p.frame)).toEqual([1, 2]);
-    expect(pk[1]!.fileOffset).toBe(file.length - epb(0, 2n, B).length);
+    for (const chunk of [undefined, 64 * 1024]) {
+      const { s, pk } = await read(file, chunk);
+      expect(s.error).toBeNull();
+      expect(pk.map((p) => p.frame)).toEqual([1, 2]);
+      expect(pk[1]!.fileOffset).toBe(file.length - epb(0, 2n, B).length);
+    }
     // Same block with a wrong trailer.
     const bad = huge.slice();
     new DataView(bad.buffer).setUint32(bad.length - 4, 12, true);
@@ -336,6 +340,12 @@ describe('bad input ends reading with one clear error after every earlier packet
     await expectError(cat(ng, epb(0, 3n, bytesOf(2004, 1))), { offset: ngEnd, frame: 3, message: "enhanced packet block says 2004 bytes captured, more than interface 0's snaplen of 2000" }, 2);
   });
 
+  it('pcapng: a packet block larger than one legal record', async () => {
+    const noSnap = cat(shb(), idb(1), epb(0, 1n, A));
+    const huge = epb(0, 2n, bytesOf(330000, 1));
+    await expectError(cat(noSnap, huge), { offset: noSnap.length, frame: 2, message: `enhanced packet block of ${huge.length} bytes exceeds the 327680-byte limit for one block` }, 1);
+  });
+
   it('pcapng: bad byte-order magic, unsupported version, packet before any interface, option overrun', async () => {
     const badBom = shb().slice();
     badBom[8] = 0x99;
@@ -354,6 +364,7 @@ describe('opening', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mpa-dir-'));
     await expect(readCapture(dir, () => {})).rejects.toBeInstanceOf(CaptureOpenError);
     await expect(readCapture(dir, () => {})).rejects.toThrow(`${dir}: is a directory`);
+    rmdirSync(dir);
   });
 
   it.skipIf(process.getuid?.() === 0)('unreadable file (skipped as root, which reads anything)', async () => {

@@ -1,10 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bytesOf, cat, epb, idb, pcapFile, shb, tempFile } from '../helpers/pcapng.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bytesOf, cat, epb, idb, pcapFile, shb, removeTempFiles, tempFile } from '../helpers/pcapng.js';
+
+afterAll(removeTempFiles);
 
 /**
  * `tcpdump -w - | mpa-dissect -`: the compiled reader in a child process, fed through a real
@@ -13,9 +15,10 @@ import { bytesOf, cat, epb, idb, pcapFile, shb, tempFile } from '../helpers/pcap
  */
 
 let moduleUrl = '';
+let out = '';
 
 beforeAll(() => {
-  const out = mkdtempSync(join(tmpdir(), 'mpa-capture-build-'));
+  out = mkdtempSync(join(tmpdir(), 'mpa-capture-build-'));
   const tsc = resolve('node_modules/typescript/bin/tsc');
   execFileSync(
     process.execPath,
@@ -24,6 +27,10 @@ beforeAll(() => {
   );
   moduleUrl = pathToFileURL(join(out, 'capture/read-capture.js')).href;
 }, 60_000);
+
+afterAll(() => {
+  if (out !== '') rmSync(out, { recursive: true, force: true });
+});
 
 const SCRIPT = `
 const { readCapture } = await import(process.argv[1]);

@@ -88,6 +88,15 @@ describe('RFC 6581 RTR', () => {
     expect(m.sink.rules()).toEqual(['rdmap.rtr-mismatch', 'ddp.msn-first']);
   });
 
+  it('an Initiator rejecting the Reply with a Terminate as its first FPDU is not a wrong RTR', () => {
+    const c = conv(p2p('write'));
+    c.an.noteMpaError(1, 7, 4000, [6]); // the MPA layer saw the Reply choose an RTR not offered
+    c.a(terminate({ layer: 2, etype: 0, code: 7 }));
+    expect(c.sink.rules()).toEqual(['rdmap.terminate']);
+    expect(c.sink.findings[0]!.message).toMatch(/No matching RTR option.*explained by MPA error code 7 at seq 4000/);
+    expect(c.an.directionStats(0).rtr).toBeNull();
+  });
+
   it('peer-to-peer without a recorded choice accepts any RTR form', () => {
     const c = conv(p2p(null));
     c.a(write(1, 0n));

@@ -150,3 +150,19 @@ describe('one-line summaries', () => {
 function filled16(): Uint8Array {
   return new Uint8Array(16).fill(0x61);
 }
+
+describe('upper-layer factory', () => {
+  it('creates analyzers and summarizes only its own records', async () => {
+    const { ddpUpperFactory } = await import('../../dissectors/ddp-rdmap/upper-factory.js');
+    const { mpaContext } = await import('../helpers/ddp-encoder.js');
+    const { CollectSink } = await import('./util.js');
+    const f = ddpUpperFactory();
+    const an = f.create(3, mpaContext(), new CollectSink());
+    const rec = an.ulpdu(new Stream(0).next(send(1, 'ping')));
+    expect(rec.flow).toBe(3);
+    expect(f.summarize(rec)).toBe('Send QN=0 MSN=1 MO=0 L len=4');
+    expect(f.summarize({ kind: 'fpdu' })).toBeNull();
+    expect(f.summarize(null)).toBeNull();
+    expect(an.summary(0)).toEqual(an.directionStats(0));
+  });
+});

@@ -2,7 +2,7 @@
  * Builders for capture files in either byte order: classic pcap (µs and ns) and pcapng blocks,
  * so capture tests make their input in-test.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -176,12 +176,18 @@ export function unknownBlock(type: number, size: number, le = true): Uint8Array 
 let dir: string | null = null;
 let n = 0;
 
-/** Writes bytes to a fresh temporary file and returns its path. */
+/** Writes bytes to a fresh temporary file and returns its path (removeTempFiles() deletes them). */
 export function tempFile(bytes: Uint8Array, name = 'cap'): string {
   dir ??= mkdtempSync(join(tmpdir(), 'mpa-dissect-capture-'));
   const p = join(dir, `${name}-${n++}`);
   writeFileSync(p, bytes);
   return p;
+}
+
+/** Deletes the files tempFile() wrote: call from afterAll. */
+export function removeTempFiles(): void {
+  if (dir !== null) rmSync(dir, { recursive: true, force: true });
+  dir = null;
 }
 
 /** Distinct, recognisable frame bytes. */

@@ -40,3 +40,15 @@ describe('crc32c', () => {
     }
   });
 });
+
+describe('crc32c implementations agree', () => {
+  it('native (when installed) and table code give the same register on random runs', async () => {
+    const { crc32cJs, crc32cUpdate: upd, CRC32C_INIT: init } = await import('../../dissectors/mpa/crc32c.js');
+    let x = 12345;
+    const data = Uint8Array.from({ length: 70000 }, () => ((x = (x * 1103515245 + 12345) >>> 0), x >>> 24));
+    for (const [s, e] of [[0, 70000], [3, 300], [1, 4097], [17, 65553], [100, 356]] as const) {
+      expect(upd(init, data, s, e) >>> 0).toBe(crc32cJs(init, data, s, e) >>> 0);
+      expect(upd(0x12345678, data, s, e) >>> 0).toBe(crc32cJs(0x12345678, data, s, e) >>> 0);
+    }
+  });
+});

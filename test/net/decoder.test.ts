@@ -349,6 +349,45 @@ describe('IPv4 fragments', () => {
     ]);
   });
 
+  it('reports fragments that disagree on where the datagram ends, keeping the first word', () => {
+    const frag = (offset: number, data: Uint8Array, more: boolean): Uint8Array => ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: data, id: 0x4242, fragOffset: offset, more }));
+    const tail = Uint8Array.of(...seg.subarray(2960), ...new Uint8Array(20));
+    const label = 'IPv4 10.0.0.1 -> 10.0.0.2 id 0x4242';
+    const cases: Array<[Uint8Array[], Array<[number, string]>]> = [
+      // A middle fragment reaching past the end the last fragment set.
+      [
+        [three[0]!, three[2]!, frag(2960, tail, true), three[1]!],
+        [
+          [3, `${label}: fragment bytes 2960-3039 reach past the datagram end (3020) set by its last fragment; ignored`],
+          [3, `${label}: fragment bytes 2960-3019 overlap 60 bytes already received; the first copy is kept`],
+        ],
+      ],
+      // Bytes that arrived before the last fragment set a shorter end.
+      [
+        [frag(2960, tail, true), three[2]!, three[0]!, three[1]!],
+        [
+          [2, `${label}: 20 bytes received earlier lie past the datagram end (3020) set by its last fragment; ignored`],
+          [2, `${label}: fragment bytes 2960-3019 overlap 60 bytes already received; the first copy is kept`],
+        ],
+      ],
+      // A second last fragment with another end.
+      [
+        [three[0]!, three[2]!, frag(2960, seg.subarray(2960, 3000), false), three[1]!],
+        [
+          [3, `${label}: a second last fragment ends the datagram at 3000 bytes, the first said 3020; the first is kept`],
+          [3, `${label}: fragment bytes 2960-2999 overlap 40 bytes already received; the first copy is kept`],
+        ],
+      ],
+    ];
+    for (const [frames, want] of cases) {
+      const { segs, sink } = run(frames.map((f, i) => packet(1, f, { frame: i + 1 })));
+      expect(sink.got.map((f) => [f.frames[0], f.message])).toEqual(want);
+      expect(sink.rules().every((r) => r === 'net.fragment-overlap')).toBe(true);
+      expect(segs).toHaveLength(1);
+      expect(segs[0]!.payload).toEqual(Array.from(payload));
+    }
+  });
+
   it('reassembles when the first fragment carries IP options', () => {
     const first = ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg.subarray(0, 1480), id: 7, fragOffset: 0, more: true, options: Uint8Array.of(1, 1, 1, 0) }));
     const rest = ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg.subarray(1480), id: 7, fragOffset: 1480 }));

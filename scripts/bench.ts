@@ -1,0 +1,41 @@
+/**
+ * `npm run bench`: generates a 1 GB MPA capture (markers and CRC both ways), then times
+ * (1) reading + TCP reassembly and (2) full dissection (MPA framing, markers, CRC32c, DDP/RDMAP),
+ * each in its own process, and prints MB/s, packets/s and peak RSS against the targets.
+ * BENCH_BYTES overrides the size; BENCH_FILE reuses an existing capture.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateBenchCapture } from './bench-generate.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const size = Number(process.env['BENCH_BYTES'] ?? 1e9);
+const keep = !!process.env['BENCH_FILE'];
+const file = process.env['BENCH_FILE'] ?? join(tmpdir(), `mpa-dissect-bench-${process.pid}.pcap`);
+if (!existsSync(file)) {
+  const t = Date.now();
+  const g = generateBenchCapture(file, size);
+  console.log(`generated ${file}: ${(g.bytes / 1e6).toFixed(0)} MB, ${g.packets} packets, ${g.fpdus} FPDUs in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+}
+const mb = statSync(file).size / 1e6;
+const targets = { read: { mbps: 1000, rss: 200 }, dissect: { mbps: 500, rss: 200 } };
+try {
+  for (const mode of ['read', 'dissect'] as const) {
+    // One warm-up for the page cache, then the measured run.
+    const run = () => JSON.parse(execFileSync(process.execPath, [join(here, 'bench-run.js'), mode, file], { encoding: 'utf8' })) as { seconds: number; packets: number; fpdus: number; errors: number; maxRssMB: number };
+    run();
+    const r = run();
+    const mbps = mb / r.seconds;
+    const t = targets[mode];
+    console.log(
+      `${mode === 'read' ? 'read + reassemble' : 'full dissection '}: ${mbps.toFixed(0)} MB/s, ${(r.packets / r.seconds / 1e3).toFixed(0)} kpackets/s, ` +
+        `peak RSS ${r.maxRssMB.toFixed(0)} MB${mode === 'dissect' ? `, ${r.fpdus} FPDUs, ${r.errors} errors` : ''}` +
+        `  [target > ${t.mbps} MB/s: ${mbps >= t.mbps ? 'met' : 'NOT met'}; RSS < ${t.rss} MB: ${r.maxRssMB < t.rss ? 'met' : 'NOT met'}]`,
+    );
+  }
+} finally {
+  if (!keep) unlinkSync(file);
+}
