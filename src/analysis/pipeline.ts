@@ -118,6 +118,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const capture = opts.stream
     ? await readCaptureStream(opts.stream, path, onPacket, opts.chunkSize ? { chunkSize: opts.chunkSize } : {})
     : await readCapture(path, onPacket, opts.chunkSize ? { chunkSize: opts.chunkSize } : {});
+  decoder.finish(); // IP datagrams still missing fragments are reported, not silently dropped
   reasm.finish();
   if (capture.error) {
     const e = capture.error;

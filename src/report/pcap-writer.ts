@@ -1,14 +1,6 @@
 import { openSync, writeSync, closeSync } from 'node:fs';
 
-/** LINKTYPE values we write and read by name. */
-export const LINKTYPE_NULL = 0;
-export const LINKTYPE_ETHERNET = 1;
-export const LINKTYPE_RAW = 101;
-export const LINKTYPE_LOOP = 108;
-export const LINKTYPE_LINUX_SLL = 113;
-export const LINKTYPE_IPV4 = 228;
-export const LINKTYPE_IPV6 = 229;
-export const LINKTYPE_LINUX_SLL2 = 276;
+export { LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_LINUX_SLL, LINKTYPE_LINUX_SLL2, LINKTYPE_NULL, LINKTYPE_LOOP, LINKTYPE_IPV4, LINKTYPE_IPV6 } from '../capture/link-types.js';
 
 export interface PcapFrame {
   tsSec: number;
