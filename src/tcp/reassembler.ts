@@ -22,12 +22,22 @@ export interface ReassemblyOptions {
   /** Delivered bytes kept per direction to compare overlapping retransmissions, default 64 KiB. */
   historyBytes?: number;
   /**
-   * Budget for all directions' history together, default 32 MiB. History is taken on a direction's
-   * first delivery; when the budget is spent, the ring of a direction that has not delivered since the
-   * last sweep is taken over (second-chance clock), so idle flows give way to active ones.
+   * Budget for all directions' history together, default 32 MiB (512 rings of 64 KiB). A ring is taken
+   * on a direction's first delivery and given back when the direction ends. When the budget is spent,
+   * the ring of a direction that has not delivered since the clock hand last passed it is taken over;
+   * if every ring is busy the newcomer goes without and tries again after 4 rings' worth of delivery.
+   * Overlaps with bytes no longer in history are counted as retransmissions but not compared.
    */
   maxHistoryTotal?: number;
 }
+
+/*
+ * Memory, all told: held out-of-order data is charged in whole slabs (4 KiB growing to 256 KiB per
+ * direction, plus 64 octets per piece), so maxBufferedTotal bounds the real allocation; history is
+ * bounded by maxHistoryTotal; up to 4 MiB of free slabs are kept for reuse. With the defaults that is
+ * at most about 100 MiB. Besides that, every flow keeps about 1 KiB of state and statistics until the
+ * end (flows() reports them all).
+ */
 
 export interface FlowHandle {
   readonly id: number;
@@ -122,6 +132,9 @@ interface Held {
   segStart: boolean;
   segEnd: boolean;
 }
+
+/** The held queue of a direction holding nothing (never written: hold() replaces it first). */
+const NO_HELD: Held[] = [];
 
 /** Fills delivered slots of the held queue so their bytes can be collected before compaction. */
 const TAKEN: Held = { off: 0, end: 0, data: new Uint8Array(0), slab: new Slab(0), frame: 0, segStart: false, segEnd: false };
@@ -231,13 +244,13 @@ class Dir {
   nextOffset = 0;
   /** Offset just past the highest octet known to have been sent (captured, cut by snaplen, or acked). */
   knownEnd = 0;
-  /** Offset of the FIN, Infinity until one is seen. */
-  limit = Infinity;
+  /** Offset of the FIN, -1 until one is seen (not Infinity: a non-integer field costs a box per object). */
+  limit = -1;
   finFrame = 0;
   ended = false;
   closed: 'fin' | 'rst' | null = null;
-  /** Held pieces, sorted and disjoint, all beyond nextOffset; live from index hh. */
-  held: Held[] = [];
+  /** Held pieces, sorted and disjoint, all beyond nextOffset; live from index hh. NO_HELD while none. */
+  held: Held[] = NO_HELD;
   hh = 0;
   heldData = 0;
   /** Slab space and per-piece overhead charged to this direction. */
@@ -256,7 +269,8 @@ class Dir {
   segments = 0;
   retransmissions = 0;
   delivered = 0;
-  gaps: { seq: number; length: number }[] = [];
+  /** Created on the first gap (most directions never have one). */
+  gaps: { seq: number; length: number }[] | null = null;
   gapsOmitted = 0;
   lastGapEnd = -1;
 
@@ -543,7 +557,7 @@ export class Reassembler {
     }
     // A bare RST's sequence number proves nothing was sent up to it (it may answer a stray segment).
     if (len > 0 || s.missing > 0 || (f & TCP_RST) === 0) {
-      const known = sent < d.limit ? sent : d.limit;
+      const known = d.limit >= 0 && d.limit < sent ? d.limit : sent;
       if (known > d.knownEnd) d.knownEnd = known;
     }
     if (len > 0) this.take(d, s, off);
@@ -563,7 +577,7 @@ export class Reassembler {
       const from = Math.max(off, d.limit);
       this.report('tcp.data-after-fin', d, [s.frame], d.seqOf(from), `${end - from} octet(s) after the FIN at seq ${d.seqOf(d.limit)}`);
     }
-    if ((s.payload.length > 0 && off < d.nextOffset) || ((s.flags & TCP_FIN) !== 0 && sent === d.limit)) this.old = true;
+    if ((s.payload.length > 0 && off < d.nextOffset) || (d.closed === 'fin' && (s.flags & TCP_FIN) !== 0 && sent === d.limit)) this.old = true;
   }
 
   /** The first FIN fixes where the direction ends; held bytes beyond it are not stream data. */
@@ -606,7 +620,7 @@ export class Reassembler {
     const p = s.payload;
     let end = off + p.length;
     let a = off;
-    if (end > d.limit) {
+    if (d.limit >= 0 && end > d.limit) {
       const from = Math.max(a, d.limit);
       this.report('tcp.data-after-fin', d, [s.frame], d.seqOf(from), `${end - from} octet(s) after the FIN at seq ${d.seqOf(d.limit)}`);
       end = from;
@@ -657,6 +671,7 @@ export class Reassembler {
     const p = s.payload;
     const pEnd = segOff + p.length;
     const whole = s.missing === 0;
+    if (d.held === NO_HELD) d.held = [];
     const held = d.held;
     // First live piece ending after a.
     let lo = d.hh;
@@ -780,7 +795,7 @@ export class Reassembler {
 
   /** No live pieces left: give the slab back and start small again next time. */
   private emptied(d: Dir): void {
-    d.held.length = 0;
+    d.held = NO_HELD; // a burst's queue is not kept around
     d.hh = 0;
     this.holding.delete(d);
     if (d.slab !== null) this.dropSlab(d, d.slab);
@@ -870,10 +885,11 @@ export class Reassembler {
     const off = d.nextOffset;
     const seq = d.seqOf(off);
     d.nextOffset = off + len;
+    const gaps = (d.gaps ??= []);
     if (d.lastGapEnd === off) {
-      if (d.gapsOmitted === 0) d.gaps[d.gaps.length - 1]!.length += len;
-    } else if (d.gaps.length < MAX_GAPS) {
-      d.gaps.push({ seq, length: len });
+      if (d.gapsOmitted === 0) gaps[gaps.length - 1]!.length += len;
+    } else if (gaps.length < MAX_GAPS) {
+      gaps.push({ seq, length: len });
     } else {
       d.gapsOmitted++;
     }
@@ -1019,7 +1035,7 @@ function stats(d: Dir): TcpDirectionStats {
     bytes: d.delivered + d.heldData,
     segments: d.segments,
     retransmissions: d.retransmissions,
-    gaps: d.gaps.map((g) => ({ seq: g.seq, length: g.length })),
+    gaps: d.gaps === null ? [] : d.gaps.map((g) => ({ seq: g.seq, length: g.length })),
     gapsOmitted: d.gapsOmitted,
     mss: d.mss,
     closed: d.closed,
