@@ -359,7 +359,7 @@ export class Reassembler {
   private readonly table = new Map<number, Dir>();
   private readonly all: Flow[] = [];
   private nextId = 1;
-  /** The direction of the previous segment: consecutive segments mostly share it, saving the key. */
+  /** The direction of the previous segment: consecutive segments mostly share it, saving the hash lookup. */
   private last: Dir | null = null;
 
   private heldCost = 0;

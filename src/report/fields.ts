@@ -1,0 +1,172 @@
+/**
+ * What a display filter (-Y, --write-filter) can name, and each event's values for those names.
+ *
+ * The protocol fields are the declared tables (MPA, DDP, RDMAP): a record's values are read off
+ * its detail tree, so the filter, -V and the tables never disagree. This module adds the fields
+ * of the event itself (frame numbers, flow, endpoints) and of findings, in Wireshark's spelling
+ * where Wireshark has one.
+ */
+import { indexFields, type FieldDef, type FieldValue, type TreeNode } from '../analysis/fields.js';
+import type { Finding } from '../analysis/findings.js';
+import { MPA_FIELD_LIST } from '../../dissectors/mpa/fields.js';
+import { mpaFpduTree, mpaStartupTree } from '../../dissectors/mpa/tree.js';
+import { DDP_ANALYSIS_FIELDS, DDP_FIELDS, RDMA_FIELDS } from '../../dissectors/ddp-rdmap/fields.js';
+import { ddpTree } from '../../dissectors/ddp-rdmap/tree.js';
+import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
+import { isFpdu, type MpaRecord } from './events.js';
+
+const f = (abbrev: string, name: string, type: FieldDef['type'], blurb: string): FieldDef => ({ abbrev, name, type, blurb });
+
+/** Fields of events and findings (not of a protocol header). */
+export const REPORT_FIELDS: readonly FieldDef[] = [
+  f('frame.number', 'Frame Number', 'uint', 'Frames that carried the record, or that the finding names (any of them matches)'),
+  f('tcp.stream', 'Stream index', 'uint', 'Flow id as in the flow table (1-based; Wireshark counts tcp.stream from 0)'),
+  f('tcp.srcport', 'Source Port', 'uint', 'TCP port of the sender'),
+  f('tcp.dstport', 'Destination Port', 'uint', 'TCP port of the receiver'),
+  f('tcp.port', 'Source or Destination Port', 'uint', 'Either TCP port'),
+  f('ip.src', 'Source Address', 'string', 'IPv4 address of the sender, as a string: ip.src == "10.0.0.1"'),
+  f('ip.dst', 'Destination Address', 'string', 'IPv4 address of the receiver, as a string'),
+  f('ip.addr', 'Source or Destination Address', 'string', 'Either IPv4 address, as a string'),
+  f('ipv6.src', 'Source Address', 'string', 'IPv6 address of the sender (RFC 5952 form, no brackets), as a string'),
+  f('ipv6.dst', 'Destination Address', 'string', 'IPv6 address of the receiver, as a string'),
+  f('ipv6.addr', 'Source or Destination Address', 'string', 'Either IPv6 address, as a string'),
+  f('finding', 'Finding', 'protocol', 'A finding (on a record: any finding raised on it)'),
+  f('finding.rule', 'Rule', 'string', 'Rule id, e.g. "mpa.crc-mismatch" (mpa-dissect rules lists them)'),
+  f('finding.severity', 'Severity', 'string', '"error", "warning" or "info" (after --rules overrides)'),
+  f('finding.code', 'MPA error code', 'uint', 'RFC 5044/6581 MPA error code of the rule (absent when the rule has none)'),
+  f('finding.message', 'Message', 'string', 'What was found, in words'),
+  f('finding.from', 'Sender', 'string', 'ADDR:PORT of the sender the finding is about'),
+  f('finding.seq', 'Sequence number', 'uint', 'Absolute TCP sequence number the finding points at'),
+];
+
+/** Every name a filter may use, declared once. */
+export const FILTER_FIELDS: ReadonlyMap<string, FieldDef> = indexFields(MPA_FIELD_LIST, DDP_FIELDS, RDMA_FIELDS, DDP_ANALYSIS_FIELDS, REPORT_FIELDS);
+
+export function knownField(name: string): boolean {
+  return FILTER_FIELDS.has(name);
+}
+
+export type FieldGetter = (name: string) => readonly FieldValue[] | undefined;
+type FieldMap = Map<string, FieldValue[]>;
+
+function add(m: FieldMap, k: string, v: FieldValue): void {
+  const a = m.get(k);
+  if (a) a.push(v);
+  else m.set(k, [v]);
+}
+
+/** "10.0.0.1:40001" or "[fd00::1]:40009" to address, port and family. */
+export function splitEndpoint(ep: string): { addr: string; port: number; v6: boolean } | null {
+  const m = /^\[(.*)\]:(\d+)$/.exec(ep) ?? /^([^:]*):(\d+)$/.exec(ep);
+  if (!m) return null;
+  return { addr: m[1]!, port: Number(m[2]), v6: ep.startsWith('[') };
+}
+
+function endpoints(m: FieldMap, from: string | null, to: string | null): void {
+  const s = from ? splitEndpoint(from) : null;
+  const d = to ? splitEndpoint(to) : null;
+  if (s) {
+    add(m, 'tcp.srcport', s.port);
+    add(m, 'tcp.port', s.port);
+    add(m, s.v6 ? 'ipv6.src' : 'ip.src', s.addr);
+    add(m, s.v6 ? 'ipv6.addr' : 'ip.addr', s.addr);
+  }
+  if (d) {
+    add(m, 'tcp.dstport', d.port);
+    add(m, 'tcp.port', d.port);
+    add(m, d.v6 ? 'ipv6.dst' : 'ip.dst', d.addr);
+    add(m, d.v6 ? 'ipv6.addr' : 'ip.addr', d.addr);
+  }
+}
+
+function flatten(m: FieldMap, nodes: readonly TreeNode[]): void {
+  for (const n of nodes) {
+    add(m, n.field.abbrev, n.value);
+    if (n.children) flatten(m, n.children);
+  }
+}
+
+/** The detail tree of a record: MPA, then DDP/RDMAP when the FPDU carried a segment. */
+export function recordTree(r: MpaRecord): TreeNode[] {
+  if (!isFpdu(r)) return mpaStartupTree(r);
+  const t = mpaFpduTree(r);
+  return isDdpSegmentRecord(r.upper) ? [...t, ...ddpTree(r.upper)] : t;
+}
+
+function findingOnly(m: FieldMap, x: Finding): void {
+  add(m, 'finding', 'Finding');
+  add(m, 'finding.rule', x.rule);
+  add(m, 'finding.severity', x.severity);
+  if (x.rfcErrorCode !== null) add(m, 'finding.code', x.rfcErrorCode);
+  add(m, 'finding.message', x.message);
+  if (x.from !== null) add(m, 'finding.from', x.from);
+  if (x.seq !== null) add(m, 'finding.seq', x.seq);
+}
+
+/** Joins several sources: a name's values are those of every source that has it. */
+function joined(sources: ReadonlyArray<FieldGetter>): FieldGetter {
+  if (sources.length === 1) return sources[0]!;
+  return (name) => {
+    let out: FieldValue[] | undefined;
+    let only: readonly FieldValue[] | undefined;
+    for (const s of sources) {
+      const v = s(name);
+      if (!v || v.length === 0) continue;
+      if (only === undefined && out === undefined) only = v;
+      else {
+        out ??= [...only!];
+        out.push(...v);
+      }
+    }
+    return out ?? only;
+  };
+}
+
+/**
+ * Builds the field values of events. `peerOf` tells a finding's receiver from its flow and sender
+ * (findings name only the sender).
+ */
+export class EventFields {
+  constructor(private readonly peerOf: (flow: number | null, from: string | null) => string | null) {}
+
+  /** The record's own fields; its protocol tree is built only if a protocol field is asked for. */
+  private recordSource(r: MpaRecord): FieldGetter {
+    const base: FieldMap = new Map();
+    for (const fr of r.frames) add(base, 'frame.number', fr);
+    add(base, 'tcp.stream', r.flow);
+    endpoints(base, r.from, r.to);
+    let tree: FieldMap | null = null;
+    return (name) => {
+      const v = base.get(name);
+      if (v) return v;
+      if (!name.startsWith('iwarp_')) return undefined;
+      if (tree === null) {
+        tree = new Map();
+        flatten(tree, recordTree(r));
+      }
+      return tree.get(name);
+    };
+  }
+
+  private findingSource(x: Finding, withContext: boolean): FieldGetter {
+    const m: FieldMap = new Map();
+    findingOnly(m, x);
+    if (withContext) {
+      for (const fr of x.frames) add(m, 'frame.number', fr);
+      if (x.flow !== null) add(m, 'tcp.stream', x.flow);
+      endpoints(m, x.from, this.peerOf(x.flow, x.from));
+    }
+    return (name) => m.get(name);
+  }
+
+  /** A record line: its fields, plus the finding.* fields of every finding raised on it. */
+  record(r: MpaRecord, findings: readonly Finding[]): FieldGetter {
+    return joined([this.recordSource(r), ...findings.map((x) => this.findingSource(x, false))]);
+  }
+
+  /** A finding line: its fields, plus those of the record it was raised on. */
+  finding(x: Finding, r: MpaRecord | null): FieldGetter {
+    const own = this.findingSource(x, true);
+    return r ? joined([own, this.recordSource(r)]) : own;
+  }
+}
