@@ -1,7 +1,7 @@
 import type { FindingSink } from '../../src/analysis/findings.js';
 import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, StreamChunk } from '../../src/tcp/stream.js';
 import { ByteLog } from './byte-log.js';
-import { FpduFramer, MARKER_INTERVAL, type FramedFpdu, type FramerParams } from './framer.js';
+import { FpduFramer, MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
 import { findLock, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
 import {
   KEY_PREFIX,
@@ -746,10 +746,14 @@ export class MpaFlow implements FlowConsumer {
       mpaError = 2;
     }
     let markerMismatch = false;
-    const resBad = f.markers.filter((m) => m.reserved !== 0);
-    const lowBad = f.markers.filter((m) => (m.fpduptr & 3) !== 0);
-    for (const m of f.markers) if ((m.fpduptr & ~3) !== m.expected) markerMismatch = true;
+    let markerOdd = false;
+    for (const m of f.markers) {
+      if ((m.fpduptr & ~3) !== m.expected) markerMismatch = true;
+      if (m.reserved !== 0 || (m.fpduptr & 3) !== 0) markerOdd = true;
+    }
     // One finding per FPDU, naming its markers: a 64 KiB FPDU holds up to 128 of them.
+    const resBad = markerOdd ? f.markers.filter((m) => m.reserved !== 0) : NONE;
+    const lowBad = markerOdd ? f.markers.filter((m) => (m.fpduptr & 3) !== 0) : NONE;
     if (resBad.length > 0) {
       this.find(d, 'mpa.marker-reserved', f.seq, f.frames,
         `${resBad.length} marker(s) with Reserved not zero: ${resBad.slice(0, 4).map((m) => `seq ${m.seq} 0x${m.reserved.toString(16).padStart(4, '0')}`).join(', ')}${resBad.length > 4 ? ', ...' : ''}`);
@@ -959,6 +963,8 @@ export class MpaFlow implements FlowConsumer {
     };
   }
 }
+
+const NONE: readonly MarkerInfo[] = [];
 
 function hex8(v: number): string {
   return v.toString(16).padStart(8, '0');

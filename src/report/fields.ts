@@ -13,7 +13,7 @@ import { mpaFpduTree, mpaStartupTree } from '../../dissectors/mpa/tree.js';
 import { DDP_ANALYSIS_FIELDS, DDP_FIELDS, RDMA_FIELDS } from '../../dissectors/ddp-rdmap/fields.js';
 import { ddpTree } from '../../dissectors/ddp-rdmap/tree.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
-import { isFpdu, type MpaRecord } from './events.js';
+import { isFpdu, type EventGroup, type MpaRecord } from './events.js';
 
 const f = (abbrev: string, name: string, type: FieldDef['type'], blurb: string): FieldDef => ({ abbrev, name, type, blurb });
 
@@ -159,14 +159,19 @@ export class EventFields {
     return (name) => m.get(name);
   }
 
-  /** A record line: its fields, plus the finding.* fields of every finding raised on it. */
-  record(r: MpaRecord, findings: readonly Finding[]): FieldGetter {
-    return joined([this.recordSource(r), ...findings.map((x) => this.findingSource(x, false))]);
-  }
-
-  /** A finding line: its fields, plus those of the record it was raised on. */
-  finding(x: Finding, r: MpaRecord | null): FieldGetter {
-    const own = this.findingSource(x, true);
-    return r ? joined([own, this.recordSource(r)]) : own;
+  /**
+   * Getters for the lines of one group: the record line (its fields plus the finding.* fields of
+   * every finding raised on it) and each finding line (its fields plus the record's). The record's
+   * tree is built at most once per group, and only if a protocol field is asked for.
+   */
+  group(g: EventGroup): { record: FieldGetter | null; findings: FieldGetter[] } {
+    const rec = g.record ? this.recordSource(g.record) : null;
+    return {
+      record: rec ? joined([rec, ...g.findings.map((x) => this.findingSource(x, false))]) : null,
+      findings: g.findings.map((x) => {
+        const own = this.findingSource(x, true);
+        return rec ? joined([own, rec]) : own;
+      }),
+    };
   }
 }

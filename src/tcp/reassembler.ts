@@ -573,7 +573,8 @@ export class Reassembler {
 
   private afterEnd(d: Dir, s: TcpSegment, off: number, sent: number): void {
     const end = off + s.payload.length;
-    if (d.closed === 'fin' && end > d.limit) {
+    // Only payload counts: a bare RST (or ACK) after the FIN sits one past it and carries nothing.
+    if (d.closed === 'fin' && s.payload.length > 0 && end > Math.max(off, d.limit)) {
       const from = Math.max(off, d.limit);
       this.report('tcp.data-after-fin', d, [s.frame], d.seqOf(from), `${end - from} octet(s) after the FIN at seq ${d.seqOf(d.limit)}`);
     }

@@ -781,3 +781,4 @@ describe('TCP rules', () => {
   });
 });
 
+

@@ -1,0 +1,121 @@
+/**
+ * Frames read back after the pipeline has moved on, for -x (the octets of a record) and -w (the
+ * frames to export). A file is read again by offset; standard input cannot be, so its recent
+ * frames are kept in a bounded window of copies.
+ */
+import type { PacketRecord } from '../capture/packet.js';
+import { openRandomAccess, type RandomAccessCapture } from '../capture/random-access.js';
+import type { FindingInput, FindingSink } from '../analysis/findings.js';
+import { PacketDecoder } from '../net/decoder.js';
+import { endpoint } from '../net/segment.js';
+
+export interface FrameStore {
+  /** Called with every packet as it is read. */
+  note(p: PacketRecord): void;
+  /** The frame (own copy of its bytes), or null when it cannot be had any more. */
+  get(frame: number): Promise<PacketRecord | null>;
+  close(): void;
+}
+
+/** A capture file: remembers each frame's offset (8 octets per frame) and reads it back on demand. */
+export class FileFrames implements FrameStore {
+  private offsets = new Float64Array(1024);
+  private count = 0;
+  private ra: RandomAccessCapture | null = null;
+  private opening: Promise<RandomAccessCapture> | null = null;
+
+  constructor(private readonly path: string) {}
+
+  note(p: PacketRecord): void {
+    if (p.frame >= this.offsets.length) {
+      const bigger = new Float64Array(Math.max(this.offsets.length * 2, p.frame + 1));
+      bigger.set(this.offsets);
+      this.offsets = bigger;
+    }
+    this.offsets[p.frame] = p.fileOffset;
+    if (p.frame > this.count) this.count = p.frame;
+  }
+
+  async get(frame: number): Promise<PacketRecord | null> {
+    if (frame < 1 || frame > this.count) return null;
+    if (!this.ra) {
+      this.opening ??= openRandomAccess(this.path);
+      this.ra = await this.opening;
+    }
+    return this.ra.read(this.offsets[frame]!, frame);
+  }
+
+  close(): void {
+    this.ra?.close();
+    this.ra = null;
+  }
+}
+
+/** Standard input: copies of the most recent frames, up to a byte and a frame budget. */
+export class WindowFrames implements FrameStore {
+  private readonly frames = new Map<number, PacketRecord>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxBytes = 64 * 1024 * 1024,
+    private readonly maxFrames = 200_000,
+  ) {}
+
+  note(p: PacketRecord): void {
+    this.frames.set(p.frame, { ...p, data: p.data.slice() });
+    this.bytes += p.data.length;
+    // Maps iterate in insertion order: the first key is the oldest frame.
+    while (this.bytes > this.maxBytes || this.frames.size > this.maxFrames) {
+      const oldest = this.frames.keys().next();
+      if (oldest.done === true) break;
+      this.bytes -= this.frames.get(oldest.value)!.data.length;
+      this.frames.delete(oldest.value);
+    }
+  }
+
+  get(frame: number): Promise<PacketRecord | null> {
+    return Promise.resolve(this.frames.get(frame) ?? null);
+  }
+
+  close(): void {
+    this.frames.clear();
+    this.bytes = 0;
+  }
+}
+
+const quiet: FindingSink = { report: (_id: string, _f: FindingInput) => {} };
+
+/** Octets of one direction's stream, rebuilt from the frames that carried them. */
+export interface StreamBytes {
+  bytes: Uint8Array;
+  /** 1 where the octet was found in a frame that could be read back. */
+  have: Uint8Array;
+}
+
+/**
+ * Rebuilds `length` stream octets from absolute sequence number `seq`, sent by `from`, out of
+ * `frames`. Octets no frame supplied stay marked missing (a frame gone from the window, an IP
+ * fragment, a snaplen cut).
+ */
+export async function streamBytes(store: FrameStore, frames: readonly number[], from: string, seq: number, length: number): Promise<StreamBytes> {
+  const bytes = new Uint8Array(length);
+  const have = new Uint8Array(length);
+  const dec = new PacketDecoder(quiet);
+  for (const fr of frames) {
+    const p = await store.get(fr);
+    if (!p) continue;
+    dec.decode(p, (s) => {
+      if (endpoint(s.src, s.srcPort) !== from) return;
+      const d = (s.seq - seq) | 0; // signed distance, so sequence wrap is harmless
+      const pl = s.payload;
+      const lo = Math.max(0, -d);
+      const hi = Math.min(pl.length, length - d);
+      for (let i = lo; i < hi; i++) {
+        if (have[d + i]) continue;
+        bytes[d + i] = pl[i]!;
+        have[d + i] = 1;
+      }
+    });
+  }
+  return { bytes, have };
+}

@@ -1,0 +1,98 @@
+/**
+ * -x: the octets of each startup frame and FPDU, as tshark dumps bytes (offset, 16 hex octets,
+ * ASCII), rebuilt from the frames that carried them (markers included: these are the wire octets,
+ * like Wireshark's "Reassembled TCP" pane). Under each row, a letter marks the octets MPA
+ * engineers look for: L the length field, M a marker, P PAD, C the CRC (K, F, R, L, E for the
+ * key, flags, Rev, PD_Length and RFC 6581 block of a startup frame).
+ */
+import { fpduLayout, OCTET_CRC, OCTET_LENGTH, OCTET_MARKER, OCTET_PAD } from '../../dissectors/mpa/tree.js';
+import { isFpdu, type MpaRecord } from './events.js';
+import { streamBytes, type FrameStore, type StreamBytes } from './frame-store.js';
+import type { Style } from './text.js';
+
+/** Mark letters by octet class, for FPDUs (index = OCTET_*) and startup frames. */
+const FPDU_MARKS: Readonly<Record<number, string>> = { [OCTET_LENGTH]: 'L', [OCTET_MARKER]: 'M', [OCTET_PAD]: 'P', [OCTET_CRC]: 'C' };
+const FPDU_LEGEND = 'L length, M marker, P pad, C CRC';
+const STARTUP_LEGEND = 'K key, F flags, R Rev, L PD_Length, E IRD/ORD';
+
+function startupMarks(n: number, enhanced: boolean): string[] {
+  const m: string[] = new Array<string>(n).fill('');
+  for (let i = 0; i < Math.min(16, n); i++) m[i] = 'K';
+  if (n > 16) m[16] = 'F';
+  if (n > 17) m[17] = 'R';
+  if (n > 18) m[18] = 'L';
+  if (n > 19) m[19] = 'L';
+  if (enhanced) for (let i = 20; i < Math.min(24, n); i++) m[i] = 'E';
+  return m;
+}
+
+function colourFor(mark: string, st: Style, crcBad: boolean): (s: string) => string {
+  switch (mark) {
+    case 'M':
+      return st.cyan;
+    case 'L':
+      return st.yellow;
+    case 'P':
+      return st.magenta;
+    case 'C':
+      return crcBad ? st.red : st.green;
+    case '':
+      return (s) => s;
+    default:
+      return st.bold;
+  }
+}
+
+/** Rows of "offset  hex  ascii", each followed by a mark row when it holds marked octets. */
+export function dumpLines(data: StreamBytes, marks: readonly string[], st: Style, crcBad = false): string[] {
+  const { bytes, have } = data;
+  const width = Math.max(4, Math.max(0, bytes.length - 1).toString(16).length);
+  const out: string[] = [];
+  for (let row = 0; row < bytes.length; row += 16) {
+    const hex: string[] = [];
+    const under: string[] = [];
+    let ascii = '';
+    let marked = false;
+    for (let i = row; i < row + 16; i++) {
+      if (i >= bytes.length) {
+        hex.push('  ');
+        under.push('  ');
+        continue;
+      }
+      const mark = marks[i] ?? '';
+      if (mark) marked = true;
+      const b = bytes[i]!;
+      const text = have[i] ? b.toString(16).padStart(2, '0') : '??';
+      hex.push(colourFor(mark, st, crcBad)(text));
+      under.push(mark ? `${mark} ` : '  ');
+      ascii += !have[i] ? ' ' : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
+    }
+    const lead = row.toString(16).padStart(width, '0');
+    out.push(`${lead}  ${hex.join(' ')}   ${ascii}`.trimEnd());
+    if (marked) out.push(`${' '.repeat(width)}  ${under.join(' ')}`.trimEnd());
+  }
+  return out;
+}
+
+function framesText(frames: readonly number[]): string {
+  if (frames.length === 1) return `frame ${frames[0]}`;
+  return `frames ${frames.join(', ')}`;
+}
+
+/** The dump of one record (header line, rows), reading its frames back from `store`. */
+export async function recordDump(r: MpaRecord, store: FrameStore, st: Style): Promise<string[]> {
+  if (isFpdu(r)) {
+    const startSeq = (r.seq - (r.lenOffset - r.start)) >>> 0;
+    const data = await streamBytes(store, r.frames, r.from, startSeq, r.wireSize);
+    const layout = fpduLayout(r);
+    const marks = Array.from(layout, (c) => FPDU_MARKS[c] ?? '');
+    const missing = data.have.includes(0) ? ' (?? = not available)' : '';
+    const head = `FPDU at seq ${startSeq}, ${r.wireSize} octets from ${framesText(r.frames)} [${FPDU_LEGEND}]${missing}:`;
+    return [head, ...dumpLines(data, marks, st, r.crcStatus === 'bad' || r.crcStatus === 'byte-swapped')];
+  }
+  const n = 20 + r.privateData.length;
+  const data = await streamBytes(store, r.frames, r.from, r.seq, n);
+  const missing = data.have.includes(0) ? ' (?? = not available)' : '';
+  const head = `MPA ${r.kind === 'request' ? 'Request' : 'Reply'} at seq ${r.seq}, ${n} octets from ${framesText(r.frames)} [${STARTUP_LEGEND}]${missing}:`;
+  return [head, ...dumpLines(data, startupMarks(n, r.enhanced && r.enhancedBlock !== null), st)];
+}
