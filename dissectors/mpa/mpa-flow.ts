@@ -21,6 +21,8 @@ export interface UpperLayer {
   ulpdu(u: Ulpdu): unknown;
   end(dir: 0 | 1, reason: EndReason): void;
   noteMpaError?(dir: 0 | 1, code: number, seq: number, frames: number[]): void;
+  /** Octets of this direction missing from the capture: sequence jumps above are explained by it. */
+  noteCaptureGap?(dir: 0 | 1, seq: number, length: number): void;
 }
 
 /** One framed FPDU as the MPA layer reports it (the analyzer's record; outputs format it). */
@@ -867,6 +869,7 @@ export class MpaFlow implements FlowConsumer {
 
   onGap(d: MpaDirection, offset: number, length: number): void {
     const end = offset + length;
+    if (this.isMpa) this.upper?.noteCaptureGap?.(d.dir, d.seqOf(offset), length);
     switch (d.state) {
       case 'frame': {
         const fr = d.framer!;

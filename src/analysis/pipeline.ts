@@ -26,6 +26,8 @@ export interface UpperFactory {
   create(flowId: number, ctx: MpaContext, sink: FindingCollector, handle: FlowHandle): UpperLayer & { summary?(dir: 0 | 1): unknown };
   /** One-line Info text for a record the upper layer returned (tshark's Info column). */
   summarize?(rec: unknown): string | null;
+  /** What the connection carries above RDMA (SMB Direct, NFS over RDMA...), when the evidence is clear. */
+  label?(mpa: MpaFlowSummary, serverPort: number): unknown;
 }
 
 export interface AnalysisOptions {
@@ -50,6 +52,8 @@ export interface AnalysisOptions {
 export interface FlowResult {
   tcp: TcpFlowStats;
   mpa: MpaFlowSummary | null;
+  /** Upper-layer protocol label from the layer above MPA, or null. */
+  upperLayer: unknown;
   /** Per-direction summaries of the layer above MPA, when it ran. */
   upper: [unknown, unknown] | null;
 }
@@ -134,7 +138,8 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
     const m = mpaFlows.get(tcp.id);
     const mpa = m ? m.flow.summary() : null;
     const up = m?.upper;
-    return { tcp, mpa, upper: mpa && up?.summary ? [up.summary(0), up.summary(1)] : null };
+    const port = Number(tcp.server.slice(tcp.server.lastIndexOf(':') + 1));
+    return { tcp, mpa, upper: mpa && up?.summary ? [up.summary(0), up.summary(1)] : null, upperLayer: (mpa && opts.upper?.label?.(mpa, port)) ?? null };
   });
   return { capture, flows, findings, decoder: decoder.stats };
 }

@@ -1,0 +1,138 @@
+/**
+ * --rules FILE: a JSON document that turns rules off, changes their severity and sets thresholds.
+ *
+ *   { "rules": { "mpa.pad-not-zero": "off", "mpa.crc-mismatch": "warning", "ddp.*": "info" },
+ *     "thresholds": { "alignment.minFpduAlignedPercent": 90 } }
+ *
+ * A rule's value is "off", "on" (its catalog severity), "error", "warning" or "info". A key
+ * ending in ".*" applies to every rule with that prefix; an exact id wins over a pattern. Anything
+ * the file gets wrong is an error naming the file and the problem: a typo must not silently
+ * leave a CI gate open.
+ */
+import { readFileSync } from 'node:fs';
+import type { RuleDef, Severity } from '../analysis/findings.js';
+import type { RuleOverrides } from '../analysis/rules-catalog.js';
+import { allRules } from './catalog.js';
+import { NO_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from './threshold-rules.js';
+
+export class RulesFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RulesFileError';
+  }
+}
+
+export interface RulesConfig {
+  overrides: RuleOverrides;
+  thresholds: Thresholds;
+}
+
+const SETTINGS = ['off', 'on', 'error', 'warning', 'info'] as const;
+type Setting = (typeof SETTINGS)[number];
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Levenshtein distance, to suggest the id a typo meant. */
+function distance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}
+
+function suggest(word: string, candidates: readonly string[]): string {
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const d = distance(word, c);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(word.length / 4)) ? `; did you mean "${best}"?` : '';
+}
+
+/** Parses the text of a rules file; `name` is how errors name the file. */
+export function parseRulesFile(name: string, text: string, rules: readonly RuleDef[] = allRules()): RulesConfig {
+  const fail = (msg: string): never => {
+    throw new RulesFileError(`${name}: ${msg}`);
+  };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    return fail(`not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!isRecord(doc)) return fail('must be a JSON object with "rules" and/or "thresholds"');
+  for (const k of Object.keys(doc)) {
+    if (k !== 'rules' && k !== 'thresholds' && k !== '$comment') fail(`unknown key "${k}" (expected "rules", "thresholds" or "$comment")`);
+  }
+  const ids = rules.map((r) => r.id);
+  const byId = new Map(rules.map((r) => [r.id, r]));
+  const severity = new Map<string, Severity>();
+  const disabled = new Set<string>();
+  const exact = new Map<string, Setting>();
+  const patterns: Array<[string, Setting]> = [];
+  const rulesDoc = doc['rules'] ?? {};
+  if (!isRecord(rulesDoc)) fail('"rules" must be an object of rule id to "off", "on", "error", "warning" or "info"');
+  for (const [id, v] of Object.entries(rulesDoc as Record<string, unknown>)) {
+    if (typeof v !== 'string' || !(SETTINGS as readonly string[]).includes(v)) {
+      fail(`rule "${id}": ${JSON.stringify(v)} is not one of "off", "on", "error", "warning", "info"`);
+    }
+    const setting = v as Setting;
+    if (id.endsWith('.*') || id === '*') {
+      const prefix = id === '*' ? '' : id.slice(0, -1);
+      if (!ids.some((x) => x.startsWith(prefix))) fail(`pattern "${id}" matches no rule (mpa-dissect rules lists them)`);
+      patterns.push([prefix, setting]);
+    } else {
+      if (!byId.has(id)) fail(`unknown rule "${id}" (mpa-dissect rules lists them)${suggest(id, ids)}`);
+      exact.set(id, setting);
+    }
+  }
+  // Longer (more specific) patterns win over shorter ones; exact ids over any pattern.
+  patterns.sort((a, b) => a[0].length - b[0].length);
+  for (const r of rules) {
+    let s: Setting | undefined;
+    for (const [prefix, setting] of patterns) if (r.id.startsWith(prefix)) s = setting;
+    s = exact.get(r.id) ?? s;
+    if (s === undefined || s === 'on') continue;
+    if (s === 'off') disabled.add(r.id);
+    else if (s !== r.severity) severity.set(r.id, s);
+  }
+  const thresholds: Thresholds = { ...NO_THRESHOLDS };
+  const th = doc['thresholds'] ?? {};
+  if (!isRecord(th)) fail('"thresholds" must be an object, e.g. { "alignment.minFpduAlignedPercent": 90 }');
+  const names = Object.keys(THRESHOLD_KEYS);
+  for (const [k, v] of Object.entries(th as Record<string, unknown>)) {
+    const spec = THRESHOLD_KEYS[k];
+    if (!spec) return fail(`unknown threshold "${k}" (known: ${names.join(', ')})${suggest(k, names)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < spec.min || v > spec.max || (spec.integer && !Number.isInteger(v))) {
+      fail(`threshold "${k}": ${JSON.stringify(v)} must be ${spec.integer ? 'an integer' : 'a number'} from ${spec.min}${spec.max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${spec.max}`}`);
+    }
+    (thresholds as unknown as Record<string, number>)[spec.key] = v as number;
+  }
+  return { overrides: { severity, disabled }, thresholds };
+}
+
+/** Reads and parses a rules file. Throws RulesFileError naming the file. */
+export function loadRulesFile(path: string): RulesConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException | null)?.code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : e instanceof Error ? e.message : String(e);
+    throw new RulesFileError(`${path}: cannot read the rules file: ${why}`);
+  }
+  return parseRulesFile(path, text);
+}
