@@ -4,6 +4,8 @@
  * octet so a replay through the framer attributes FPDUs to frames exactly. Bounded: the owner
  * decides what to drop.
  */
+const EMPTY = new Uint8Array(0);
+
 export class ByteLog {
   private buf: Uint8Array;
   private used = 0;
@@ -14,8 +16,24 @@ export class ByteLog {
   private frames: number[] = [];
   private segFlags: number[] = [];
 
-  constructor(initial = 4096) {
-    this.buf = new Uint8Array(initial);
+  /** Allocated on first use: most directions never hold anything. */
+  constructor() {
+    this.buf = EMPTY;
+  }
+
+  /** Gives memory back when far more is allocated than held (after a drop or reset). */
+  private shrink(): void {
+    if (this.buf.length > 64 * 1024 && this.used < this.buf.length / 4) {
+      const nb = this.used === 0 ? EMPTY : new Uint8Array(Math.max(4096, this.used * 2));
+      nb.set(this.buf.subarray(0, this.used));
+      this.buf = nb;
+    }
+  }
+
+  /** Drops everything and the buffer with it (the direction ended). */
+  release(): void {
+    this.reset(this.end);
+    this.buf = EMPTY;
   }
 
   get length(): number {
@@ -37,13 +55,14 @@ export class ByteLog {
     this.starts.length = 0;
     this.frames.length = 0;
     this.segFlags.length = 0;
+    this.shrink();
   }
 
   append(data: Uint8Array, from: number, to: number, frame: number, segStart: boolean, segEnd: boolean): void {
     const n = to - from;
     if (n <= 0) return;
     if (this.used + n > this.buf.length) {
-      let cap = this.buf.length * 2;
+      let cap = Math.max(4096, this.buf.length * 2);
       while (cap < this.used + n) cap *= 2;
       const nb = new Uint8Array(cap);
       nb.set(this.buf.subarray(0, this.used));
@@ -112,5 +131,6 @@ export class ByteLog {
       this.frames.length = 0;
       this.segFlags.length = 0;
     } else if (!exact && this.segFlags.length > 0) this.segFlags[0] = this.segFlags[0]! & ~1; // first piece now starts mid-segment
+    this.shrink();
   }
 }

@@ -383,7 +383,9 @@ export class MpaFlow implements FlowConsumer {
         return;
       }
     }
-    if (d.log.length > this.holdBytes) {
+    // Once the mid-stream search gave up, only a startup key can still turn this into MPA: hold little.
+    const cap = d.huntScanned >= this.huntBudget ? 8192 : this.holdBytes;
+    if (d.log.length > cap) {
       // Streaming data that is not MPA (yet): keep only the tail where a key could start.
       const keep = d.log.end - Math.max(KEY_LEN, 4096);
       d.huntScanned += keep - d.log.base;
@@ -943,6 +945,7 @@ export class MpaFlow implements FlowConsumer {
     }
     d.state = 'ended';
     d.ended = true;
+    d.log.release();
   }
 
   // ---------------------------------------------------------------- report
