@@ -1,13 +1,6 @@
-import type { RuleDef } from '../../src/analysis/findings.js';
+import { rule, type RuleDef } from '../../src/analysis/findings.js';
 
-const r = (
-  id: string,
-  severity: RuleDef['severity'],
-  ref: string | null,
-  rfcErrorCode: number | null,
-  summary: string,
-  explanation: string,
-): RuleDef => ({ id, severity, ref, rfcErrorCode, summary, explanation });
+const r = rule;
 
 /**
  * Rules of the DDP (RFC 5041) and RDMAP (RFC 5040, RFC 7306, RFC 6581 RTR) layer. Joined into the

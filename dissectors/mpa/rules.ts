@@ -1,13 +1,6 @@
-import type { RuleDef } from '../../src/analysis/findings.js';
+import { rule, type RuleDef } from '../../src/analysis/findings.js';
 
-const r = (
-  id: string,
-  severity: RuleDef['severity'],
-  ref: string | null,
-  rfcErrorCode: number | null,
-  summary: string,
-  explanation: string,
-): RuleDef => ({ id, severity, ref, rfcErrorCode, summary, explanation });
+const r = rule;
 
 /** MPA rules (RFC 5044, RFC 6581, draft-ietf-rddp-mpa-00 where RFC 5044 §4 kept its text). */
 export const MPA_RULES: readonly RuleDef[] = [

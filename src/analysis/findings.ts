@@ -19,6 +19,18 @@ export interface RuleDef {
   readonly explanation: string;
 }
 
+/** Builds a catalog entry; rule tables read as one line of facts per rule. */
+export function rule(
+  id: string,
+  severity: Severity,
+  ref: string | null,
+  rfcErrorCode: number | null,
+  summary: string,
+  explanation: string,
+): RuleDef {
+  return { id, severity, ref, rfcErrorCode, summary, explanation };
+}
+
 /** A finding as the report schema defines it (../shared/report-schema.md). */
 export interface Finding {
   rule: string;

@@ -1,3 +1,4 @@
+import { concat } from '../../src/generate/frames.js';
 /**
  * Builders for TcpSegment objects and recording consumers, to drive src/tcp/ without packet bytes.
  */
@@ -98,14 +99,7 @@ export class DirRecorder implements DirectionConsumer {
   }
   /** All delivered bytes, concatenated. */
   bytes(): Uint8Array {
-    const parts = this.events.flatMap((e) => (e.kind === 'data' ? [e.bytes] : []));
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let o = 0;
-    for (const p of parts) {
-      out.set(p, o);
-      o += p.length;
-    }
-    return out;
+    return concat(...this.events.flatMap((e) => (e.kind === 'data' ? [e.bytes] : [])));
   }
   gaps(): { offset: number; seq: number; length: number }[] {
     return this.events.flatMap((e) => (e.kind === 'gap' ? [{ offset: e.offset, seq: e.seq, length: e.length }] : []));
