@@ -321,12 +321,15 @@ export class DdpFlowAnalyzer {
       dir: u.dir,
       from: u.from,
       seq: u.seq,
-      frames: [...u.frames],
+      frames: u.frames, // the MPA layer hands over a fresh array per FPDU
       length: u.length,
       crc: u.crc,
       afterError: u.afterError,
       pdu,
-      info: ddpSummary(pdu),
+      // The Info text is built only when an output asks for it (most runs never do).
+      get info(): string {
+        return ddpSummary(pdu);
+      },
       skipped: null,
       findings: [],
       message: null,
@@ -339,7 +342,7 @@ export class DdpFlowAnalyzer {
     st.seenAny = true;
 
     // Remember the header octets for a later Terminate from the peer (it copies them).
-    const hist: HistoryEntry = { seq: u.seq, frames: rec.frames, bytes: u.head.slice(0, Math.min(u.head.length, DDP_UNTAGGED_HEADER_LEN)), findings: rec.findings };
+    const hist: HistoryEntry = { seq: u.seq, frames: rec.frames, bytes: u.head.subarray(0, Math.min(u.head.length, DDP_UNTAGGED_HEADER_LEN)), findings: rec.findings };
     if (st.history.length < this.historySize) st.history.push(hist);
     else {
       st.history[st.historyPos] = hist;

@@ -186,8 +186,17 @@ export type DdpPdu = TaggedPdu | UntaggedPdu | TruncatedPdu;
 
 // ---------------------------------------------------------------------------------------------
 
-function dv(b: Uint8Array): DataView {
-  return new DataView(b.buffer, b.byteOffset, b.byteLength);
+// Big-endian reads straight from the octets: a DataView per segment costs more than the decode.
+function u16(b: Uint8Array, o: number): number {
+  return (b[o]! << 8) | b[o + 1]!;
+}
+
+function u32(b: Uint8Array, o: number): number {
+  return ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
+}
+
+function u64(b: Uint8Array, o: number): bigint {
+  return (BigInt(u32(b, o)) << 32n) | BigInt(u32(b, o + 4));
 }
 
 export function decodeDdpControl(raw: number): DdpControl {
@@ -212,10 +221,9 @@ export function decodeDdpHeader(b: Uint8Array): DdpHeader | null {
   if (b.length < 2) return null;
   const ddp = decodeDdpControl(b[0]!);
   const rdmap = decodeRdmapControl(b[1]!);
-  const v = dv(b);
   if (ddp.t) {
     if (b.length < DDP_TAGGED_HEADER_LEN) return null;
-    return { kind: 'tagged', ddp, rdmap, stag: v.getUint32(2), to: v.getBigUint64(6) };
+    return { kind: 'tagged', ddp, rdmap, stag: u32(b, 2), to: u64(b, 6) };
   }
   if (b.length < DDP_UNTAGGED_HEADER_LEN) return null;
   return {
@@ -223,21 +231,20 @@ export function decodeDdpHeader(b: Uint8Array): DdpHeader | null {
     ddp,
     rdmap,
     rsvdUlp: b.slice(2, 6),
-    qn: v.getUint32(6),
-    msn: v.getUint32(10),
-    mo: v.getUint32(14),
+    qn: u32(b, 6),
+    msn: u32(b, 10),
+    mo: u32(b, 14),
   };
 }
 
 export function decodeReadRequestHeader(b: Uint8Array, off: number): ReadRequestHeader | null {
   if (b.length < off + RDMA_READ_REQUEST_HEADER_LEN) return null;
-  const v = dv(b);
   return {
-    sinkStag: v.getUint32(off),
-    sinkTo: v.getBigUint64(off + 4),
-    size: v.getUint32(off + 12),
-    srcStag: v.getUint32(off + 16),
-    srcTo: v.getBigUint64(off + 20),
+    sinkStag: u32(b, off),
+    sinkTo: u64(b, off + 4),
+    size: u32(b, off + 12),
+    srcStag: u32(b, off + 16),
+    srcTo: u64(b, off + 20),
   };
 }
 
@@ -250,11 +257,10 @@ export function decodeReadRequestHeader(b: Uint8Array, off: number): ReadRequest
 function decodeTerminate(b: Uint8Array, avail: number): RdmapBody {
   const base = DDP_UNTAGGED_HEADER_LEN;
   if (avail < base + 4) return { type: 'truncated', what: 'Terminate Control', need: base + 4, have: avail };
-  const v = dv(b);
   const layer = (b[base]! & TERM_LAYER_MASK) >> 4;
   const etype = b[base]! & TERM_ETYPE_MASK;
   const code = b[base + 1]!;
-  const hdrct = v.getUint16(base + 2);
+  const hdrct = u16(b, base + 2);
   const m = (hdrct & TERM_HDRCT_M) !== 0;
   const d = (hdrct & TERM_HDRCT_D) !== 0;
   const r = (hdrct & TERM_HDRCT_R) !== 0;
@@ -263,7 +269,7 @@ function decodeTerminate(b: Uint8Array, avail: number): RdmapBody {
   let ddpSegmentLength: number | null = null;
   if (m || d) {
     if (avail >= off + 2) {
-      ddpSegmentLength = v.getUint16(off);
+      ddpSegmentLength = u16(b, off);
       off += 2;
     } else {
       problems.push(`${m ? 'M' : 'D'} is set but the DDP Segment Length field is missing`);
@@ -296,7 +302,7 @@ function decodeTerminate(b: Uint8Array, avail: number): RdmapBody {
   return {
     type: 'terminate',
     term: {
-      ctrlWord: v.getUint32(base),
+      ctrlWord: u32(b, base),
       layer,
       etype,
       code,
@@ -318,7 +324,6 @@ function decodeTerminate(b: Uint8Array, avail: number): RdmapBody {
 
 function decodeUntaggedBody(b: Uint8Array, avail: number, opcode: number): RdmapBody {
   const base = DDP_UNTAGGED_HEADER_LEN;
-  const v = dv(b);
   switch (opcode) {
     case OP.READ_REQUEST: {
       const rr = decodeReadRequestHeader(b.subarray(0, avail), base);
@@ -331,19 +336,19 @@ function decodeUntaggedBody(b: Uint8Array, avail: number, opcode: number): Rdmap
     case OP.ATOMIC_REQUEST: {
       const need = base + ATOMIC_REQUEST_HEADER_LEN;
       if (avail < need) return { type: 'truncated', what: 'Atomic Request header', need, have: avail };
-      const w0 = v.getUint32(base);
+      const w0 = u32(b, base);
       return {
         type: 'atomic-request',
         req: {
           reserved: w0 >>> 4,
           atomicOpcode: w0 & 0xf,
-          requestId: v.getUint32(base + 4),
-          remoteStag: v.getUint32(base + 8),
-          remoteTo: v.getBigUint64(base + 12),
-          data: v.getBigUint64(base + 20),
-          mask: v.getBigUint64(base + 28),
-          compareData: v.getBigUint64(base + 36),
-          compareMask: v.getBigUint64(base + 44),
+          requestId: u32(b, base + 4),
+          remoteStag: u32(b, base + 8),
+          remoteTo: u64(b, base + 12),
+          data: u64(b, base + 20),
+          mask: u64(b, base + 28),
+          compareData: u64(b, base + 36),
+          compareMask: u64(b, base + 44),
         },
       };
     }
@@ -351,7 +356,7 @@ function decodeUntaggedBody(b: Uint8Array, avail: number, opcode: number): Rdmap
       // Wireshark advances only 4 octets past the 8-octet value (SPEC-NOTES 2.7): not copied.
       const need = base + ATOMIC_RESPONSE_HEADER_LEN;
       if (avail < need) return { type: 'truncated', what: 'Atomic Response header', need, have: avail };
-      return { type: 'atomic-response', resp: { originalRequestId: v.getUint32(base), originalValue: v.getBigUint64(base + 4) } };
+      return { type: 'atomic-response', resp: { originalRequestId: u32(b, base), originalValue: u64(b, base + 4) } };
     }
     case OP.IMMEDIATE_DATA:
     case OP.IMMEDIATE_DATA_SE: {
@@ -398,7 +403,7 @@ export function decodeDdp(head: Uint8Array, length: number): DdpPdu {
       body: { type: 'none' },
     };
   }
-  const word = dv(h.rsvdUlp).getUint32(0);
+  const word = u32(h.rsvdUlp, 0);
   const invalidate = spec?.invalidate === true;
   return {
     kind: 'untagged',
