@@ -775,7 +775,8 @@ export class MpaFlow implements FlowConsumer {
     }
     if (f.padNonZero) this.find(d, 'mpa.pad-not-zero', f.seq, f.frames, `PAD of ${f.pad} octets is not zero`);
     if (f.ulpduLength > MAX_ULPDU_LENGTH) this.find(d, 'mpa.ulpdu-too-long', f.seq, f.frames, `ULPDU_Length ${f.ulpduLength} exceeds 64768`);
-    const mss = d.info.mss ?? this.peer(d).info.mss;
+    // A sender's segments are bounded by the MSS its peer (the receiver) advertised in its SYN.
+    const mss = this.peer(d).info.mss ?? d.info.mss;
     if (mss !== null && f.wireSize > mss) {
       d.emssCount++;
       if (!d.emssReported) {
