@@ -833,13 +833,15 @@ export class MpaFlow implements FlowConsumer {
     d.resetHuntTries();
   }
 
-  private checkResponderFirst(): void {
-    if (this.responderFirstChecked || !this.request || !this.reply) return;
+  /** Decided once both first FPDUs are known (capture order, not processing order), or at the end. */
+  private checkResponderFirst(final = false): void {
+    if (this.responderFirstChecked || !this.request || !this.reply || this.request.dir === this.reply.dir) return;
     const ini = this.directions[this.request.dir]!;
     const res = this.directions[this.reply.dir]!;
     if (res.firstFpduFirstFrame === null) return;
-    this.responderFirstChecked = true;
     const iniDone = ini.firstFpduLastFrame;
+    if (iniDone === null && !final) return;
+    this.responderFirstChecked = true;
     if (iniDone === null || res.firstFpduFirstFrame < iniDone) {
       const p2p = !!(this.request.enhancedBlock?.p2p && this.reply.enhancedBlock?.p2p);
       this.find(res, 'mpa.responder-first', null, [res.firstFpduFirstFrame],
@@ -940,11 +942,8 @@ export class MpaFlow implements FlowConsumer {
       this.stepStartup(d, true);
     }
     if (this.isMpa) this.upperLayer()?.end(d.dir, reason);
-    if (this.request && this.reply && !this.responderFirstChecked) {
-      const res = this.directions[this.reply.dir]!;
-      if (res.firstFpduFirstFrame !== null) this.checkResponderFirst();
-    }
     d.state = 'ended';
+    if (this.directions[0].state === 'ended' && this.directions[1].state === 'ended') this.checkResponderFirst(true);
     d.ended = true;
     d.log.release();
   }
