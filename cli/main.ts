@@ -3,116 +3,165 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { analyze, type AnalysisResult } from '../src/analysis/pipeline.js';
 import { CaptureOpenError } from '../src/capture/read-capture.js';
-import { defaultUpper } from '../src/analysis/upper.js';
-import { buildReport } from '../src/report/json-report.js';
-import { findingLine, fpduLine, makeStyle, rulesText, startupLine, summaryText } from '../src/report/text.js';
-import { SEVERITY_RANK } from '../src/analysis/findings.js';
-import { parseForcedMpa, UsageError } from './options.js';
+import { allRules } from '../src/report/catalog.js';
+import { FILTER_FIELDS } from '../src/report/fields.js';
+import { loadRulesFile, RulesFileError } from '../src/report/rules-file.js';
+import { STAT_NAMES, type StatName } from '../src/report/stats.js';
+import { fieldsText, rulesText } from '../src/report/text.js';
+import { UsageError } from './options.js';
+import { run, type FailOn } from './run.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The sample shipped in captures/, analyzed when no capture is given. */
 export const SAMPLE = join(here, '..', '..', 'captures', 'sample.pcap');
 
-type FailOn = 'error' | 'warning' | 'never';
+const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
 
-function failed(r: AnalysisResult, failOn: FailOn): boolean {
-  if (failOn === 'never') return false;
-  const min = SEVERITY_RANK[failOn];
-  return (Object.keys(r.findings.bySeverity) as Array<keyof typeof SEVERITY_RANK>).some((s) => SEVERITY_RANK[s] >= min && r.findings.bySeverity[s] > 0);
+Filters use Wireshark's language and names (iwarp_mpa.*, iwarp_ddp.*, iwarp_rdma.*), plus frame.number, tcp.stream (our flow id), tcp.srcport, ip.src, finding.rule, finding.severity, finding.code, finding.message: "mpa-dissect fields" lists them all. A record matches on its findings too, as a Wireshark packet on its expert infos.
+
+Exit status:
+  0  nothing at or above --fail-on was found
+  1  a finding at or above --fail-on (error by default) was found
+  2  usage error (bad option, filter or rules file) or unreadable capture
+
+Colour only on a terminal and never with NO_COLOR set; the progress bar only when stderr is a terminal and CI is unset.`;
+
+function statsList(v: readonly string[] | undefined): StatName[] {
+  const out: StatName[] = [];
+  for (const part of (v ?? []).flatMap((s) => s.split(','))) {
+    const name = part.trim();
+    if (name === '') continue;
+    if (!(STAT_NAMES as readonly string[]).includes(name)) throw new UsageError(`--stats: unknown statistic "${name}" (choose from ${STAT_NAMES.join(', ')})`);
+    if (!out.includes(name as StatName)) out.push(name as StatName);
+  }
+  return out;
 }
 
-async function main(argv: string[]): Promise<number> {
+/** yargs turns a lone "-" into "", so it travels as this placeholder and is turned back after parsing. */
+const DASH = '\u0000-';
+const undash = <T extends string | undefined>(v: T): T => (v === DASH ? '-' : v) as T;
+
+async function main(rawArgv: string[]): Promise<number> {
+  const argv = rawArgv.map((a) => (a === '-' ? DASH : a));
   const parser = yargs(argv)
     .scriptName('mpa-dissect')
-    .usage('$0 [options] [capture | -]\n\nAnalyze iWARP traffic: MPA startup, markers, CRC32c, FPDU framing, DDP/RDMAP.\nWith no capture, the shipped sample captures/sample.pcap is analyzed.')
-    .command('rules', 'List every rule: id, severity, RFC reference, MPA error code, meaning')
+    .usage('$0 [options] [capture | -]\n\nAnalyze iWARP traffic: MPA startup, markers, CRC32c, FPDU framing, DDP/RDMAP.\nOne line per MPA event (startup frame, FPDU, finding), then a table per flow and the findings by rule.\nWith no capture, the shipped sample captures/sample.pcap is analyzed.')
     .command('$0 [capture]', 'Analyze a capture (pcap or pcapng; - for standard input)', (y) => y.positional('capture', { type: 'string', describe: 'capture file, or - for standard input' }))
-    .option('json', { type: 'boolean', describe: 'Print the JSON report (schema mpa-dissect/report/v1)' })
-    .option('mpa', { type: 'string', array: true, describe: 'Force MPA on a flow: flow=SEL,markers=both|none|c2s|s2c,crc=on|off,seqstart=C:S' })
+    .command('rules', 'List every rule: id, severity, RFC reference, MPA error code, meaning (--rules FILE: the severity in force; --json)')
+    .command('fields', 'List every field a display filter can name (as tshark -G fields)')
+    .option('r', { alias: 'read-file', type: 'string', describe: 'Read this capture (as tshark -r); the same as giving it as the argument' })
+    .option('Y', { alias: 'display-filter', type: 'string', describe: 'Show only the event lines this display filter matches (Wireshark syntax)' })
+    .option('V', { type: 'boolean', describe: 'Print the detail tree of each startup frame and FPDU (markers, FPDUPTR expected vs seen, CRC seen vs computed, DDP/RDMAP)' })
+    .option('x', { type: 'boolean', describe: 'Print the octets of each startup frame and FPDU, marking length, markers, PAD and CRC' })
+    .option('q', { type: 'boolean', describe: 'Quiet: no event lines, only the summary (and --stats)' })
+    .option('l', { type: 'boolean', describe: 'Flush the output after each event (for piping a live capture)' })
+    .option('json', { type: 'boolean', describe: 'Print the JSON report (schema mpa-dissect/report/v1) instead of text' })
+    .option('ndjson', { type: 'boolean', describe: 'Print one JSON object per event as it happens, then one per flow and a summary' })
+    .option('junit', { type: 'string', describe: 'Also write a JUnit XML file: one testsuite per flow, one testcase per rule' })
     .option('fail-on', { choices: ['error', 'warning', 'never'] as const, default: 'error' as FailOn, describe: 'Exit 1 when a finding at or above this severity was found' })
+    .option('rules', { type: 'string', describe: 'JSON rules file: turn rules off, change severities, set thresholds (see README)' })
+    .option('z', { alias: 'stats', type: 'string', array: true, nargs: 1, describe: `Print statistics after the summary (as tshark -z): ${STAT_NAMES.join(', ')}; repeat or separate with commas` })
+    .option('w', { type: 'string', describe: 'Write frames as pcap: by default those involved in findings, plus each flow\'s MPA Request and Reply' })
+    .option('write-filter', { type: 'string', describe: 'Display filter choosing the events whose frames -w writes (default: every finding)' })
+    .option('mpa', { type: 'string', array: true, nargs: 1, describe: 'Force MPA on a flow: flow=SEL,markers=both|none|c2s|s2c,crc=on|off,seqstart=C:S' })
     .option('checksums', { type: 'boolean', default: false, describe: 'Verify IPv4 and TCP checksums (off by default: capture offload makes them wrong)' })
     .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
-    .example('$0 capture.pcap', 'desk check: one line per MPA event, then a summary per flow')
-    .example('$0 --json capture.pcap > report.json', 'CI gate: exit 1 when an error was found')
-    .example("$0 --mpa 'flow=port:4420,markers=both,crc=on' midstream.pcap", 'a capture that starts mid-stream, forcing MPA on port 4420')
-    .example('tcpdump -i eth0 -w - port 4420 | $0 -', 'live traffic through standard input')
-    .epilog('Exit status: 0 nothing at or above --fail-on found, 1 something was, 2 usage error or unreadable input.')
+    .option('progress', { type: 'boolean', describe: 'Progress bar on stderr (default: when stderr is a terminal, CI is unset and the output is not streaming there)' })
+    .example('$0 capture.pcap', 'desk check: one line per MPA event, then a table per flow and the findings by rule')
+    .example("$0 -V -Y 'iwarp_mpa.crc_status == \"bad\"' capture.pcap", 'detail trees of the FPDUs whose CRC is bad')
+    .example("$0 -x -Y 'finding.rule == \"mpa.fpduptr-mismatch\"' capture.pcap", 'octets of the FPDUs with a wrong FPDUPTR, markers marked')
+    .example('$0 -q --junit mpa.xml capture.pcap', 'CI gate: exit 1 on an error, JUnit file for the dashboard')
+    .example('$0 --json --rules ci.json capture.pcap > report.json', 'CI gate with a rules file (severities, alignment minimum)')
+    .example("$0 --mpa 'flow=port:4420,markers=both,crc=on' midstream.pcap", 'capture started mid-stream: force MPA on port 4420')
+    .example('tcpdump -i eth0 -U -w - port 4420 | $0 -l -', 'live traffic on standard input, a line per event as it comes')
+    .example('$0 -q -w findings.pcap capture.pcap', 'the frames behind the findings, for a colleague with Wireshark')
+    .example('$0 -q -z conv -z fpdu-sizes capture.pcap', 'conversation table and FPDU size histogram')
+    .epilog(EPILOG)
     .strict()
     .help()
+    .alias('h', 'help')
     .version('0.1.0')
+    .wrap(process.stdout.isTTY === true ? Math.min(120, process.stdout.columns ?? 100) : 120)
     .fail((msg, err) => {
       throw err ?? new UsageError(msg);
     });
   const args = await parser.parseAsync();
-  if (args._.map(String)[0] === 'rules') {
-    process.stdout.write(rulesText() + '\n');
+  const cmd = args._.map(String)[0];
+  if (cmd === 'rules') {
+    const rules = allRules();
+    const cfg = args.rules !== undefined ? loadRulesFile(args.rules) : null;
+    const inForce = cfg ? (r: (typeof rules)[number]) => (cfg.overrides.disabled.has(r.id) ? 'off' : cfg.overrides.severity.get(r.id) ?? r.severity) : undefined;
+    if (args.json === true) {
+      const list = rules.map((r) => ({ id: r.id, severity: r.severity, ...(inForce ? { inForce: inForce(r) } : {}), ref: r.ref, rfcErrorCode: r.rfcErrorCode, summary: r.summary, explanation: r.explanation }));
+      process.stdout.write(JSON.stringify(list, null, 1) + '\n');
+    } else {
+      process.stdout.write(rulesText(rules, inForce) + '\n');
+    }
     return 0;
   }
-  let path = typeof args['capture'] === 'string' ? args['capture'] : undefined;
-  const color = args.color ?? (process.stdout.isTTY === true && !process.env['NO_COLOR']);
-  const st = makeStyle(color);
-  if (path === undefined) {
-    path = SAMPLE;
+  if (cmd === 'fields') {
+    process.stdout.write(fieldsText(FILTER_FIELDS.values()) + '\n');
+    return 0;
+  }
+  const positional = typeof args['capture'] === 'string' ? undash(args['capture']) : undefined;
+  const readFile = undash(args.r);
+  if (positional !== undefined && readFile !== undefined && positional !== readFile) {
+    throw new UsageError(`two captures given (-r ${readFile} and ${positional}); give one`);
+  }
+  const write = undash(args.w);
+  const junit = undash(args.junit);
+  if (write === '-' || junit === '-') throw new UsageError(`${write === '-' ? '-w' : '--junit'} needs a file name; standard output carries the text or JSON output`);
+  let capture = readFile ?? positional;
+  if (capture === undefined) {
+    capture = SAMPLE;
     process.stderr.write(`mpa-dissect: no capture given; analyzing the shipped sample ${SAMPLE}\n`);
   }
-  const forced = (args.mpa ?? []).map(parseForcedMpa);
   const json = args.json === true;
-  const lines: string[] = [];
-  const out = (s: string) => {
-    lines.push(s);
-    if (lines.length >= 256) flush();
-  };
-  const flush = () => {
-    if (lines.length) process.stdout.write(lines.join('\n') + '\n');
-    lines.length = 0;
-  };
-  const pending: string[] = [];
-  const flushPending = () => {
-    for (const l of pending) out(l);
-    pending.length = 0;
-  };
-  const r = await analyze(path, {
-    forced,
-    upper: defaultUpper,
-    decoder: { checksums: args.checksums },
-    ...(json
-      ? {}
-      : {
-          // A record's findings are raised while it is dissected; print them under its line.
-          onStartup: (s) => {
-            out(startupLine(s));
-            flushPending();
-          },
-          onFpdu: (f) => {
-            out(fpduLine(f, defaultUpper?.summarize?.(f.upper) ?? null));
-            flushPending();
-          },
-          onFinding: (f) => pending.push(findingLine(f, st)),
-        }),
-  });
-  if (json) {
-    process.stdout.write(JSON.stringify(buildReport(r), null, 1) + '\n');
-  } else {
-    flushPending();
-    flush();
-    process.stdout.write('\n' + summaryText(r, st) + '\n');
-  }
-  if (r.capture.error) {
-    const e = r.capture.error;
-    process.stderr.write(`mpa-dissect: ${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}\n`);
-    if (r.capture.packets === 0) return 2;
-  }
-  return failed(r, args['fail-on']) ? 1 : 0;
+  const ndjson = args.ndjson === true;
+  const quiet = args.q === true;
+  const color = args.color ?? (process.stdout.isTTY === true && !process.env['NO_COLOR']);
+  // A bar on a terminal that also shows the event lines would be torn by them: only when stdout is elsewhere or quiet.
+  const streamingToTerminal = process.stdout.isTTY === true && !json && !quiet;
+  const progress = args.progress ?? (process.stderr.isTTY === true && !process.env['CI'] && !streamingToTerminal);
+  return run(
+    {
+      capture,
+      json,
+      ndjson,
+      junit: junit ?? null,
+      displayFilter: undash(args.Y) ?? null,
+      verbose: args.V === true,
+      hex: args.x === true,
+      quiet,
+      lineBuffered: args.l === true,
+      write: write ?? null,
+      writeFilter: undash(args['write-filter']) ?? null,
+      stats: statsList(args.z),
+      failOn: args['fail-on'],
+      rules: undash(args.rules) ?? null,
+      mpa: args.mpa ?? [],
+      checksums: args.checksums,
+      color,
+      progress,
+    },
+    { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) },
+  );
 }
+
+// A reader that went away (| head) is not an error worth a stack trace.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
 
 main(hideBin(process.argv)).then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
-    const msg = err instanceof UsageError || err instanceof CaptureOpenError ? err.message : err instanceof Error ? err.message : String(err);
+    const known = err instanceof UsageError || err instanceof CaptureOpenError || err instanceof RulesFileError;
+    const msg = known ? err.message : err instanceof Error ? err.message : String(err);
     process.stderr.write(`mpa-dissect: ${msg}\n`);
     if (process.env['MPA_DISSECT_DEBUG'] && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     process.exitCode = 2;

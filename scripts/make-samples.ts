@@ -6,6 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildMpaConnection } from '../src/generate/mpa-connection.js';
 import { enhancedPd, patternBytes, sendUlpdu, writeUlpdu, type FpduSpec } from '../src/generate/mpa-encoder.js';
+import { buildScenario } from '../src/generate/scenario.js';
+import { buildPcap, LINKTYPE_ETHERNET, type PcapFrame } from '../src/report/pcap-writer.js';
 
 const dir = process.argv[2] ?? 'captures';
 const payload = (n: number, seed: number) => patternBytes(n, seed);
@@ -35,3 +37,45 @@ bad[8] = { ulpdu: sendUlpdu(9, payload(21, 9)), fault: { padByte: 0xee } };
 const errors = buildMpaConnection({ request: { m: true, c: true }, reply: { m: true, c: true }, i2r: bad, r2i: [{ ulpdu: sendUlpdu(1, payload(100, 1)) }], cutI2r: { random: 1, seed: 5, max: 1400 } });
 writeFileSync(join(dir, 'errors.pcap'), errors.pcap);
 console.log(`wrote ${dir}/sample.pcap (${sample.pcap.length} bytes) and ${dir}/errors.pcap (${errors.pcap.length} bytes)`);
+
+// golden.pcap: small, for the CLI's golden output tests (test/cli/golden/). A Rev 2 peer-to-peer
+// connection with markers both ways and CRC: a Write RTR, Sends, a Read Request and its Read
+// Response, one FPDU with non-zero PAD, one with a wrong FPDUPTR, one with a bad CRC, FPDUs cut
+// across segments; then a plain TCP connection that carries no MPA. Changing it means
+// regenerating the golden files (UPDATE_GOLDEN=1 npx vitest run test/cli).
+const readRequest = (msn: number): Uint8Array => {
+  const rr = new Uint8Array(28);
+  const v = new DataView(rr.buffer);
+  v.setUint32(0, 0x2000); // Data Sink STag
+  v.setBigUint64(4, 0x10000n); // Data Sink TO
+  v.setUint32(12, 64); // RDMA Read Message Size
+  v.setUint32(16, 0x3000); // Data Source STag
+  v.setBigUint64(20, 0x40000n); // Data Source TO
+  return sendUlpdu(msn, rr, { qn: 1, opcode: 0x1 });
+};
+const readResponse = writeUlpdu(0x2000, 0x10000, payload(64, 77));
+readResponse[1] = (1 << 6) | 0x2; // RDMAP opcode 2: Read Response
+const golden = buildMpaConnection({
+  request: { m: true, c: true, rev: 2, enhanced: true, pd: enhancedPd({ ird: 8, ord: 8, p2p: true, write: true }) },
+  reply: { m: true, c: true, rev: 2, enhanced: true, pd: enhancedPd({ ird: 8, ord: 8, p2p: true, write: true }) },
+  i2r: [
+    { ulpdu: writeUlpdu(1, 0, new Uint8Array(0)) },
+    { ulpdu: sendUlpdu(1, payload(60, 1)) },
+    { ulpdu: sendUlpdu(2, payload(21, 2)), fault: { padByte: 0xee } },
+    { ulpdu: sendUlpdu(3, payload(400, 3)), fault: { fpduptrDelta: 8 } },
+    { ulpdu: readRequest(1) },
+    { ulpdu: sendUlpdu(4, payload(40, 4)), fault: { badCrc: true } },
+  ],
+  r2i: [{ ulpdu: sendUlpdu(1, payload(30, 5)) }, { ulpdu: readResponse }],
+  cutI2r: [100, 300, 200],
+});
+const plain = buildScenario(
+  [
+    { dir: 0, bytes: new TextEncoder().encode('GET / HTTP/1.0\r\n\r\n') },
+    { dir: 1, bytes: new TextEncoder().encode('HTTP/1.0 200 OK\r\n\r\n') },
+  ],
+  { client: { addr: '10.0.0.3', port: 40002 }, server: { addr: '10.0.0.2', port: 80 } },
+);
+const later = (f: PcapFrame): PcapFrame => ({ ...f, tsSec: f.tsSec + 1 });
+writeFileSync(join(dir, 'golden.pcap'), buildPcap(LINKTYPE_ETHERNET, [...golden.frames, ...plain.frames.map(later)]));
+console.log(`wrote ${dir}/golden.pcap`);

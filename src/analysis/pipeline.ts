@@ -44,6 +44,8 @@ export interface AnalysisOptions {
   onFinding?: (f: Finding) => void;
   /** Called for every packet before decoding (progress, pcap export bookkeeping). */
   onPacket?: (p: PacketRecord) => void;
+  /** Called once per TCP flow when the reassembler first sees it (outputs that name both endpoints). */
+  onFlow?: (h: FlowHandle) => void;
   chunkSize?: number;
   /** Read from this stream instead of the path (tests, live sources). */
   stream?: AsyncIterable<Uint8Array | string>;
@@ -91,6 +93,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const reasm = new Reassembler(
     findings,
     (h) => {
+      opts.onFlow?.(h);
       if (opts.dissect === false) return null;
       const spec = opts.forced?.find((f) => selects(f.selector, h));
       let forced: ForcedMpa | null = null;

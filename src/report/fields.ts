@@ -46,6 +46,14 @@ export function knownField(name: string): boolean {
   return FILTER_FIELDS.has(name);
 }
 
+const ADDRESS_FIELDS: ReadonlySet<string> = new Set(['ip.src', 'ip.dst', 'ip.addr']);
+const IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/** Lets "ip.src == 10.0.0.1" be written unquoted, as in Wireshark (the values are strings here). */
+export function addressWord(field: string, word: string): boolean {
+  return ADDRESS_FIELDS.has(field) && IPV4.test(word);
+}
+
 export type FieldGetter = (name: string) => readonly FieldValue[] | undefined;
 type FieldMap = Map<string, FieldValue[]>;
 

@@ -13,18 +13,29 @@ export interface FrameStore {
   /** Called with every packet as it is read. */
   note(p: PacketRecord): void;
   /** The frame (own copy of its bytes), or null when it cannot be had any more. */
-  get(frame: number): Promise<PacketRecord | null>;
+  get(frame: number): PacketRecord | null;
   close(): void;
 }
 
-/** A capture file: remembers each frame's offset (8 octets per frame) and reads it back on demand. */
+/**
+ * A capture file: remembers each frame's offset (8 octets per frame) and reads it back on demand.
+ * `ra` is null when the file could not be opened for reading back (its frames are then missing).
+ */
 export class FileFrames implements FrameStore {
   private offsets = new Float64Array(1024);
   private count = 0;
-  private ra: RandomAccessCapture | null = null;
-  private opening: Promise<RandomAccessCapture> | null = null;
 
-  constructor(private readonly path: string) {}
+  constructor(private readonly ra: RandomAccessCapture | null) {}
+
+  /** Opens `path` for reading back; a file that cannot be opened yields a store with no frames. */
+  static async open(path: string): Promise<FileFrames> {
+    try {
+      return new FileFrames(await openRandomAccess(path));
+    } catch {
+      // The capture reader reports why the file is unreadable; reading back just finds nothing.
+      return new FileFrames(null);
+    }
+  }
 
   note(p: PacketRecord): void {
     if (p.frame >= this.offsets.length) {
@@ -36,18 +47,13 @@ export class FileFrames implements FrameStore {
     if (p.frame > this.count) this.count = p.frame;
   }
 
-  async get(frame: number): Promise<PacketRecord | null> {
-    if (frame < 1 || frame > this.count) return null;
-    if (!this.ra) {
-      this.opening ??= openRandomAccess(this.path);
-      this.ra = await this.opening;
-    }
+  get(frame: number): PacketRecord | null {
+    if (!this.ra || frame < 1 || frame > this.count) return null;
     return this.ra.read(this.offsets[frame]!, frame);
   }
 
   close(): void {
     this.ra?.close();
-    this.ra = null;
   }
 }
 
@@ -73,8 +79,8 @@ export class WindowFrames implements FrameStore {
     }
   }
 
-  get(frame: number): Promise<PacketRecord | null> {
-    return Promise.resolve(this.frames.get(frame) ?? null);
+  get(frame: number): PacketRecord | null {
+    return this.frames.get(frame) ?? null;
   }
 
   close(): void {
@@ -97,12 +103,12 @@ export interface StreamBytes {
  * `frames`. Octets no frame supplied stay marked missing (a frame gone from the window, an IP
  * fragment, a snaplen cut).
  */
-export async function streamBytes(store: FrameStore, frames: readonly number[], from: string, seq: number, length: number): Promise<StreamBytes> {
+export function streamBytes(store: FrameStore, frames: readonly number[], from: string, seq: number, length: number): StreamBytes {
   const bytes = new Uint8Array(length);
   const have = new Uint8Array(length);
   const dec = new PacketDecoder(quiet);
   for (const fr of frames) {
-    const p = await store.get(fr);
+    const p = store.get(fr);
     if (!p) continue;
     dec.decode(p, (s) => {
       if (endpoint(s.src, s.srcPort) !== from) return;

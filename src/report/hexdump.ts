@@ -80,10 +80,10 @@ function framesText(frames: readonly number[]): string {
 }
 
 /** The dump of one record (header line, rows), reading its frames back from `store`. */
-export async function recordDump(r: MpaRecord, store: FrameStore, st: Style): Promise<string[]> {
+export function recordDump(r: MpaRecord, store: FrameStore, st: Style): string[] {
   if (isFpdu(r)) {
     const startSeq = (r.seq - (r.lenOffset - r.start)) >>> 0;
-    const data = await streamBytes(store, r.frames, r.from, startSeq, r.wireSize);
+    const data = streamBytes(store, r.frames, r.from, startSeq, r.wireSize);
     const layout = fpduLayout(r);
     const marks = Array.from(layout, (c) => FPDU_MARKS[c] ?? '');
     const missing = data.have.includes(0) ? ' (?? = not available)' : '';
@@ -91,7 +91,7 @@ export async function recordDump(r: MpaRecord, store: FrameStore, st: Style): Pr
     return [head, ...dumpLines(data, marks, st, r.crcStatus === 'bad' || r.crcStatus === 'byte-swapped')];
   }
   const n = 20 + r.privateData.length;
-  const data = await streamBytes(store, r.frames, r.from, r.seq, n);
+  const data = streamBytes(store, r.frames, r.from, r.seq, n);
   const missing = data.have.includes(0) ? ' (?? = not available)' : '';
   const head = `MPA ${r.kind === 'request' ? 'Request' : 'Reply'} at seq ${r.seq}, ${n} octets from ${framesText(r.frames)} [${STARTUP_LEGEND}]${missing}:`;
   return [head, ...dumpLines(data, startupMarks(n, r.enhanced && r.enhancedBlock !== null), st)];

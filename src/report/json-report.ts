@@ -89,6 +89,7 @@ export function flowJson(f: FlowResult): FlowJson {
         segments: d.segments,
         retransmissions: d.retransmissions,
         gaps: d.gaps,
+        gapsOmitted: d.gapsOmitted,
         mss: d.mss,
         closed: d.closed,
       })),
@@ -102,6 +103,7 @@ export function flowJson(f: FlowResult): FlowJson {
           reply: startupJson(m.reply),
           crc: m.crc,
           rejected: m.rejected,
+          upperLayer: f.upperLayer ?? null,
           directions: m.directions.map((d, i) => mpaDirectionJson(d, f.upper ? f.upper[i] : null)),
         }
       : null,

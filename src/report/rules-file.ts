@@ -50,6 +50,9 @@ function distance(a: string, b: string): number {
 }
 
 function suggest(word: string, candidates: readonly string[]): string {
+  // A truncated name ("alignment.minFpduAligned") is a typo too, however far in edit distance.
+  const extended = candidates.find((c) => word.length >= 6 && c.startsWith(word));
+  if (extended) return `; did you mean "${extended}"?`;
   let best: string | null = null;
   let bestD = Infinity;
   for (const c of candidates) {
@@ -117,9 +120,9 @@ export function parseRulesFile(name: string, text: string, rules: readonly RuleD
     const spec = THRESHOLD_KEYS[k];
     if (!spec) return fail(`unknown threshold "${k}" (known: ${names.join(', ')})${suggest(k, names)}`);
     if (typeof v !== 'number' || !Number.isFinite(v) || v < spec.min || v > spec.max || (spec.integer && !Number.isInteger(v))) {
-      fail(`threshold "${k}": ${JSON.stringify(v)} must be ${spec.integer ? 'an integer' : 'a number'} from ${spec.min}${spec.max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${spec.max}`}`);
+      return fail(`threshold "${k}": ${JSON.stringify(v)} must be ${spec.integer ? 'an integer' : 'a number'} from ${spec.min}${spec.max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${spec.max}`}`);
     }
-    (thresholds as unknown as Record<string, number>)[spec.key] = v as number;
+    thresholds[spec.key] = v;
   }
   return { overrides: { severity, disabled }, thresholds };
 }

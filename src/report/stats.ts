@@ -4,7 +4,7 @@
  */
 import type { AnalysisResult } from '../analysis/pipeline.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
-import type { RuleDef } from '../analysis/findings.js';
+import { SEVERITY_RANK, type RuleDef } from '../analysis/findings.js';
 import { table } from './text.js';
 
 export const STAT_NAMES = ['conv', 'fpdu-sizes', 'alignment', 'opcodes', 'rules'] as const;
@@ -143,7 +143,11 @@ function rules(r: AnalysisResult, ruleById: (id: string) => RuleDef | undefined)
     }
   }
   const rows: string[][] = [['Rule', 'Severity', 'Code', 'Count', 'Flows', 'First frame', 'Meaning']];
-  const entries = [...r.findings.byRule.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const rank = (id: string): number => {
+    const rule = ruleById(id);
+    return rule ? SEVERITY_RANK[r.findings.severityOf(rule)] : 0;
+  };
+  const entries = [...r.findings.byRule.entries()].sort((a, b) => rank(b[0]) - rank(a[0]) || b[1] - a[1] || a[0].localeCompare(b[0]));
   for (const [id, n] of entries) {
     const rule = ruleById(id);
     const sev = rule ? r.findings.severityOf(rule) : '?';

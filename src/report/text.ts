@@ -1,45 +1,86 @@
-import type { Finding } from '../analysis/findings.js';
+import { SEVERITY_RANK, type Finding, type RuleDef, type Severity } from '../analysis/findings.js';
 import type { AnalysisResult } from '../analysis/pipeline.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
-import { RULES } from '../analysis/rules-catalog.js';
+import type { FieldDef } from '../analysis/fields.js';
 
 /** ANSI colours, only when the output is a terminal and NO_COLOR is unset. */
 export interface Style {
   red(s: string): string;
   yellow(s: string): string;
+  green(s: string): string;
+  magenta(s: string): string;
+  cyan(s: string): string;
   dim(s: string): string;
   bold(s: string): string;
-  cyan(s: string): string;
 }
 
 export function makeStyle(color: boolean): Style {
   const w = (a: number, b: number) => (s: string) => (color ? `\x1b[${a}m${s}\x1b[${b}m` : s);
-  return { red: w(31, 39), yellow: w(33, 39), dim: w(2, 22), bold: w(1, 22), cyan: w(36, 39) };
+  return { red: w(31, 39), yellow: w(33, 39), green: w(32, 39), magenta: w(35, 39), cyan: w(36, 39), dim: w(2, 22), bold: w(1, 22) };
 }
 
-export function startupLine(r: StartupRecord): string {
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+function visible(s: string): number {
+  return s.replace(ANSI, '').length;
+}
+
+function pad(s: string, n: number): string {
+  const v = visible(s);
+  return v >= n ? s : ' '.repeat(n - v) + s;
+}
+
+function padEnd(s: string, n: number): string {
+  const v = visible(s);
+  return v >= n ? s : s + ' '.repeat(n - v);
+}
+
+/** Columns padded to their widest cell; `right` marks columns aligned right (numbers). */
+export function table(rows: string[][], right: readonly boolean[] = []): string {
+  const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? ''))));
+  return rows
+    .map((r) => r.map((c, i) => (right[i] ? pad(c, w[i]!) : padEnd(c, w[i]!))).join('  ').trimEnd())
+    .join('\n');
+}
+
+function framesCol(frames: readonly number[]): string {
+  return frames.length > 1 ? `${frames[0]}-${frames[frames.length - 1]}` : String(frames[0] ?? '');
+}
+
+/** The columns every event line starts with: frames (as tshark's No.), time, endpoints. */
+function lead(frames: readonly number[], time: string, from: string, to: string): string {
+  return `${pad(framesCol(frames), 6)}  ${pad(time, 10)}  ${from} → ${to}  `;
+}
+
+export function startupLine(r: StartupRecord, time: string, st: Style): string {
   const what = r.kind === 'request' ? 'MPA Request' : 'MPA Reply';
   const flags = `M=${+r.m} C=${+r.c} R=${+r.r}${r.enhanced ? ' enhanced' : ''}${r.res ? ` Res=0x${r.res.toString(16)}` : ''}`;
   const e = r.enhancedBlock;
   const v2 = e ? ` IRD=${e.ird} ORD=${e.ord}${e.p2p ? ' P2P' : ''}${e.rtr.send ? ' RTR:send' : ''}${e.rtr.write ? ' RTR:write' : ''}${e.rtr.read ? ' RTR:read' : ''}` : '';
-  return `${pad(String(r.frame), 6)}  ${r.from} → ${r.to}  ${what} Rev ${r.rev} ${flags} PD_Length ${r.pdLength}${v2}${r.keyOk ? '' : ' [bad key]'}`;
+  return `${lead(r.frames, time, r.from, r.to)}${what} Rev ${r.rev} ${flags} PD_Length ${r.pdLength}${v2}${r.keyOk ? '' : st.red(' [bad key]')}`;
 }
 
-export function fpduLine(r: FpduRecord, upper: string | null): string {
-  const crc = r.crcStatus === 'unchecked' ? 'CRC n/a' : r.crcStatus === 'good' ? 'CRC ok' : r.crcStatus === 'byte-swapped' ? 'CRC BYTE-SWAPPED' : 'CRC BAD';
+export function fpduLine(r: FpduRecord, upper: string | null, time: string, st: Style): string {
+  const crc =
+    r.crcStatus === 'unchecked' ? 'CRC n/a'
+    : r.crcStatus === 'good' ? 'CRC ok'
+    : r.crcStatus === 'byte-swapped' ? st.red('CRC BYTE-SWAPPED')
+    : st.red('CRC BAD');
   const m = r.markers.length ? ` markers=${r.markers.length}` : '';
-  const frames = r.frames.length > 1 ? `${r.frames[0]}-${r.frames[r.frames.length - 1]}` : String(r.frames[0] ?? '');
-  return `${pad(frames, 6)}  ${r.from} → ${r.to}  FPDU seq=${r.seq} len=${r.ulpduLength}${m} ${crc}${r.afterError ? ' [after error]' : ''}${upper ? `  ${upper}` : ''}`;
+  return `${lead(r.frames, time, r.from, r.to)}FPDU seq=${r.seq} len=${r.ulpduLength}${m} ${crc}${r.afterError ? st.dim(' [after error]') : ''}${upper ? `  ${upper}` : ''}`;
+}
+
+function severityText(s: Severity, st: Style): string {
+  return s === 'error' ? st.red('error  ') : s === 'warning' ? st.yellow('warning') : st.dim('info   ');
 }
 
 export function findingLine(f: Finding, st: Style): string {
-  const sev = f.severity === 'error' ? st.red('error  ') : f.severity === 'warning' ? st.yellow('warning') : st.dim('info   ');
   const where = f.flow !== null ? ` flow ${f.flow}` : '';
   const frames = f.frames.length ? ` frames ${compactFrames(f.frames)}` : '';
   const seq = f.seq !== null ? ` seq ${f.seq}` : '';
   const code = f.rfcErrorCode !== null ? ` [MPA error ${f.rfcErrorCode}]` : '';
-  return `        ${sev} ${f.rule}${code}${where}${frames}${seq}: ${f.message}`;
+  return `        ${severityText(f.severity, st)} ${f.rule}${code}${where}${frames}${seq}: ${f.message}`;
 }
 
 function compactFrames(fr: readonly number[]): string {
@@ -47,68 +88,89 @@ function compactFrames(fr: readonly number[]): string {
   return `${fr[0]},${fr[1]},…,${fr[fr.length - 1]} (${fr.length})`;
 }
 
-function pad(s: string, n: number): string {
-  return s.length >= n ? s : ' '.repeat(n - s.length) + s;
-}
-
-function table(rows: string[][]): string {
-  const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(w[i]!)).join('  ').trimEnd()).join('\n');
-}
-
 function pct(a: number, b: number): string {
   return b === 0 ? '-' : `${Math.round((100 * a) / b)}%`;
 }
 
-/** Per-flow summary table, then findings by rule. */
-export function summaryText(r: AnalysisResult, st: Style): string {
-  const out: string[] = [];
-  const rows: string[][] = [['Flow', 'Client → Server', 'Frames', 'Bytes c→s', 'Bytes s→c', 'Gaps', 'Closed', 'MPA', 'Rev', 'Markers c→s/s→c', 'CRC', 'FPDUs c→s/s→c', 'Errors', 'Aligned c→s/s→c']];
+/** Per-flow table: endpoints, MPA detection and Rev, markers and CRC per direction, FPDUs, findings, alignment. */
+export function flowTable(r: AnalysisResult, st: Style): string {
+  const errors = new Map<number, number>();
+  const warnings = new Map<number, number>();
+  for (const x of r.findings.findings) {
+    if (x.flow === null) continue;
+    if (x.severity === 'error') errors.set(x.flow, (errors.get(x.flow) ?? 0) + 1);
+    else if (x.severity === 'warning') warnings.set(x.flow, (warnings.get(x.flow) ?? 0) + 1);
+  }
+  const rows: string[][] = [['Flow', 'Client → Server', 'Frames', 'MPA', 'Rev', 'Markers c→s/s→c', 'CRC c→s/s→c', 'FPDUs c→s/s→c', 'Errors', 'Warnings', 'Aligned c→s/s→c', 'Gaps', 'Closed']];
   for (const f of r.flows) {
     const t = f.tcp;
     const d = t.directions;
     const m = f.mpa;
-    const errors = r.findings.findings.filter((x) => x.flow === t.id && x.severity === 'error').length;
-    const closed = d.map((x) => x.closed ?? '-').join('/');
     const onoff = (b: boolean | null) => (b === null ? '?' : b ? 'on' : 'off');
+    const crcDir = (bad: number) => (!m || m.crc === null ? '?' : !m.crc ? 'off' : bad ? st.red(`${bad} bad`) : 'ok');
+    const nErr = errors.get(t.id) ?? 0;
+    const nWarn = warnings.get(t.id) ?? 0;
     rows.push([
       String(t.id),
       `${t.client} → ${t.server}`,
       `${t.firstFrame}-${t.lastFrame}`,
-      String(d[0].bytes),
-      String(d[1].bytes),
-      String(d[0].gaps.length + d[1].gaps.length),
-      closed,
       m ? m.detection : '-',
       m ? String(m.reply?.rev ?? m.request?.rev ?? '?') : '-',
       m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : '-',
-      m ? onoff(m.crc) : '-',
+      m ? `${crcDir(m.directions[0].crcErrors)}/${crcDir(m.directions[1].crcErrors)}` : '-',
       m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : '-',
-      String(errors),
+      nErr ? st.red(String(nErr)) : '0',
+      nWarn ? st.yellow(String(nWarn)) : '0',
       m ? m.directions.map((x) => pct(x.alignment.fpduAligned, x.alignment.segments)).join('/') : '-',
+      String(d[0].gaps.length + d[1].gaps.length),
+      d.map((x) => x.closed ?? '-').join('/'),
     ]);
   }
-  out.push(st.bold('Flows'));
-  out.push(table(rows));
-  const byRule = [...r.findings.byRule.entries()].sort((a, b) => b[1] - a[1]);
-  out.push('');
-  out.push(st.bold('Findings by rule'));
-  if (byRule.length === 0) out.push('  none');
-  for (const [id, n] of byRule) {
-    const rule = RULES.get(id)!;
-    const sev = r.findings.severityOf(rule);
-    const sevS = sev === 'error' ? st.red(sev) : sev === 'warning' ? st.yellow(sev) : st.dim(sev);
-    out.push(`  ${pad(String(n), 6)}  ${sevS.padEnd(7)}  ${id.padEnd(28)}  ${rule.summary}`);
-  }
+  return table(rows, [true, false, false, false, false, false, false, false, true, true, false, true, false]);
+}
+
+/** Findings by rule, most frequent first, with the severity in force for this run. */
+export function findingsByRule(r: AnalysisResult, ruleById: (id: string) => RuleDef | undefined, st: Style): string[] {
+  const sevOf = (id: string): Severity => {
+    const rule = ruleById(id);
+    return rule ? r.findings.severityOf(rule) : 'info';
+  };
+  // Errors first, then warnings, then infos; the most frequent first within each.
+  const byRule = [...r.findings.byRule.entries()].sort(
+    (a, b) => SEVERITY_RANK[sevOf(b[0])] - SEVERITY_RANK[sevOf(a[0])] || b[1] - a[1] || a[0].localeCompare(b[0]),
+  );
+  if (byRule.length === 0) return ['  none'];
+  const w = Math.max(...byRule.map(([id]) => id.length));
+  return byRule.map(([id, n]) => {
+    const rule = ruleById(id);
+    const sev = sevOf(id);
+    return `  ${pad(String(n), 6)}  ${severityText(sev, st)}  ${id.padEnd(w)}  ${rule?.summary ?? ''}`.trimEnd();
+  });
+}
+
+/** The closing summary: flow table, findings by rule, totals. It always covers the whole capture. */
+export function summaryText(r: AnalysisResult, ruleById: (id: string) => RuleDef | undefined, st: Style): string {
+  const out: string[] = [st.bold('Flows'), r.flows.length ? flowTable(r, st) : '  none', '', st.bold('Findings by rule'), ...findingsByRule(r, ruleById, st), ''];
   const s = r.findings.bySeverity;
-  out.push('');
-  out.push(`${r.capture.packets} packets, ${r.flows.length} TCP flows, ${r.flows.filter((f) => f.mpa).length} MPA; ${s.error} errors, ${s.warning} warnings, ${s.info} infos`);
+  const omitted = r.findings.omitted ? ` (${r.findings.omitted} not kept in memory)` : '';
+  out.push(`${r.capture.packets} packets, ${r.flows.length} TCP flows, ${r.flows.filter((f) => f.mpa).length} MPA; ${s.error} errors, ${s.warning} warnings, ${s.info} infos${omitted}`);
   return out.join('\n');
 }
 
-/** `mpa-dissect rules`: the catalog. */
-export function rulesText(): string {
-  const rows: string[][] = [['Rule', 'Severity', 'Code', 'Reference', 'Meaning']];
-  for (const r of RULES.values()) rows.push([r.id, r.severity, r.rfcErrorCode === null ? '-' : String(r.rfcErrorCode), r.ref ?? '-', r.summary]);
+/** `mpa-dissect rules`: the catalog, with the severity in force when a rules file is given. */
+export function rulesText(rules: readonly RuleDef[], inForce?: (r: RuleDef) => Severity | 'off'): string {
+  const head = inForce ? ['Rule', 'Severity', 'In force', 'Code', 'Reference', 'Meaning'] : ['Rule', 'Severity', 'Code', 'Reference', 'Meaning'];
+  const rows: string[][] = [head];
+  for (const r of rules) {
+    const code = r.rfcErrorCode === null ? '-' : String(r.rfcErrorCode);
+    rows.push(inForce ? [r.id, r.severity, inForce(r), code, r.ref ?? '-', r.summary] : [r.id, r.severity, code, r.ref ?? '-', r.summary]);
+  }
+  return table(rows);
+}
+
+/** `mpa-dissect fields`: every name a display filter can use (as tshark -G fields). */
+export function fieldsText(fields: Iterable<FieldDef>): string {
+  const rows: string[][] = [['Field', 'Type', 'Name', 'Description']];
+  for (const f of fields) rows.push([f.abbrev, f.type, f.name, f.blurb]);
   return table(rows);
 }

@@ -5,7 +5,7 @@
 import type { FieldValue } from '../../analysis/fields.js';
 import { codePointLength, FilterError } from './error.js';
 import { compileExpr } from './evaluate.js';
-import { parseFilter } from './parser.js';
+import { parseFilter, type BareWord } from './parser.js';
 
 export { FilterError } from './error.js';
 
@@ -22,8 +22,8 @@ export interface CompiledFilter {
  * 1-based column of the problem. An empty filter is an error here; a caller that wants
  * tshark's "-Y ''" (show everything) should skip compiling an empty string.
  */
-export function compileFilter(text: string, known: (field: string) => boolean): CompiledFilter {
-  const { expr, fields } = parseFilter(text, known);
+export function compileFilter(text: string, known: (field: string) => boolean, bareWord: BareWord | null = null): CompiledFilter {
+  const { expr, fields } = parseFilter(text, known, bareWord);
   const pred = compileExpr(expr);
   return { text, fields, matches: (get) => pred(get) };
 }

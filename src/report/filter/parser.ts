@@ -61,6 +61,12 @@ export interface ParseResult {
   readonly fields: readonly string[];
 }
 
+/**
+ * Whether an unquoted word compared with `field` stands for itself as a string, as an address
+ * does for Wireshark's typed address fields ("ip.src == 10.0.0.1"). Other bare words stay errors.
+ */
+export type BareWord = (field: string, word: string) => boolean;
+
 /** Deep enough for any filter a person writes; stops "((((…" from overflowing the JS stack. */
 const MAX_DEPTH = 500;
 
@@ -94,6 +100,7 @@ class Parser {
     private readonly text: string,
     private readonly tokens: readonly Token[],
     private readonly known: (field: string) => boolean,
+    private readonly bareWord: BareWord | null = null,
   ) {}
 
   parse(): ParseResult {
@@ -222,10 +229,10 @@ class Parser {
     switch (t.kind) {
       case 'cmp':
         this.next();
-        return { kind: 'compare', op: t.op, left, right: this.parseOperand(t) };
+        return { kind: 'compare', op: t.op, left, right: this.parseOperand(t, left.name) };
       case 'contains':
         this.next();
-        return { kind: 'contains', left, right: this.parseOperand(t) };
+        return { kind: 'contains', left, right: this.parseOperand(t, left.name) };
       case 'matches': {
         this.next();
         const p = this.peek();
@@ -244,14 +251,14 @@ class Parser {
       }
       case 'in':
         this.next();
-        return { kind: 'in', left, set: this.parseSet(t) };
+        return { kind: 'in', left, set: this.parseSet(t, left.name) };
       case 'not': {
         // "field not in {…}"; any other "not" after a field is out of place.
         const n = this.peek(1);
         if (n.kind !== 'in') throw this.unexpected(t);
         this.next();
         this.next();
-        return { kind: 'not', expr: { kind: 'in', left, set: this.parseSet(n) } };
+        return { kind: 'not', expr: { kind: 'in', left, set: this.parseSet(n, left.name) } };
       }
       default:
         return left.mask === null ? { kind: 'exists', field: left } : { kind: 'nonzero', field: left };
@@ -259,7 +266,7 @@ class Parser {
   }
 
   /** The right-hand side of a comparison: a field, or a value. */
-  private parseOperand(op: Token): Operand {
+  private parseOperand(op: Token, field: string): Operand {
     const t = this.peek();
     if (t.kind === 'eof') throw this.missing(op, 'a value');
     if (t.kind === 'ident') {
@@ -268,13 +275,13 @@ class Parser {
         this.noteField(t.name);
         return this.parseMask(t.name);
       }
-      return { kind: 'value', literal: this.parseValue() };
+      return { kind: 'value', literal: this.parseValue(field) };
     }
-    return { kind: 'value', literal: this.parseValue() };
+    return { kind: 'value', literal: this.parseValue(field) };
   }
 
-  /** A literal value (never a field). */
-  private parseValue(): Literal {
+  /** A literal value (never a field); `field` is the one it is compared with. */
+  private parseValue(field: string): Literal {
     const t = this.peek();
     switch (t.kind) {
       case 'int':
@@ -295,6 +302,10 @@ class Parser {
           this.next();
           return { type: 'bool', value: lower === 'true' };
         }
+        if (this.bareWord?.(field, t.name)) {
+          this.next();
+          return { type: 'string', value: t.name, bytes: new TextEncoder().encode(t.name) };
+        }
         throw this.at(t, bareWordMessage(t.name));
       }
       case 'eof':
@@ -304,7 +315,7 @@ class Parser {
     }
   }
 
-  private parseSet(op: Token): SetItem[] {
+  private parseSet(op: Token, field: string): SetItem[] {
     const open = this.peek();
     if (open.kind === 'eof') throw this.missing(op, 'a set such as {1, 2, 5..9}');
     if (open.kind !== 'lbrace') {
@@ -324,7 +335,7 @@ class Parser {
         this.next();
         continue;
       }
-      const lo = this.parseValue();
+      const lo = this.parseValue(field);
       const dots = this.peek();
       if (dots.kind !== 'dotdot') {
         items.push({ kind: 'one', value: lo });
@@ -333,7 +344,7 @@ class Parser {
       this.next();
       if (this.peek().kind === 'eof') throw this.missing(dots, 'the end of the range');
       const hiTok = this.peek();
-      const hi = this.parseValue();
+      const hi = this.parseValue(field);
       if ((lo.type !== 'int' && lo.type !== 'float') || (hi.type !== 'int' && hi.type !== 'float')) {
         throw errorAt(this.text, t.start, hiTok.end, 'A range in a set needs numbers at both ends.');
       }
@@ -352,8 +363,8 @@ function bareWordMessage(word: string): string {
 }
 
 /** Parses filter text to an AST, checking every field name against `known`. Throws FilterError. */
-export function parseFilter(text: string, known: (field: string) => boolean): ParseResult {
-  return new Parser(text, tokenize(text), known).parse();
+export function parseFilter(text: string, known: (field: string) => boolean, bareWord: BareWord | null = null): ParseResult {
+  return new Parser(text, tokenize(text), known, bareWord).parse();
 }
 
 function formatLiteral(l: Literal): string {

@@ -1,0 +1,324 @@
+/**
+ * One analysis run of the CLI: options to a pipeline configuration, the pipeline's streaming
+ * records to the outputs asked for, exit status. Work an output needs per FPDU (trees, filters,
+ * reading frames back) is set up only when that output is asked for, so a plain --json run pays
+ * for none of it.
+ */
+import { closeSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { analyze, type AnalysisOptions, type AnalysisResult } from '../src/analysis/pipeline.js';
+import { defaultUpper } from '../src/analysis/upper.js';
+import { SEVERITY_RANK, type Finding, type Severity } from '../src/analysis/findings.js';
+import type { PacketRecord } from '../src/capture/packet.js';
+import { buildReport } from '../src/report/json-report.js';
+import { buildJUnit } from '../src/report/junit.js';
+import { allRules, ruleById } from '../src/report/catalog.js';
+import { EventAssembler, isFpdu, type EventGroup } from '../src/report/events.js';
+import { addressWord, EventFields, knownField, recordTree, type FieldGetter } from '../src/report/fields.js';
+import { compileFilter, formatFilterError, FilterError, type CompiledFilter } from '../src/report/filter/filter.js';
+import { FileFrames, WindowFrames, type FrameStore } from '../src/report/frame-store.js';
+import { recordDump } from '../src/report/hexdump.js';
+import { closingEvents, findingEvent, fpduEvent, startupEvent } from '../src/report/ndjson.js';
+import { FrameExport } from '../src/report/pcap-export.js';
+import { Progress } from '../src/report/progress.js';
+import { loadRulesFile, type RulesConfig } from '../src/report/rules-file.js';
+import { FpduSizes, statsText, type StatName } from '../src/report/stats.js';
+import { findingLine, fpduLine, makeStyle, startupLine, summaryText, type Style } from '../src/report/text.js';
+import { NO_THRESHOLDS, thresholdFindings } from '../src/report/threshold-rules.js';
+import { treeLines } from '../src/report/tree-text.js';
+import { parseForcedMpa, UsageError } from './options.js';
+
+export type FailOn = 'error' | 'warning' | 'never';
+
+export interface RunOptions {
+  /** Capture path, '-' for standard input. */
+  capture: string;
+  json: boolean;
+  ndjson: boolean;
+  junit: string | null;
+  /** -Y; null or '' shows everything (as tshark's -Y ''). */
+  displayFilter: string | null;
+  verbose: boolean;
+  hex: boolean;
+  quiet: boolean;
+  lineBuffered: boolean;
+  write: string | null;
+  writeFilter: string | null;
+  stats: StatName[];
+  failOn: FailOn;
+  rules: string | null;
+  mpa: string[];
+  checksums: boolean;
+  color: boolean;
+  progress: boolean;
+}
+
+export interface RunIo {
+  out(s: string): void;
+  err(s: string): void;
+}
+
+function failed(r: AnalysisResult, failOn: FailOn): boolean {
+  if (failOn === 'never') return false;
+  const min = SEVERITY_RANK[failOn];
+  return (Object.keys(r.findings.bySeverity) as Severity[]).some((s) => SEVERITY_RANK[s] >= min && r.findings.bySeverity[s] > 0);
+}
+
+/** Compiles a filter option, turning a bad filter into a usage error that points at the column. */
+function compileOption(flag: string, text: string | null): CompiledFilter | null {
+  if (text === null || text.trim() === '') return null;
+  try {
+    return compileFilter(text, knownField, addressWord);
+  } catch (e) {
+    if (e instanceof FilterError) {
+      const hint = /is neither a field nor a protocol name/.test(e.message) ? '\n(mpa-dissect fields lists the field names)' : '';
+      throw new UsageError(`${flag}: column ${e.column}: ${formatFilterError(text, e)}${hint}`);
+    }
+    throw e;
+  }
+}
+
+function checkCombinations(o: RunOptions): void {
+  if (o.json && o.ndjson) throw new UsageError('--json and --ndjson are two forms of the same output; choose one');
+  if (o.json && (o.verbose || o.hex)) throw new UsageError('-V and -x add to the text output; the --json report has no event lines (use --ndjson for events)');
+  if (o.ndjson && (o.verbose || o.hex)) throw new UsageError('-V and -x add to the text output; they do not combine with --ndjson');
+  if (o.json && o.displayFilter !== null && o.displayFilter.trim() !== '') {
+    throw new UsageError('-Y filters event lines; the --json report always describes the whole capture (use --ndjson for filtered events)');
+  }
+  if (o.writeFilter !== null && o.write === null) throw new UsageError('--write-filter chooses the frames -w writes; give -w FILE too');
+}
+
+/** Runs the analysis and every output; returns the exit status (0, 1; usage problems throw). */
+export async function run(o: RunOptions, io: RunIo): Promise<number> {
+  checkCombinations(o);
+  const forced = o.mpa.map(parseForcedMpa);
+  const config: RulesConfig | null = o.rules !== null ? loadRulesFile(o.rules) : null;
+  const display = compileOption('-Y', o.displayFilter);
+  const writeFilter = compileOption('--write-filter', o.writeFilter);
+  if (o.junit !== null) checkWritable(o.junit, '--junit', o.capture);
+  if (o.write !== null) checkWritable(o.write, '-w', o.capture);
+  const started = Date.now();
+  const st: Style = makeStyle(o.color);
+  const text = !o.json && !o.ndjson;
+  const eventLines = (text && !o.quiet) || o.ndjson;
+  const needEvents = eventLines || o.write !== null;
+
+  // Output buffering: lines go out in blocks (or one by one with -l, as tshark -l).
+  const buf: string[] = [];
+  const flush = (): void => {
+    if (buf.length) io.out(buf.join('\n') + '\n');
+    buf.length = 0;
+  };
+  const line = (s: string): void => {
+    buf.push(s);
+    if (buf.length >= 256) flush();
+  };
+
+  const stdin = o.capture === '-';
+  // A pipe given by name (a FIFO, /dev/fd/N) cannot be read twice either: keep copies as for stdin.
+  const stream = stdin || !isRegularFile(o.capture);
+  let store: FrameStore | null = null;
+  if (o.hex || o.write !== null) store = stream ? new WindowFrames() : await FileFrames.open(o.capture);
+  const exporter = o.write !== null && store ? new FrameExport(store, stream) : null;
+
+  const flows = new Map<number, { client: string; server: string }>();
+  const fields =
+    display || writeFilter
+      ? new EventFields((flow, from) => {
+          const fl = flow === null ? undefined : flows.get(flow);
+          if (!fl || from === null) return null;
+          return from === fl.client ? fl.server : from === fl.server ? fl.client : null;
+        })
+      : null;
+
+  let t0: [number, number] | null = null;
+  const rel = (sec: number, nsec: number): string => {
+    if (!t0) return '0.000000';
+    const d = sec - t0[0] + (nsec - t0[1]) / 1e9;
+    return d.toFixed(6);
+  };
+
+  const upperInfo = (u: unknown): string | null => defaultUpper?.summarize?.(u) ?? null;
+  const matches = (f: CompiledFilter | null, get: FieldGetter | null): boolean => f === null || (get !== null && f.matches(get));
+
+  const onGroup = (g: EventGroup): void => {
+    const got = fields ? fields.group(g) : null;
+    const rec = g.record;
+    if (rec && !isFpdu(rec)) exporter?.noteStartup(rec.flow, rec.frames);
+    if (exporter) {
+      if (writeFilter) {
+        if (rec && matches(writeFilter, got!.record)) exporter.select(rec.flow, rec.frames);
+        g.findings.forEach((f, i) => {
+          if (matches(writeFilter, got!.findings[i]!)) exporter.select(f.flow, f.frames);
+        });
+      } else {
+        // Default: the frames involved in findings (and the record each was raised on).
+        if (rec && g.findings.length) exporter.select(rec.flow, rec.frames);
+        for (const f of g.findings) exporter.select(f.flow, f.frames);
+      }
+    }
+    if (!eventLines) return;
+    const shownRec = rec !== null && matches(display, got ? got.record : null) ? rec : null;
+    const shown: Finding[] = g.findings.filter((_, i) => matches(display, got ? got.findings[i]! : null));
+    if (o.ndjson) {
+      if (shownRec) line(JSON.stringify(isFpdu(shownRec) ? fpduEvent(shownRec) : startupEvent(shownRec)));
+      for (const f of shown) line(JSON.stringify(findingEvent(f)));
+    } else {
+      const time = rel(g.tsSec, g.tsNsec);
+      if (shownRec) line(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : startupLine(shownRec, time, st));
+      for (const f of shown) line(findingLine(f, st));
+      if (shownRec && (o.verbose || o.hex)) {
+        if (o.verbose) for (const l of treeLines(recordTree(shownRec))) line(l);
+        if (o.hex && store) for (const l of recordDump(shownRec, store, st)) line(l);
+        line('');
+      }
+    }
+    if (o.lineBuffered) flush();
+  };
+
+  const assembler = needEvents ? new EventAssembler(onGroup) : null;
+  const sizes = o.stats.includes('fpdu-sizes') ? new FpduSizes() : null;
+
+  let progress: Progress | null = null;
+  if (o.progress) {
+    let total: number | null = null;
+    if (!stdin) {
+      try {
+        total = statSync(o.capture).size;
+      } catch {
+        total = null;
+      }
+    }
+    progress = new Progress(io.err, total);
+  }
+
+  const timeColumn = text && !o.quiet;
+  const onPacket =
+    store || progress || timeColumn
+      ? (p: PacketRecord): void => {
+          if (t0 === null) t0 = [p.tsSec, p.tsNsec];
+          assembler?.time(p.tsSec, p.tsNsec);
+          store?.note(p);
+          progress?.tick(p.fileOffset, p.frame);
+        }
+      : undefined;
+
+  const opts: AnalysisOptions = {
+    forced,
+    upper: defaultUpper,
+    decoder: { checksums: o.checksums },
+    rules: config?.overrides ?? null,
+    ...(onPacket ? { onPacket } : {}),
+    ...(fields ? { onFlow: (h) => flows.set(h.id, { client: h.client, server: h.server }) } : {}),
+    ...(assembler
+      ? {
+          onStartup: (s) => assembler.record(s),
+          onFpdu: (f) => {
+            sizes?.add(f);
+            assembler.record(f);
+          },
+          onFinding: (f) => assembler.finding(f),
+        }
+      : sizes
+        ? { onFpdu: (f) => sizes.add(f) }
+        : {}),
+  };
+  let r: AnalysisResult;
+  try {
+    r = await analyze(o.capture, opts);
+  } finally {
+    progress?.done();
+  }
+
+  // Thresholds are judged on the totals, then reported like any finding (they stream last).
+  for (const [id, input] of thresholdFindings(r, config?.thresholds ?? NO_THRESHOLDS)) {
+    r.findings.report(id, input); // streams to the event outputs through the collector's listener
+  }
+  assembler?.end();
+
+  const statsBlock = o.stats.map((n) => statsText(n, r, sizes, ruleById));
+  if (o.json) {
+    io.out(JSON.stringify(buildReport(r), null, 1) + '\n');
+  } else if (o.ndjson) {
+    for (const e of closingEvents(buildReport(r))) line(JSON.stringify(e));
+    flush();
+  } else {
+    flush();
+    io.out(`${o.quiet ? '' : '\n'}${summaryText(r, ruleById, st)}\n`);
+    for (const s of statsBlock) io.out(`\n${s}\n`);
+  }
+  // With a JSON form on standard output, human tables go to stderr so the JSON stays parseable.
+  if (!text) for (const s of statsBlock) io.err(`${s}\n\n`);
+
+  if (o.junit !== null) writeJUnit(o, r, (Date.now() - started) / 1000);
+  if (exporter && o.write !== null) {
+    const res = exporter.write(o.write);
+    const notes: string[] = [];
+    if (res.missing) notes.push(`${res.missing} selected frames were no longer available${stream ? ' (a stream keeps only its recent frames)' : ''}`);
+    if (res.otherLinkType) notes.push(`${res.otherLinkType} frames of another link type left out`);
+    if (notes.length) io.err(`mpa-dissect: -w ${o.write}: ${notes.join('; ')}\n`);
+  }
+  store?.close();
+
+  if (r.capture.error) {
+    const e = r.capture.error;
+    io.err(`mpa-dissect: ${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}\n`);
+    if (r.capture.packets === 0) return 2;
+  }
+  return failed(r, o.failOn) ? 1 : 0;
+}
+
+function writeJUnit(o: RunOptions, r: AnalysisResult, seconds: number): void {
+  const xml = buildJUnit({
+    timeSeconds: seconds,
+    captureName: o.capture === '-' ? '<stdin>' : o.capture,
+    flows: r.flows.map((f) => ({ id: f.tcp.id, name: `flow ${f.tcp.id} ${f.tcp.client} -> ${f.tcp.server}` })),
+    rules: allRules(),
+    findings: r.findings.findings,
+    failOn: o.failOn,
+    disabled: allRules().filter((x) => !r.findings.enabled(x.id)).map((x) => x.id),
+  });
+  writeFileSync(o.junit!, xml);
+}
+
+/** Opens an output file before the run, so a bad path fails at once rather than after a long capture. */
+function checkWritable(path: string, flag: string, capture: string): void {
+  if (capture !== '-' && sameFile(path, capture)) throw new UsageError(`${flag} ${path}: that is the capture being read; choose another file`);
+  try {
+    closeSync(openSync(path, 'w'));
+  } catch (e) {
+    throw new UsageError(`${flag} ${path}: cannot write: ${ioReason(e)}`);
+  }
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return true; // the capture reader will say what is wrong with it
+  }
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    const x = statSync(a);
+    const y = statSync(b);
+    return x.ino === y.ino && x.dev === y.dev;
+  } catch {
+    return false;
+  }
+}
+
+function ioReason(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    default:
+      return e instanceof Error ? e.message : String(e);
+  }
+}

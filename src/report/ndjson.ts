@@ -1,0 +1,94 @@
+/**
+ * --ndjson: one JSON object per line, written as events happen, for streaming and for captures too
+ * big for one document. Every object has "type": "startup", "fpdu", "finding" (in capture order,
+ * a record's findings right after it), then one "flow" per TCP flow and a last "summary". The
+ * flow, finding and summary objects are those of the --json report; octets are hex strings and
+ * 64-bit values (tagged offsets) are "0x..." strings, since JSON numbers cannot hold them exactly.
+ */
+import type { Finding } from '../analysis/findings.js';
+import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
+import type { StartupRecord } from '../../dissectors/mpa/startup.js';
+import type { DdpSegmentRecord } from '../../dissectors/ddp-rdmap/analyzer.js';
+import { opcodeName } from '../../dissectors/ddp-rdmap/fields.js';
+import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
+import { startupJson, type ReportDocument } from './json-report.js';
+
+function hex(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
+}
+
+export function startupEvent(r: StartupRecord): Record<string, unknown> {
+  return { type: 'startup', kind: r.kind, flow: r.flow, from: r.from, to: r.to, frames: r.frames, ...startupJson(r), pdComplete: r.pdComplete };
+}
+
+// Built field by field, not by spreading: this runs once per FPDU on the largest captures.
+function ddpJson(rec: DdpSegmentRecord): Record<string, unknown> {
+  const p = rec.pdu;
+  const message = rec.message ? { index: rec.message.index, length: rec.message.length, complete: rec.message.complete } : null;
+  if (p.kind === 'truncated') {
+    return {
+      malformed: p.reason,
+      opcode: p.rdmap?.opcode ?? null,
+      opcodeName: p.rdmap ? opcodeName(p.rdmap.opcode) : null,
+      info: rec.info,
+      message,
+      rtr: rec.rtr,
+      skipped: rec.skipped,
+    };
+  }
+  const tagged = p.kind === 'tagged';
+  return {
+    tagged,
+    last: p.ddp.l,
+    dv: p.ddp.dv,
+    rv: p.rdmap.rv,
+    opcode: p.rdmap.opcode,
+    opcodeName: opcodeName(p.rdmap.opcode),
+    payloadLength: p.payloadLength,
+    stag: tagged ? p.stag : null,
+    to: tagged ? `0x${p.to.toString(16)}` : null,
+    qn: tagged ? null : p.qn,
+    msn: tagged ? null : p.msn,
+    mo: tagged ? null : p.mo,
+    invalidateStag: tagged ? null : p.invalidateStag,
+    info: rec.info,
+    message,
+    rtr: rec.rtr,
+    skipped: rec.skipped,
+  };
+}
+
+export function fpduEvent(r: FpduRecord): Record<string, unknown> {
+  return {
+    type: 'fpdu',
+    flow: r.flow,
+    dir: r.dir,
+    from: r.from,
+    to: r.to,
+    frames: r.frames,
+    seq: r.seq,
+    ulpduLength: r.ulpduLength,
+    pad: r.pad,
+    wireSize: r.wireSize,
+    markers: r.markers.map((m) => ({ seq: m.seq, reserved: m.reserved, fpduptr: m.fpduptr, expected: m.expected })),
+    crc: r.crcWire,
+    crcComputed: r.crcComputed,
+    crcStatus: r.crcStatus,
+    padNonZero: r.padNonZero,
+    afterError: r.afterError,
+    ulpduHead: hex(r.head),
+    ddp: isDdpSegmentRecord(r.upper) ? ddpJson(r.upper) : null,
+  };
+}
+
+export function findingEvent(f: Finding): Record<string, unknown> {
+  return { type: 'finding', ...f };
+}
+
+/** The trailing objects: one per flow, then the summary (with the capture block). */
+export function closingEvents(doc: ReportDocument): Array<Record<string, unknown>> {
+  return [
+    ...doc.flows.map((f) => ({ type: 'flow', ...f })),
+    { type: 'summary', schema: doc.schema, tool: doc.tool, capture: doc.capture, ...doc.summary },
+  ];
+}

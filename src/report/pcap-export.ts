@@ -1,0 +1,85 @@
+/**
+ * -w FILE: the frames of the events --write-filter selects, as a classic pcap a colleague opens in
+ * Wireshark. Each flow written also gets its MPA Request and Reply frames, without which Wireshark
+ * does not recognise MPA on the connection. Frames are written in capture order, once each.
+ */
+import type { PacketRecord } from '../capture/packet.js';
+import type { FrameStore } from './frame-store.js';
+import { PcapFileWriter } from './pcap-writer.js';
+
+export interface ExportResult {
+  written: number;
+  /** Frames selected but no longer available (standard input beyond the window) or unreadable. */
+  missing: number;
+  /** Frames left out because their link type differs from the first frame's (pcap holds one). */
+  otherLinkType: number;
+}
+
+export class FrameExport {
+  private readonly wanted = new Set<number>();
+  /** Copies taken at selection time when the store cannot read frames back later (stdin). */
+  private readonly kept = new Map<number, PacketRecord>();
+  private readonly startupFrames = new Map<number, number[]>();
+
+  constructor(
+    private readonly store: FrameStore,
+    private readonly copyNow: boolean,
+  ) {}
+
+  /** The frames of a flow's startup frames, added to whatever is selected from that flow. */
+  noteStartup(flow: number, frames: readonly number[]): void {
+    const s = this.startupFrames.get(flow);
+    if (s) s.push(...frames);
+    else this.startupFrames.set(flow, [...frames]);
+  }
+
+  select(flow: number | null, frames: readonly number[]): void {
+    for (const f of frames) this.add(f);
+    if (flow !== null) for (const f of this.startupFrames.get(flow) ?? []) this.add(f);
+  }
+
+  private add(frame: number): void {
+    if (this.wanted.has(frame)) return;
+    this.wanted.add(frame);
+    if (this.copyNow) {
+      const p = this.store.get(frame);
+      if (p) this.kept.set(frame, p);
+    }
+  }
+
+  get size(): number {
+    return this.wanted.size;
+  }
+
+  /** Writes the selected frames to `path`, reading them back one at a time (throws when it cannot write). */
+  write(path: string): ExportResult {
+    const frames = [...this.wanted].sort((a, b) => a - b);
+    const res: ExportResult = { written: 0, missing: 0, otherLinkType: 0 };
+    let w: PcapFileWriter | null = null;
+    let linkType = -1;
+    try {
+      for (const f of frames) {
+        const p = this.copyNow ? this.kept.get(f) ?? null : this.store.get(f);
+        if (!p) {
+          res.missing++;
+          continue;
+        }
+        if (w === null) {
+          linkType = p.linkType;
+          w = new PcapFileWriter(path, linkType, true);
+        }
+        if (p.linkType !== linkType) {
+          res.otherLinkType++;
+          continue;
+        }
+        w.write({ tsSec: p.tsSec, tsNsec: p.tsNsec, data: p.data, origLen: p.origLen });
+        res.written++;
+      }
+      // An empty export is still a valid pcap (Ethernet), so a CI step that always keeps it works.
+      w ??= new PcapFileWriter(path, 1, true);
+    } finally {
+      w?.close();
+    }
+    return res;
+  }
+}
