@@ -97,6 +97,11 @@ export interface SegmentFinding {
 }
 
 /** What the analyzer says about one segment, for the text and -V outputs. */
+/** tshark-style Info text of a segment: built only when an output shows it (formatting per segment is costly). */
+export function segmentInfo(rec: DdpSegmentRecord): string {
+  return ddpSummary(rec.pdu);
+}
+
 export interface DdpSegmentRecord {
   readonly flow: number;
   readonly dir: Dir;
@@ -107,8 +112,6 @@ export interface DdpSegmentRecord {
   readonly crc: Ulpdu['crc'];
   readonly afterError: boolean;
   readonly pdu: DdpPdu;
-  /** tshark-style Info text. */
-  readonly info: string;
   /** Why the segment was left out of sequence bookkeeping, or null. */
   skipped: string | null;
   readonly findings: SegmentFinding[];
@@ -326,10 +329,7 @@ export class DdpFlowAnalyzer {
       crc: u.crc,
       afterError: u.afterError,
       pdu,
-      // The Info text is built only when an output asks for it (most runs never do).
-      get info(): string {
-        return ddpSummary(pdu);
-      },
+
       skipped: null,
       findings: [],
       message: null,

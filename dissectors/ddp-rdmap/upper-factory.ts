@@ -5,11 +5,11 @@
 
 import type { FindingSink } from '../../src/analysis/findings.js';
 import type { MpaContext } from '../mpa/ulpdu.js';
-import { DdpFlowAnalyzer, type DdpAnalyzerOptions, type DdpSegmentRecord } from './analyzer.js';
+import { DdpFlowAnalyzer, segmentInfo, type DdpAnalyzerOptions, type DdpSegmentRecord } from './analyzer.js';
 
 /** True for the records DdpFlowAnalyzer.ulpdu returns (what MPA stores as FpduRecord.upper). */
 export function isDdpSegmentRecord(rec: unknown): rec is DdpSegmentRecord {
-  return typeof rec === 'object' && rec !== null && 'pdu' in rec && 'info' in rec && 'findings' in rec;
+  return typeof rec === 'object' && rec !== null && 'pdu' in rec && 'findings' in rec && 'skipped' in rec;
 }
 
 export interface DdpUpperFactory {
@@ -22,6 +22,6 @@ export interface DdpUpperFactory {
 export function ddpUpperFactory(opts: DdpAnalyzerOptions = {}): DdpUpperFactory {
   return {
     create: (flowId, ctx, sink) => new DdpFlowAnalyzer(flowId, ctx, sink, opts),
-    summarize: (rec) => (isDdpSegmentRecord(rec) ? rec.info : null),
+    summarize: (rec) => (isDdpSegmentRecord(rec) ? segmentInfo(rec) : null),
   };
 }

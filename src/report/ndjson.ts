@@ -8,7 +8,7 @@
 import type { Finding } from '../analysis/findings.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
-import type { DdpSegmentRecord } from '../../dissectors/ddp-rdmap/analyzer.js';
+import { segmentInfo, type DdpSegmentRecord } from '../../dissectors/ddp-rdmap/analyzer.js';
 import { opcodeName } from '../../dissectors/ddp-rdmap/fields.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { startupJson, type ReportDocument } from './json-report.js';
@@ -30,7 +30,7 @@ function ddpJson(rec: DdpSegmentRecord): Record<string, unknown> {
       malformed: p.reason,
       opcode: p.rdmap?.opcode ?? null,
       opcodeName: p.rdmap ? opcodeName(p.rdmap.opcode) : null,
-      info: rec.info,
+      info: segmentInfo(rec),
       message,
       rtr: rec.rtr,
       skipped: rec.skipped,
@@ -51,7 +51,7 @@ function ddpJson(rec: DdpSegmentRecord): Record<string, unknown> {
     msn: tagged ? null : p.msn,
     mo: tagged ? null : p.mo,
     invalidateStag: tagged ? null : p.invalidateStag,
-    info: rec.info,
+    info: segmentInfo(rec),
     message,
     rtr: rec.rtr,
     skipped: rec.skipped,

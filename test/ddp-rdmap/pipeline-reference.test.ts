@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { buildReport } from '../../src/report/json-report.js';
 import { ddpUpperFactory, isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
+import { segmentInfo } from '../../dissectors/ddp-rdmap/analyzer.js';
 import { sharedCaptures } from '../helpers/analyze.js';
 
 const dir = sharedCaptures('reference');
@@ -36,7 +37,7 @@ describe.skipIf(!dir)('DDP/RDMAP on the reference captures', () => {
       const r = await analyze(join(dir!, file), {
         upper: ddpUpperFactory(),
         onFpdu: (f) => {
-          if (isDdpSegmentRecord(f.upper)) infos.push(f.upper.info);
+          if (isDdpSegmentRecord(f.upper)) infos.push(segmentInfo(f.upper));
         },
       });
       const doc = buildReport(r) as unknown as {

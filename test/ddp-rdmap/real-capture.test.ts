@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Ulpdu } from '../../dissectors/mpa/ulpdu.js';
 import { setup } from './util.js';
+import { segmentInfo } from '../../dissectors/ddp-rdmap/analyzer.js';
 
 const REAL = join(process.cwd(), '..', 'shared', 'captures', 'real');
 const FILE = join(REAL, 'softuiwarp_uiwarp.pcap');
@@ -73,7 +74,7 @@ describe.skipIf(!have)('real capture: SoftUiWARP against siw (rping)', () => {
           crc: 'unchecked',
           afterError: false,
         };
-        infos.push(`${s.frame} ${a.ulpdu(u).info}`);
+        infos.push(`${s.frame} ${segmentInfo(a.ulpdu(u))}`);
       }
       if (s.flags & 0x01) a.end(s.dir, 'fin');
       if (s.flags & 0x04) {
