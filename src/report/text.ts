@@ -101,7 +101,7 @@ export function flowTable(r: AnalysisResult, st: Style): string {
     if (x.severity === 'error') errors.set(x.flow, (errors.get(x.flow) ?? 0) + 1);
     else if (x.severity === 'warning') warnings.set(x.flow, (warnings.get(x.flow) ?? 0) + 1);
   }
-  const rows: string[][] = [['Flow', 'Client → Server', 'Frames', 'MPA', 'Rev', 'Markers c→s/s→c', 'CRC c→s/s→c', 'FPDUs c→s/s→c', 'Errors', 'Warnings', 'Aligned c→s/s→c', 'Gaps', 'Closed']];
+  const rows: string[][] = [['Flow', 'Client → Server', 'Frames', 'Bytes c→s/s→c', 'MPA', 'Rev', 'Markers c→s/s→c', 'CRC c→s/s→c', 'FPDUs c→s/s→c', 'Errors', 'Warnings', 'Aligned c→s/s→c', 'Gaps', 'Closed']];
   for (const f of r.flows) {
     const t = f.tcp;
     const d = t.directions;
@@ -114,6 +114,7 @@ export function flowTable(r: AnalysisResult, st: Style): string {
       String(t.id),
       `${t.client} → ${t.server}`,
       `${t.firstFrame}-${t.lastFrame}`,
+      `${d[0].bytes}/${d[1].bytes}`,
       m ? m.detection : '-',
       m ? String(m.reply?.rev ?? m.request?.rev ?? '?') : '-',
       m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : '-',
@@ -126,7 +127,7 @@ export function flowTable(r: AnalysisResult, st: Style): string {
       d.map((x) => x.closed ?? '-').join('/'),
     ]);
   }
-  return table(rows, [true, false, false, false, false, false, false, false, true, true, false, true, false]);
+  return table(rows, [true, false, false, true, false, false, false, false, false, true, true, false, true, false]);
 }
 
 /** Findings by rule, most frequent first, with the severity in force for this run. */
