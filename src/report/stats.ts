@@ -127,7 +127,34 @@ function opcodes(r: AnalysisResult): string {
     rows.push([op, ...vals.map(String), String(total)]);
   }
   if (rows.length === 1) rows.push(['(none)', ...cols.map(() => '0'), '0']);
-  return `RDMAP opcodes (DDP segments)\n${table(rows, [false, ...cols.map(() => true), true])}`;
+  return `RDMAP opcodes (DDP segments)\n${table(rows, [false, ...cols.map(() => true), true])}\n\n${messageSizes(r)}`;
+}
+
+type SizeStats = { messages: number; min: number; max: number; total: number };
+
+function sizesOf(x: unknown): Partial<Record<string, SizeStats>> | null {
+  if (typeof x !== 'object' || x === null || !('sizes' in x)) return null;
+  const s = (x as { sizes: unknown }).sizes;
+  return typeof s === 'object' && s !== null ? (s as Partial<Record<string, SizeStats>>) : null;
+}
+
+/** Complete RDMA messages per flow direction and opcode, with their DDP payload sizes. */
+function messageSizes(r: AnalysisResult): string {
+  const rows: string[][] = [['Flow', 'Dir', 'Opcode', 'Messages', 'Min', 'Max', 'Mean', 'Total octets']];
+  for (const f of r.flows) {
+    if (!f.mpa || !f.upper) continue;
+    for (const i of [0, 1] as const) {
+      const sz = sizesOf(f.upper[i]);
+      if (!sz) continue;
+      for (const op of OPCODES) {
+        const st = sz[op];
+        if (!st || st.messages === 0) continue;
+        rows.push([String(f.tcp.id), i === 0 ? 'c→s' : 's→c', op, String(st.messages), String(st.min), String(st.max), (st.total / st.messages).toFixed(1), String(st.total)]);
+      }
+    }
+  }
+  if (rows.length === 1) return 'RDMA messages: none complete';
+  return `RDMA messages (complete, DDP payload octets)\n${table(rows, [true, false, false, true, true, true, true, true])}`;
 }
 
 function rules(r: AnalysisResult, ruleById: (id: string) => RuleDef | undefined): string {
