@@ -9,6 +9,7 @@ import { analyze, type AnalysisOptions, type AnalysisResult } from '../src/analy
 import { defaultUpper } from '../src/analysis/upper.js';
 import { SEVERITY_RANK, type Finding, type Severity } from '../src/analysis/findings.js';
 import type { PacketRecord } from '../src/capture/packet.js';
+import { openReason } from '../src/capture/read-capture.js';
 import { buildReport } from '../src/report/json-report.js';
 import { buildJUnit } from '../src/report/junit.js';
 import { allRules, ruleById } from '../src/report/catalog.js';
@@ -286,7 +287,7 @@ function checkWritable(path: string, flag: string, capture: string): void {
   try {
     closeSync(openSync(path, 'w'));
   } catch (e) {
-    throw new UsageError(`${flag} ${path}: cannot write: ${ioReason(e)}`);
+    throw new UsageError(`${flag} ${path}: cannot write: ${openReason(e)}`);
   }
 }
 
@@ -305,20 +306,5 @@ function sameFile(a: string, b: string): boolean {
     return x.ino === y.ino && x.dev === y.dev;
   } catch {
     return false;
-  }
-}
-
-function ioReason(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException | null)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return 'no such directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'is a directory';
-    default:
-      return e instanceof Error ? e.message : String(e);
   }
 }
