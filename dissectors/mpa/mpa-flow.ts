@@ -92,7 +92,6 @@ export interface MpaFlowSummary {
 type State = 'scan' | 'startup' | 'await' | 'frame' | 'hunt' | 'streaming' | 'ended';
 
 const HUNT_TRY_STEP = 2048;
-const KEY_LEN = 16;
 
 /** One direction of an MPA connection. */
 class MpaDirection implements DirectionConsumer {
@@ -110,9 +109,6 @@ class MpaDirection implements DirectionConsumer {
   private lastTry = 0;
   huntScanned = 0;
   huntReason: 'gap' | 'error' | 'midstream' | 'negotiation' = 'midstream';
-  /** Stream offset where bytes were last lost (gap end) or framing was abandoned. */
-  lostAt: number | null = null;
-  ended = false;
   afterErrorFlag = false;
   // counters
   fpdus = 0;
@@ -132,7 +128,6 @@ class MpaDirection implements DirectionConsumer {
   earlyReported = false;
   /** `--mpa seqstart=`: absolute SeqStart given by the user. */
   forcedSeqStart: number | null = null;
-  lastDataFrame = 0;
 
   constructor(
     readonly flow: MpaFlow,
@@ -153,7 +148,6 @@ class MpaDirection implements DirectionConsumer {
   data(c: StreamChunk): void {
     if (this.state === 'ended') return;
     if (this.cachedInfo === null) this.cachedInfo = this.flow.handle.info(this.dir);
-    this.lastDataFrame = c.frame;
     this.feed(c.data, c.offset, c.frame, c.segmentStart, c.segmentEnd);
   }
 
@@ -375,7 +369,7 @@ export class MpaFlow implements FlowConsumer {
       if (lock) {
         this.detection ??= 'heuristic';
         d.seqStartExact = false;
-        d.seqStartOffset = lock.params.markers ? this.firstMarkerOffset(d, lock) : null;
+        d.seqStartOffset = lock.params.markers ? firstMarkerOffset(lock) : null;
         this.find(d, 'mpa.mid-stream', d.seqOf(lock.offset), d.log.framesIn(lock.offset, lock.offset + 1),
           `MPA framing found mid-stream at seq ${d.seqOf(lock.offset)} (${lock.evidence}); markers ${lock.params.markers ? 'on' : 'off'}, CRC ${lock.params.crc ? 'on' : 'off'} inferred`);
         if (this.crc === null) this.crc = lock.params.crc;
@@ -387,17 +381,13 @@ export class MpaFlow implements FlowConsumer {
     const cap = d.huntScanned >= this.huntBudget ? 8192 : this.holdBytes;
     if (d.log.length > cap) {
       // Streaming data that is not MPA (yet): keep only the tail where a key could start.
-      const keep = d.log.end - Math.max(KEY_LEN, 4096);
+      const keep = d.log.end - 4096; // a key split across chunks still fits
       d.huntScanned += keep - d.log.base;
       d.log.dropBefore(keep);
       d.resetHuntTries();
     }
   }
 
-  private firstMarkerOffset(d: MpaDirection, lock: LockResult): number {
-    const base = lock.params.markerBase;
-    return lock.offset + ((((base - lock.offset) % MARKER_INTERVAL) + MARKER_INTERVAL) % MARKER_INTERVAL);
-  }
 
   private stepStartup(d: MpaDirection, final: boolean): void {
     const b = d.log.bytes;
@@ -680,7 +670,7 @@ export class MpaFlow implements FlowConsumer {
           `framing resumed at seq ${d.seqOf(lock.offset)} after ${d.huntReason === 'gap' ? 'capture loss' : d.huntReason === 'error' ? 'a framing error' : 'waiting for negotiation'}; ${skipped} octets skipped (${lock.evidence})`);
       }
       if (d.seqStartOffset === null && lock.params.markers) {
-        d.seqStartOffset = this.firstMarkerOffset(d, lock);
+        d.seqStartOffset = firstMarkerOffset(lock);
         d.seqStartExact = false;
       }
       this.lock(d, lock);
@@ -944,7 +934,6 @@ export class MpaFlow implements FlowConsumer {
     if (this.isMpa) this.upperLayer()?.end(d.dir, reason);
     d.state = 'ended';
     if (this.directions[0].state === 'ended' && this.directions[1].state === 'ended') this.checkResponderFirst(true);
-    d.ended = true;
     d.log.release();
   }
 
@@ -971,6 +960,12 @@ export class MpaFlow implements FlowConsumer {
 }
 
 const NONE: readonly MarkerInfo[] = [];
+
+/** Stream offset of the first marker position at or after a lock: congruent to SeqStart mod 512. */
+function firstMarkerOffset(lock: LockResult): number {
+  const base = lock.params.markerBase;
+  return lock.offset + ((((base - lock.offset) % MARKER_INTERVAL) + MARKER_INTERVAL) % MARKER_INTERVAL);
+}
 
 function hex8(v: number): string {
   return v.toString(16).padStart(8, '0');

@@ -113,10 +113,10 @@ function opcodes(r: AnalysisResult): string {
   const cols: Array<{ label: string; counts: Partial<Record<string, number>> }> = [];
   for (const f of r.flows) {
     if (!f.mpa || !f.upper) continue;
-    f.mpa.directions.forEach((d, i) => {
-      const b = byOpcodeOf(f.upper![i]);
+    for (const i of [0, 1] as const) {
+      const b = byOpcodeOf(f.upper[i]);
       if (b) cols.push({ label: `${f.tcp.id} ${i === 0 ? 'c→s' : 's→c'}`, counts: b });
-    });
+    }
   }
   if (cols.length === 0) return 'RDMAP opcodes: no DDP segments';
   const rows: string[][] = [['Opcode', ...cols.map((c) => `Flow ${c.label}`), 'Total']];
