@@ -62,7 +62,8 @@ export class ByteLog {
     const n = to - from;
     if (n <= 0) return;
     if (this.used + n > this.buf.length) {
-      let cap = Math.max(4096, this.buf.length * 2);
+      // Start small: most held runs are a startup frame or a few segments.
+      let cap = Math.max(256, this.buf.length * 2);
       while (cap < this.used + n) cap *= 2;
       const nb = new Uint8Array(cap);
       nb.set(this.buf.subarray(0, this.used));

@@ -1,4 +1,4 @@
-import { CRC32C_INIT, crc32cFinal, crc32cUpdate, readWireCrc, byteSwap32 } from './crc32c.js';
+import { CRC32C_INIT, crc32cFinal, crc32cUpdate, byteSwap32 } from './crc32c.js';
 import { ULPDU_HEADER_BYTES } from './ulpdu.js';
 
 /** Markers every 512 octets from SeqStart (RFC 5044 §4.3; draft-00 §7.1). */
@@ -48,6 +48,7 @@ export interface FramedFpdu {
   head: Uint8Array;
 }
 
+const EMPTY_HEAD = new Uint8Array(0);
 const PH_LEN = 0;
 const PH_BODY = 1;
 const PH_CRC = 2;
@@ -66,9 +67,11 @@ export class FpduFramer {
   private phase = PH_LEN;
   private got = 0; // octets of the length or CRC field collected
   private lenHi = 0;
-  private crcBytes = new Uint8Array(4);
+  /** CRC field octets as they arrive, first octet least significant (wire order). */
+  private crcWire = 0;
   private mGot = 0;
-  private mBytes = new Uint8Array(4);
+  /** Marker octets as they arrive, big-endian. */
+  private mWord = 0;
   private mOffset = 0;
   private reg = CRC32C_INIT;
   private fpduStart: number;
@@ -80,7 +83,8 @@ export class FpduFramer {
   private markers: MarkerInfo[] = [];
   private frames: number[] = [];
   private lastFrame = -1;
-  private head = new Uint8Array(ULPDU_HEADER_BYTES);
+  /** Leading ULPDU octets of the FPDU in progress; allocated on first use (probing framers often never need it). */
+  private head: Uint8Array | null = null;
   private stopped = false;
 
   // Alignment counters (draft-00 glossary): per TCP segment delivered whole.
@@ -156,7 +160,7 @@ export class FpduFramer {
         // Marker octets: collected for checking, covered by the CRC like any octet of the FPDU.
         if (this.mGot === 0) this.mOffset = this.pos;
         const k = Math.min(MARKER_LEN - this.mGot, to - i);
-        for (let j = 0; j < k; j++) this.mBytes[this.mGot + j] = data[i + j]!;
+        for (let j = 0; j < k; j++) this.mWord = ((this.mWord << 8) | data[i + j]!) >>> 0;
         this.mGot += k;
         i += k;
         this.pos += k;
@@ -169,7 +173,8 @@ export class FpduFramer {
         const done = this.ulpduLength + this.pad - this.bodyLeft; // ULPDU+PAD octets already seen
         if (done < ULPDU_HEADER_BYTES && done < this.ulpduLength) {
           const n = Math.min(k, ULPDU_HEADER_BYTES - done, this.ulpduLength - done);
-          for (let j = 0; j < n; j++) this.head[done + j] = data[i + j]!;
+          const head = (this.head ??= new Uint8Array(ULPDU_HEADER_BYTES));
+          for (let j = 0; j < n; j++) head[done + j] = data[i + j]!;
         }
         if (done + k > this.ulpduLength) {
           // PAD octets are in this run: PAD must be zero (RFC 5044 §4.2).
@@ -204,7 +209,7 @@ export class FpduFramer {
           crcFrom = -1;
         }
         const k = Math.min(4 - this.got, limit - i);
-        for (let j = 0; j < k; j++) this.crcBytes[this.got + j] = data[i + j]!;
+        for (let j = 0; j < k; j++) this.crcWire = (this.crcWire | (data[i + j]! << (8 * (this.got + j)))) >>> 0;
         this.got += k;
         i += k;
         this.pos += k;
@@ -220,12 +225,12 @@ export class FpduFramer {
   }
 
   private finishMarker(): void {
-    const b = this.mBytes;
+    const w = this.mWord;
     this.markers.push({
       offset: this.mOffset,
       seq: (this.baseSeq + this.mOffset) >>> 0,
-      reserved: (b[0]! << 8) | b[1]!,
-      fpduptr: (b[2]! << 8) | b[3]!,
+      reserved: w >>> 16,
+      fpduptr: w & 0xffff,
       // RFC 5044 §4.3: FPDUPTR counts from the ULPDU_Length field to the marker; a marker that
       // falls between FPDUs belongs to the following FPDU and carries 0. (draft-00 counted from the
       // FPDU's first octet; the independent reference encoder confirms RFC 5044's reading.)
@@ -233,12 +238,13 @@ export class FpduFramer {
     });
     this.markerCount++;
     this.mGot = 0;
+    this.mWord = 0;
     this.nextMarker += MARKER_INTERVAL;
   }
 
   private finishFpdu(): void {
-    const c = this.crcBytes;
-    const wire = readWireCrc(c[0]!, c[1]!, c[2]!, c[3]!);
+    const wire = this.crcWire;
+    this.crcWire = 0;
     const computed = crc32cFinal(this.reg);
     let status: CrcStatus = 'unchecked';
     if (this.params.crc) status = computed === wire ? 'good' : byteSwap32(computed) === wire ? 'byte-swapped' : 'bad';
@@ -256,7 +262,7 @@ export class FpduFramer {
       markers: this.markers,
       padNonZero: this.padNonZero,
       frames: this.frames,
-      head: this.head.slice(0, Math.min(this.ulpduLength, ULPDU_HEADER_BYTES)),
+      head: this.head ? this.head.slice(0, Math.min(this.ulpduLength, ULPDU_HEADER_BYTES)) : EMPTY_HEAD,
     };
     this.phase = PH_LEN;
     this.got = 0;

@@ -66,6 +66,7 @@ function accepted(r: ProbeResult, need: number, final: boolean): boolean {
 }
 
 const mod = (a: number, m: number) => ((a % m) + m) % m;
+const HEAD_SCRATCH = new Uint8Array(18);
 
 /** Marker phases (offset mod 512) where every marker slot in the buffer looks like a marker. */
 function markerPhases(q: LockQuery): number[] {
@@ -121,8 +122,10 @@ function lockViaChain(q: LockQuery, crc: boolean, need: number): LockResult | nu
     if (q.alignBase !== null && mod(q.base + i - q.alignBase, 4) !== 0) continue;
     const len = (b[i]! << 8) | b[i + 1]!;
     if (len > MAX_ULPDU_LENGTH) continue;
-    // Cheap pre-filter: a DDP header must follow the length field.
-    if (!q.plausible(b.subarray(i + 2, Math.min(b.length, i + 2 + 18)), len)) continue;
+    // Cheap pre-filter: a DDP header must follow the length field (copied into scratch: no allocation).
+    const n = Math.min(b.length - i - 2, HEAD_SCRATCH.length);
+    for (let k = 0; k < n; k++) HEAD_SCRATCH[k] = b[i + 2 + k]!;
+    if (!q.plausible(n === HEAD_SCRATCH.length ? HEAD_SCRATCH : HEAD_SCRATCH.subarray(0, n), len)) continue;
     const r = probe(q, q.base + i, params, need);
     if (accepted(r, need, q.final)) {
       return { offset: q.base + i, params, fpdus: r.count, evidence: `${r.count} chained FPDUs with ${crc ? 'valid CRCs' : 'plausible DDP headers'}` };
@@ -136,6 +139,7 @@ function lockViaChain(q: LockQuery, crc: boolean, need: number): LockResult | nu
  * capture that starts mid-stream (RFC 5044 §6: markers exist so a receiver can find FPDUs again).
  */
 export function findLock(q: LockQuery): LockResult | null {
+  if (q.bytes.length < 4) return null; // not even one minimal FPDU
   const crcs: boolean[] = q.crc === null ? [true, false] : [q.crc];
   if (q.markers !== false) {
     const phases = q.markerBase !== null ? [mod(q.markerBase, MARKER_INTERVAL)] : markerPhases(q);

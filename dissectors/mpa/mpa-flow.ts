@@ -58,6 +58,8 @@ export interface MpaFlowOptions {
   holdBytes?: number;
   /** Bytes a direction without startup frames is searched for mid-stream FPDUs (default 4 MiB). */
   huntBudget?: number;
+  /** Both directions ended: the owner can keep the summary and let the dissector go. */
+  onClosed?: (flow: MpaFlow) => void;
 }
 
 /** Per-direction MPA summary (report-schema MpaDirection). */
@@ -933,7 +935,10 @@ export class MpaFlow implements FlowConsumer {
     }
     if (this.isMpa) this.upperLayer()?.end(d.dir, reason);
     d.state = 'ended';
-    if (this.directions[0].state === 'ended' && this.directions[1].state === 'ended') this.checkResponderFirst(true);
+    if (this.directions[0].state === 'ended' && this.directions[1].state === 'ended') {
+      this.checkResponderFirst(true);
+      this.opts.onClosed?.(this);
+    }
     d.log.release();
   }
 

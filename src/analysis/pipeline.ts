@@ -85,7 +85,9 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const findings = new FindingCollector(opts.rules ?? null);
   if (opts.onFinding) findings.onFinding(opts.onFinding);
   const decoder = new PacketDecoder(findings, opts.decoder);
-  const mpaFlows = new Map<number, { flow: MpaFlow; upper: (UpperLayer & { summary?(dir: 0 | 1): unknown }) | null }>();
+  // A flow is reduced to its summaries when both directions end (MPA flows only): a capture with
+  // many connections keeps no dissector state for the ones already closed.
+  const summaries = new Map<number, { mpa: MpaFlowSummary; upper: [unknown, unknown] | null }>();
   const outputs = {
     ...(opts.onStartup ? { startup: opts.onStartup } : {}),
     ...(opts.onFpdu ? { fpdu: opts.onFpdu } : {}),
@@ -96,24 +98,27 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
       opts.onFlow?.(h);
       if (opts.dissect === false) return null;
       const spec = opts.forced?.find((f) => selects(f.selector, h));
-      let forced: ForcedMpa | null = null;
-      if (spec) forced = { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart };
-      const entry: { flow: MpaFlow; upper: (UpperLayer & { summary?(dir: 0 | 1): unknown }) | null } = { flow: null as unknown as MpaFlow, upper: null };
+      const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart } : null;
       const upperFactory = opts.upper;
-      entry.flow = new MpaFlow(h, findings, outputs, {
+      let upper: (UpperLayer & { summary?(dir: 0 | 1): unknown }) | null = null;
+      const flow = new MpaFlow(h, findings, outputs, {
         forced,
         ...(upperFactory
           ? {
               upper: (ctx: MpaContext) => {
-                entry.upper = upperFactory.create(h.id, ctx, findings, h);
-                return entry.upper;
+                upper = upperFactory.create(h.id, ctx, findings, h);
+                return upper;
               },
             }
           : {}),
+        onClosed: (f) => {
+          const mpa = f.summary();
+          const up = upper as (UpperLayer & { summary?(dir: 0 | 1): unknown }) | null;
+          if (mpa) summaries.set(h.id, { mpa, upper: up?.summary ? [up.summary(0), up.summary(1)] : null });
+        },
       });
-      entry.flow.plausible = plausibleDdpHeader;
-      mpaFlows.set(h.id, entry);
-      return entry.flow;
+      flow.plausible = plausibleDdpHeader;
+      return flow;
     },
     opts.reassembly,
   );
@@ -138,11 +143,10 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
     });
   }
   const flows: FlowResult[] = reasm.flows().map((tcp) => {
-    const m = mpaFlows.get(tcp.id);
-    const mpa = m ? m.flow.summary() : null;
-    const up = m?.upper;
+    const sm = summaries.get(tcp.id) ?? null;
+    const mpa = sm ? sm.mpa : null;
     const port = Number(tcp.server.slice(tcp.server.lastIndexOf(':') + 1));
-    return { tcp, mpa, upper: mpa && up?.summary ? [up.summary(0), up.summary(1)] : null, upperLayer: (mpa && opts.upper?.label?.(mpa, port)) ?? null };
+    return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, port)) ?? null };
   });
   return { capture, flows, findings, decoder: decoder.stats };
 }
