@@ -66,6 +66,9 @@ async function main(rawArgv: string[]): Promise<number> {
     .option('write-filter', { type: 'string', describe: 'Display filter choosing the events whose frames -w writes (default: every finding)' })
     .option('mpa', { type: 'string', array: true, nargs: 1, describe: 'Force MPA on a flow: flow=SEL,markers=both|none|c2s|s2c,crc=on|off,seqstart=C:S' })
     .option('checksums', { type: 'boolean', default: false, describe: 'Verify IPv4 and TCP checksums (off by default: capture offload makes them wrong)' })
+    .option('tcp-buffer-flow', { type: 'number', default: 16, describe: 'MiB of out-of-order TCP data held per flow; beyond it the oldest hole becomes a gap (finding tcp.buffer-cap)' })
+    .option('tcp-buffer-total', { type: 'number', default: 64, describe: 'MiB of out-of-order TCP data held across all flows' })
+    .option('tcp-reorder-window', { type: 'number', default: 4, describe: 'MiB buffered beyond a hole before it is declared capture loss (FIN, RST, the peer\'s ACK or the end do it sooner)' })
     .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
     .option('progress', { type: 'boolean', describe: 'Progress bar on stderr (default: when stderr is a terminal, CI is unset and the output is not streaming there)' })
     .example('$0 capture.pcap', 'desk check: one line per MPA event, then a table per flow and the findings by rule')
@@ -142,11 +145,22 @@ async function main(rawArgv: string[]): Promise<number> {
       rules: undash(args.rules) ?? null,
       mpa: args.mpa ?? [],
       checksums: args.checksums,
+      reassembly: {
+        maxBufferedPerFlow: mib(args['tcp-buffer-flow'], '--tcp-buffer-flow'),
+        maxBufferedTotal: mib(args['tcp-buffer-total'], '--tcp-buffer-total'),
+        reorderWindow: mib(args['tcp-reorder-window'], '--tcp-reorder-window'),
+      },
       color,
       progress,
     },
     { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) },
   );
+}
+
+/** A size option given in MiB, checked (a usage error names the option). */
+function mib(v: number, flag: string): number {
+  if (!Number.isFinite(v) || v <= 0 || v > 65536) throw new UsageError(`${flag}: ${v} is not a size in MiB between 0 and 65536`);
+  return Math.round(v * 1024 * 1024);
 }
 
 // A reader that went away (| head) is not an error worth a stack trace.

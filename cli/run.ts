@@ -10,6 +10,7 @@ import { defaultUpper } from '../src/analysis/upper.js';
 import { SEVERITY_RANK, type Finding, type Severity } from '../src/analysis/findings.js';
 import type { PacketRecord } from '../src/capture/packet.js';
 import { openReason } from '../src/capture/read-capture.js';
+import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 import { buildReport } from '../src/report/json-report.js';
 import { buildJUnit } from '../src/report/junit.js';
 import { allRules, ruleById } from '../src/report/catalog.js';
@@ -49,6 +50,8 @@ export interface RunOptions {
   rules: string | null;
   mpa: string[];
   checksums: boolean;
+  /** TCP reassembly limits (octets). */
+  reassembly?: ReassemblyOptions;
   color: boolean;
   progress: boolean;
 }
@@ -207,6 +210,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     forced,
     upper: defaultUpper,
     decoder: { checksums: o.checksums },
+    ...(o.reassembly ? { reassembly: o.reassembly } : {}),
     rules: config?.overrides ?? null,
     ...(onPacket ? { onPacket } : {}),
     ...(fields ? { onFlow: (h) => flows.set(h.id, { client: h.client, server: h.server }) } : {}),

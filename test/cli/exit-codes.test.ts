@@ -82,6 +82,7 @@ describe('exit status 2: usage errors and unreadable input', () => {
     ['unknown statistic', ['-z', 'plen', 'golden.pcap'], /unknown statistic "plen"/],
     ['bad --mpa', ['--mpa', 'flow=nowhere', 'golden.pcap'], /--mpa: flow "nowhere"/],
     ['-w onto the capture itself', ['-w', 'golden.pcap', 'golden.pcap'], /that is the capture being read/],
+    ['bad --tcp-buffer-flow', ['--tcp-buffer-flow', '0', 'golden.pcap'], /--tcp-buffer-flow: 0 is not a size/],
     ['-w into a missing directory', ['-w', '/no/such/dir/x.pcap', 'golden.pcap'], /cannot write: no such file or directory/],
   ];
   for (const [name, args, msg] of cases) {
