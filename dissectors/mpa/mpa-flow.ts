@@ -1,5 +1,5 @@
 import type { FindingSink } from '../../src/analysis/findings.js';
-import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, StreamChunk } from '../../src/tcp/stream.js';
+import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, FlowHandle, StreamChunk } from '../../src/tcp/stream.js';
 import { ByteLog } from './byte-log.js';
 import { FpduFramer, MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
 import { findLock, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
@@ -15,6 +15,7 @@ import {
   type StartupRecord,
 } from './startup.js';
 import type { MpaContext, Ulpdu } from './ulpdu.js';
+import { portOf } from '../../src/net/segment.js';
 
 /** What the layer above MPA (DDP/RDMAP) offers; MPA knows nothing more of it. */
 export interface UpperLayer {
@@ -270,14 +271,6 @@ class MpaDirection implements DirectionConsumer {
   }
 }
 
-/** Handle the reassembler gives a consumer for one flow. */
-export interface MpaFlowHandle {
-  readonly id: number;
-  readonly client: string;
-  readonly server: string;
-  info(dir: 0 | 1): DirectionInfo;
-}
-
 /**
  * MPA on one TCP connection: finds the startup frames wherever MPA starts (RFC 5044 §7.1, delayed
  * startup included; no port is special), negotiates markers per direction and CRC, frames FPDUs,
@@ -296,7 +289,7 @@ export class MpaFlow implements FlowConsumer {
   private responderFirstChecked = false;
 
   constructor(
-    readonly handle: MpaFlowHandle,
+    readonly handle: FlowHandle,
     private readonly sink: FindingSink,
     private readonly out: MpaOutputs,
     private readonly opts: MpaFlowOptions = {},
@@ -425,7 +418,7 @@ export class MpaFlow implements FlowConsumer {
       privateData: pd,
       pdComplete: true,
       enhancedBlock: h.enhanced ? parseEnhancedBlock(pd) : null,
-      vendor: vendorLabels(h, Number(this.handle.server.slice(this.handle.server.lastIndexOf(':') + 1)), pd),
+      vendor: vendorLabels(h, portOf(this.handle.server), pd),
     };
     const after = at + total;
     // Coalesced: the segment carrying the frame's last octet also carries bytes after it.

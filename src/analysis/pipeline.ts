@@ -1,7 +1,9 @@
 import { readCapture, readCaptureStream, readErrorRule } from '../capture/read-capture.js';
 import type { CaptureSummary, PacketRecord } from '../capture/packet.js';
 import { PacketDecoder, type DecoderOptions } from '../net/decoder.js';
-import { Reassembler, type ReassemblyOptions, type TcpFlowStats, type FlowHandle } from '../tcp/reassembler.js';
+import { Reassembler, type ReassemblyOptions, type TcpFlowStats } from '../tcp/reassembler.js';
+import type { FlowHandle } from '../tcp/stream.js';
+import { portOf } from '../net/segment.js';
 import { MpaFlow, type ForcedMpa, type FpduRecord, type MpaFlowSummary, type UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
@@ -145,8 +147,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const flows: FlowResult[] = reasm.flows().map((tcp) => {
     const sm = summaries.get(tcp.id) ?? null;
     const mpa = sm ? sm.mpa : null;
-    const port = Number(tcp.server.slice(tcp.server.lastIndexOf(':') + 1));
-    return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, port)) ?? null };
+    return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
   });
   return { capture, flows, findings, decoder: decoder.stats };
 }

@@ -1,8 +1,8 @@
 import type { UpperFactory } from './pipeline.js';
 import { ddpUpperFactory } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { labelUpperLayer } from '../../dissectors/ddp-rdmap/upper-layer.js';
+import { portOf } from '../net/segment.js';
 
-const portOf = (ep: string) => Number(ep.slice(ep.lastIndexOf(':') + 1));
 
 /** The layer above MPA the CLI runs by default: DDP/RDMAP (RFC 5041, 5040, 7306). */
 export const defaultUpper: UpperFactory | null = {

@@ -44,6 +44,11 @@ export interface TcpSegment {
   missing: number;
 }
 
+/** The port of an "ADDR:PORT" endpoint (IPv6 in brackets). */
+export function portOf(ep: string): number {
+  return Number(ep.slice(ep.lastIndexOf(':') + 1));
+}
+
 /** "ADDR:PORT", IPv6 in brackets (report-schema conventions). */
 export function endpoint(addr: string, port: number): string {
   return addr.includes(':') ? `[${addr}]:${port}` : `${addr}:${port}`;

@@ -26,7 +26,8 @@ export interface FlowJson {
   mpa: Record<string, unknown> | null;
 }
 
-function hex(b: Uint8Array): string {
+/** Octets as lowercase hex, the report's encoding for bytes. */
+export function hex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
 }
 

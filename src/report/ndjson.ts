@@ -11,11 +11,7 @@ import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import { segmentInfo, type DdpSegmentRecord } from '../../dissectors/ddp-rdmap/analyzer.js';
 import { opcodeName } from '../../dissectors/ddp-rdmap/fields.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
-import { startupJson, type ReportDocument } from './json-report.js';
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
-}
+import { hex, startupJson, type ReportDocument } from './json-report.js';
 
 export function startupEvent(r: StartupRecord): Record<string, unknown> {
   return { type: 'startup', kind: r.kind, flow: r.flow, from: r.from, to: r.to, frames: r.frames, ...startupJson(r), pdComplete: r.pdComplete };

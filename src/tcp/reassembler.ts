@@ -7,7 +7,7 @@
  */
 import type { FindingSink } from '../analysis/findings.js';
 import { TCP_ACK, TCP_FIN, TCP_RST, TCP_SYN, endpoint, type TcpSegment } from '../net/segment.js';
-import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer } from './stream.js';
+import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, FlowHandle } from './stream.js';
 
 export interface ReassemblyOptions {
   /** Out-of-order bytes held per flow (both directions), default 16 MiB. */
@@ -39,13 +39,7 @@ export interface ReassemblyOptions {
  * end (flows() reports them all).
  */
 
-export interface FlowHandle {
-  readonly id: number;
-  readonly client: string;
-  readonly server: string;
-  /** Facts about one direction; baseSeq is meaningful once the direction carried a SYN or data. */
-  info(dir: 0 | 1): DirectionInfo;
-}
+export type { FlowHandle } from './stream.js';
 
 export interface TcpDirectionStats {
   from: string;

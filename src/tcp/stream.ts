@@ -40,6 +40,15 @@ export interface DirectionInfo {
   baseSeq: number;
 }
 
+/** What the reassembler tells a consumer about the flow it serves. */
+export interface FlowHandle {
+  readonly id: number;
+  readonly client: string;
+  readonly server: string;
+  /** Facts about one direction; baseSeq is meaningful once the direction carried a SYN or data. */
+  info(dir: 0 | 1): DirectionInfo;
+}
+
 export interface FlowConsumer {
   /** dir 0 = client to server, 1 = server to client. */
   readonly directions: readonly [DirectionConsumer, DirectionConsumer];

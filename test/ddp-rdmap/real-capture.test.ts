@@ -3,16 +3,17 @@
  * siw, ../shared/captures/real). The pcap is parsed here minimally (Ethernet/IPv4/TCP, one FPDU
  * per segment, no markers, CRC not negotiated) so the test needs nothing from other layers.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Ulpdu } from '../../dissectors/mpa/ulpdu.js';
 import { setup } from './util.js';
+import { sharedCaptures } from '../helpers/analyze.js';
 import { segmentInfo } from '../../dissectors/ddp-rdmap/analyzer.js';
 
-const REAL = join(process.cwd(), '..', 'shared', 'captures', 'real');
-const FILE = join(REAL, 'softuiwarp_uiwarp.pcap');
-const have = existsSync(FILE);
+const REAL = sharedCaptures('real');
+const FILE = REAL ? join(REAL, 'softuiwarp_uiwarp.pcap') : '';
+const have = REAL !== null;
 
 interface Seg {
   frame: number;

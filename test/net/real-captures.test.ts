@@ -1,12 +1,12 @@
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readCapture } from '../../src/capture/read-capture.js';
 import { PacketDecoder } from '../../src/net/decoder.js';
 import { CollectSink } from '../helpers/net-frames.js';
+import { sharedCaptures } from '../helpers/analyze.js';
 
 /** Reader and decoder together on the real SoftUiWARP/siw captures (../shared/captures/real). */
-const DIR = '../shared/captures/real';
-const present = existsSync(DIR);
+const DIR = sharedCaptures('real');
+const present = DIR !== null;
 
 describe.skipIf(!present)('real captures', () => {
   it('softuiwarp_uiwarp.pcap: 15 TCP frames, the MPA Request in frame 4', async () => {
