@@ -4,7 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { CaptureOpenError } from '../src/capture/read-capture.js';
-import { allRules } from '../src/report/catalog.js';
+import { allRules } from '../src/analysis/rules-catalog.js';
 import { FILTER_FIELDS } from '../src/report/fields.js';
 import { loadRulesFile, RulesFileError } from '../src/report/rules-file.js';
 import { STAT_NAMES, type StatName } from '../src/report/stats.js';

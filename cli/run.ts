@@ -13,7 +13,7 @@ import { openReason } from '../src/capture/read-capture.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 import { buildReport } from '../src/report/json-report.js';
 import { buildJUnit } from '../src/report/junit.js';
-import { allRules, ruleById } from '../src/report/catalog.js';
+import { allRules } from '../src/analysis/rules-catalog.js';
 import { EventAssembler, isFpdu, type EventGroup } from '../src/report/events.js';
 import { addressWord, EventFields, knownField, recordTree, type FieldGetter } from '../src/report/fields.js';
 import { compileFilter, formatFilterError, FilterError, type CompiledFilter } from '../src/report/filter/filter.js';
@@ -240,7 +240,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   assembler?.end();
 
-  const statsBlock = o.stats.map((n) => statsText(n, r, sizes, ruleById));
+  const statsBlock = o.stats.map((n) => statsText(n, r, sizes));
   if (o.json) {
     io.out(JSON.stringify(buildReport(r), null, 1) + '\n');
   } else if (o.ndjson) {
@@ -248,7 +248,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     flush();
   } else {
     flush();
-    io.out(`${o.quiet ? '' : '\n'}${summaryText(r, ruleById, st)}\n`);
+    io.out(`${o.quiet ? '' : '\n'}${summaryText(r, st)}\n`);
     for (const s of statsBlock) io.out(`\n${s}\n`);
   }
   // With a JSON form on standard output, human tables go to stderr so the JSON stays parseable.

@@ -693,18 +693,8 @@ export class MpaFlow implements FlowConsumer {
   private stepStreaming(d: MpaDirection, final: boolean): void {
     // After a reject the connection is in streaming mode. FPDUs here are a violation; look once.
     if (!d.fpduAfterRejectReported && d.seqStartOffset !== null && d.log.length > 0 && (final || d.log.length >= 64)) {
-      const lock = findLock({
-        bytes: d.log.bytes,
-        base: d.log.base,
-        baseSeq: d.info.baseSeq,
-        final,
-        markers: null,
-        markerBase: d.seqStartOffset,
-        crc: this.crc,
-        alignBase: d.seqStartOffset,
-        preferStart: true,
-        plausible: this.plausible,
-      });
+      const ss = d.seqStartOffset;
+      const lock = this.tryLock(d, final, { markerBase: ss, alignBase: ss, preferStart: true });
       if (lock && lock.offset === d.seqStartOffset) {
         d.fpduAfterRejectReported = true;
         this.find(d, 'mpa.fpdu-after-reject', d.seqOf(lock.offset), d.log.framesIn(lock.offset, lock.offset + 1),

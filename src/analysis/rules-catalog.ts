@@ -23,6 +23,11 @@ function join(...tables: ReadonlyArray<readonly RuleDef[]>): ReadonlyMap<string,
 
 export const RULES: ReadonlyMap<string, RuleDef> = join(CAPTURE_RULES, NET_RULES, TCP_RULES, MPA_RULES, DDP_RULES, THRESHOLD_RULES);
 
+/** Every rule, in catalog order. */
+export function allRules(): RuleDef[] {
+  return [...RULES.values()];
+}
+
 export function ruleOrThrow(id: string): RuleDef {
   const r = RULES.get(id);
   if (!r) throw new Error(`unknown rule ${id}`);

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import type { RuleDef, Severity } from '../analysis/findings.js';
 import type { RuleOverrides } from '../analysis/rules-catalog.js';
-import { allRules } from './catalog.js';
+import { allRules } from '../analysis/rules-catalog.js';
 import { NO_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from './threshold-rules.js';
 
 export class RulesFileError extends Error {

@@ -4,7 +4,8 @@
  */
 import type { AnalysisResult } from '../analysis/pipeline.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
-import { SEVERITY_RANK, type RuleDef } from '../analysis/findings.js';
+import { SEVERITY_RANK } from '../analysis/findings.js';
+import { RULES } from '../analysis/rules-catalog.js';
 import { table } from './text.js';
 
 export const STAT_NAMES = ['conv', 'fpdu-sizes', 'alignment', 'opcodes', 'rules'] as const;
@@ -157,7 +158,7 @@ function messageSizes(r: AnalysisResult): string {
   return `RDMA messages (complete, DDP payload octets)\n${table(rows, [true, false, false, true, true, true, true, true])}`;
 }
 
-function rules(r: AnalysisResult, ruleById: (id: string) => RuleDef | undefined): string {
+function rules(r: AnalysisResult): string {
   const first = new Map<string, number>();
   const flows = new Map<string, Set<number>>();
   for (const f of r.findings.findings) {
@@ -171,12 +172,12 @@ function rules(r: AnalysisResult, ruleById: (id: string) => RuleDef | undefined)
   }
   const rows: string[][] = [['Rule', 'Severity', 'Code', 'Count', 'Flows', 'First frame', 'Meaning']];
   const rank = (id: string): number => {
-    const rule = ruleById(id);
+    const rule = RULES.get(id);
     return rule ? SEVERITY_RANK[r.findings.severityOf(rule)] : 0;
   };
   const entries = [...r.findings.byRule.entries()].sort((a, b) => rank(b[0]) - rank(a[0]) || b[1] - a[1] || a[0].localeCompare(b[0]));
   for (const [id, n] of entries) {
-    const rule = ruleById(id);
+    const rule = RULES.get(id);
     const sev = rule ? r.findings.severityOf(rule) : '?';
     rows.push([id, sev, rule?.rfcErrorCode == null ? '-' : String(rule.rfcErrorCode), String(n), String(flows.get(id)?.size ?? 0), String(first.get(id) ?? '-'), rule?.summary ?? '']);
   }
@@ -184,7 +185,7 @@ function rules(r: AnalysisResult, ruleById: (id: string) => RuleDef | undefined)
   return `Findings by rule\n${table(rows, [false, false, true, true, true, true, false])}`;
 }
 
-export function statsText(name: StatName, r: AnalysisResult, sizes: FpduSizes | null, ruleById: (id: string) => RuleDef | undefined): string {
+export function statsText(name: StatName, r: AnalysisResult, sizes: FpduSizes | null): string {
   switch (name) {
     case 'conv':
       return conv(r);
@@ -195,6 +196,6 @@ export function statsText(name: StatName, r: AnalysisResult, sizes: FpduSizes | 
     case 'opcodes':
       return opcodes(r);
     case 'rules':
-      return rules(r, ruleById);
+      return rules(r);
   }
 }

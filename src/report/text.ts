@@ -1,4 +1,5 @@
 import { SEVERITY_RANK, type Finding, type RuleDef, type Severity } from '../analysis/findings.js';
+import { RULES } from '../analysis/rules-catalog.js';
 import type { AnalysisResult } from '../analysis/pipeline.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
@@ -131,9 +132,9 @@ export function flowTable(r: AnalysisResult, st: Style): string {
 }
 
 /** Findings by rule, most frequent first, with the severity in force for this run. */
-export function findingsByRule(r: AnalysisResult, ruleById: (id: string) => RuleDef | undefined, st: Style): string[] {
+export function findingsByRule(r: AnalysisResult, st: Style): string[] {
   const sevOf = (id: string): Severity => {
-    const rule = ruleById(id);
+    const rule = RULES.get(id);
     return rule ? r.findings.severityOf(rule) : 'info';
   };
   // Errors first, then warnings, then infos; the most frequent first within each.
@@ -143,15 +144,15 @@ export function findingsByRule(r: AnalysisResult, ruleById: (id: string) => Rule
   if (byRule.length === 0) return ['  none'];
   const w = Math.max(...byRule.map(([id]) => id.length));
   return byRule.map(([id, n]) => {
-    const rule = ruleById(id);
+    const rule = RULES.get(id);
     const sev = sevOf(id);
     return `  ${pad(String(n), 6)}  ${severityText(sev, st)}  ${id.padEnd(w)}  ${rule?.summary ?? ''}`.trimEnd();
   });
 }
 
 /** The closing summary: flow table, findings by rule, totals. It always covers the whole capture. */
-export function summaryText(r: AnalysisResult, ruleById: (id: string) => RuleDef | undefined, st: Style): string {
-  const out: string[] = [st.bold('Flows'), r.flows.length ? flowTable(r, st) : '  none', '', st.bold('Findings by rule'), ...findingsByRule(r, ruleById, st), ''];
+export function summaryText(r: AnalysisResult, st: Style): string {
+  const out: string[] = [st.bold('Flows'), r.flows.length ? flowTable(r, st) : '  none', '', st.bold('Findings by rule'), ...findingsByRule(r, st), ''];
   const s = r.findings.bySeverity;
   const omitted = r.findings.omitted ? ` (${r.findings.omitted} not kept in memory)` : '';
   out.push(`${r.capture.packets} packets, ${r.flows.length} TCP flows, ${r.flows.filter((f) => f.mpa).length} MPA; ${s.error} errors, ${s.warning} warnings, ${s.info} infos${omitted}`);

@@ -10,7 +10,7 @@ import { dumpLines } from '../../src/report/hexdump.js';
 import { parseRulesFile, RulesFileError } from '../../src/report/rules-file.js';
 import { Progress } from '../../src/report/progress.js';
 import { makeStyle } from '../../src/report/text.js';
-import { allRules } from '../../src/report/catalog.js';
+import { allRules } from '../../src/analysis/rules-catalog.js';
 
 const FROM = '10.0.0.1:40001';
 const TO = '10.0.0.2:4420';
