@@ -28,12 +28,6 @@ export function allRules(): RuleDef[] {
   return [...RULES.values()];
 }
 
-export function ruleOrThrow(id: string): RuleDef {
-  const r = RULES.get(id);
-  if (!r) throw new Error(`unknown rule ${id}`);
-  return r;
-}
-
 /** Per-run changes to the catalog (--rules FILE): severities and rules turned off. */
 export interface RuleOverrides {
   severity: ReadonlyMap<string, Severity>;
