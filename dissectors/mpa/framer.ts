@@ -41,7 +41,7 @@ export interface FramedFpdu {
   crcWire: number;
   crcComputed: number;
   crcStatus: CrcStatus;
-  markers: MarkerInfo[];
+  markers: readonly MarkerInfo[];
   padNonZero: boolean;
   frames: number[];
   /** First min(ulpduLength, ULPDU_HEADER_BYTES) ULPDU octets, markers removed (own copy). */
@@ -49,6 +49,8 @@ export interface FramedFpdu {
 }
 
 const EMPTY_HEAD = new Uint8Array(0);
+/** Never written: every framer replaces it with its own array before the first push. */
+const NO_MARKERS: MarkerInfo[] = [];
 const PH_LEN = 0;
 const PH_BODY = 1;
 const PH_CRC = 2;
@@ -80,7 +82,8 @@ export class FpduFramer {
   private pad = 0;
   private bodyLeft = 0;
   private padNonZero = false;
-  private markers: MarkerInfo[] = [];
+  /** Markers of the FPDU in progress; the shared empty array until one is seen (most FPDUs have none). */
+  private markers: MarkerInfo[] = NO_MARKERS;
   private frames: number[] = [];
   private lastFrame = -1;
   /** Leading ULPDU octets of the FPDU in progress; allocated on first use (probing framers often never need it). */
@@ -226,6 +229,7 @@ export class FpduFramer {
 
   private finishMarker(): void {
     const w = this.mWord;
+    if (this.markers === NO_MARKERS) this.markers = [];
     this.markers.push({
       offset: this.mOffset,
       seq: (this.baseSeq + this.mOffset) >>> 0,
@@ -268,7 +272,7 @@ export class FpduFramer {
     this.got = 0;
     this.fpduStart = this.pos;
     this.reg = CRC32C_INIT;
-    this.markers = [];
+    this.markers = NO_MARKERS;
     this.frames = [];
     this.lastFrame = -1;
     this.padNonZero = false;
