@@ -4,7 +4,14 @@
  * decimal, octal (leading 0), hex (0x) and binary (0b), colon-separated bytes, double-quoted
  * strings with C escapes and r"raw" strings.
  */
-import { errorAt } from './error.js';
+import { errorAt, wholeFilterError } from './error.js';
+
+/**
+ * Bounds on what one filter may be, so a hostile -Y cannot exhaust memory: far beyond any filter
+ * a person writes (a chain of 16,000 "||" tests is about 64,000 tokens).
+ */
+export const MAX_FILTER_LENGTH = 1_000_000;
+export const MAX_FILTER_TOKENS = 250_000;
 
 /** Comparison operators, named as Wireshark names them internally. */
 export type CmpOp = 'any_eq' | 'all_ne' | 'all_eq' | 'any_ne' | 'gt' | 'ge' | 'lt' | 'le';
@@ -82,6 +89,10 @@ const NEAR_MISSES: Readonly<Record<string, string>> = { '=': '==', '|': '||' };
 
 const WORD_CHAR = /[A-Za-z0-9_.:-]/;
 const IDENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/** An IPv6 address (or a prefix of one) as typed: hex groups and colons, maybe a dotted tail. */
+const IPV6_LIKE = /^(?=.*::|(?:[^:]*:){7}|.*:.*\.)[0-9A-Fa-f]*:[0-9A-Fa-f:.]*(?:\/[0-9]+)?$/;
+/** An address with a CIDR prefix length ("10.0.0.0/24"). */
+const CIDR_LIKE = /^[0-9A-Fa-f.:]+\/[0-9]+$/;
 const BYTES = /^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2})+$|^[0-9A-Fa-f]{2}:$/;
 const FLOAT = /^-?[0-9]+(?:\.[0-9]+(?:[eE]-?[0-9]+)?|[eE]-?[0-9]+)$/;
 
@@ -109,7 +120,10 @@ function classifyWord(text: string, start: number, end: number): Token {
   const int = parseInteger(word);
   if (int !== undefined) return { ...span, kind: 'int', value: int };
   if (FLOAT.test(word)) return { ...span, kind: 'float', value: Number(word) };
+  // Addresses are names to the lexer; the parser reads them against the field's type.
+  if (CIDR_LIKE.test(word)) return { ...span, kind: 'ident', name: word };
   if (word.includes(':')) {
+    if (!BYTES.test(word) && IPV6_LIKE.test(word)) return { ...span, kind: 'ident', name: word };
     if (BYTES.test(word)) {
       const hex = word.split(':').filter((h) => h !== '');
       return { ...span, kind: 'bytes', value: Uint8Array.from(hex, (h) => parseInt(h, 16)) };
@@ -205,9 +219,15 @@ function readString(text: string, start: number): { token: Token; end: number } 
 
 /** Splits a filter into tokens, ending with one 'eof' token. Throws FilterError. */
 export function tokenize(text: string): Token[] {
+  if (text.length > MAX_FILTER_LENGTH) {
+    throw wholeFilterError(`The filter expression is too large: ${text.length} characters (at most ${MAX_FILTER_LENGTH}); use a set, field in {…}, for long lists of values.`);
+  }
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
+    if (tokens.length >= MAX_FILTER_TOKENS) {
+      throw wholeFilterError(`The filter expression is too large: more than ${MAX_FILTER_TOKENS} names, values and operators; use a set, field in {…}, for long lists of values.`);
+    }
     const c = text[i]!;
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       i++;
@@ -220,10 +240,16 @@ export function tokenize(text: string): Token[] {
       continue;
     }
     // A word: name, number or bytes. A leading '-' belongs to a negative number.
-    if (/[A-Za-z0-9_]/.test(c) || (c === '-' && /[0-9]/.test(text[i + 1] ?? ''))) {
+    // "::1" is an IPv6 address, so a word may start with "::".
+    if (/[A-Za-z0-9_]/.test(c) || (c === '-' && /[0-9]/.test(text[i + 1] ?? '')) || (c === ':' && text[i + 1] === ':')) {
       let j = i + 1;
       // ".." never belongs to a word: it separates a range's ends ("1..3").
       while (j < text.length && WORD_CHAR.test(text[j]!) && !(text[j] === '.' && text[j + 1] === '.')) j++;
+      // A CIDR prefix length belongs to the address before it ("10.0.0.0/24", "fd00::/64").
+      if (text[j] === '/' && /[0-9]/.test(text[j + 1] ?? '') && /[.:]/.test(text.slice(i, j))) {
+        j++;
+        while (j < text.length && /[0-9]/.test(text[j]!)) j++;
+      }
       tokens.push(classifyWord(text, i, j));
       i = j;
       continue;
