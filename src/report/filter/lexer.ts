@@ -115,7 +115,7 @@ export function parseInteger(word: string): bigint | undefined {
 function classifyWord(text: string, start: number, end: number): Token {
   const word = text.slice(start, end);
   const span = { start, end, text: word };
-  const op = WORD_OPERATORS[word];
+  const op = Object.hasOwn(WORD_OPERATORS, word) ? WORD_OPERATORS[word] : undefined;
   if (op) return { ...span, ...op };
   const int = parseInteger(word);
   if (int !== undefined) return { ...span, kind: 'int', value: int };
