@@ -91,9 +91,10 @@ describe('matches: RE2 (linear time), case-insensitive as Wireshark', () => {
   });
   it('refuses what RE2 does not take (PCRE2 backreferences, lookaround) with the caret on the pattern', () => {
     for (const [pattern, why] of [
-      ['"(a)\\\\1"', /invalid escape sequence: `\\1` \(RE2 syntax: no backreferences or lookaround\)/],
+      ['"(a)\\\\1"', /invalid escape sequence: `\\1` \(RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see the README\)/],
       ['"a(?=b)"', /unsupported Perl syntax: `\(\?=` \(RE2 syntax/],
-      ['"(?<!a)b"', /\(RE2 syntax: no backreferences or lookaround\)/],
+      ['"(?<!a)b"', /\(RE2 syntax: no backreferences, lookaround/],
+      ['"a++"', /nested repetition operator: `\+\+` \(RE2 syntax/],
       ['"a{2000}"', /invalid repeat count/],
     ] as const) {
       const e = fail(`finding.message matches ${pattern}`);
@@ -131,7 +132,7 @@ describe('CLI: hostile -Y and --write-filter', () => {
   it('a backreference is a filter error with the caret, exit 2', () => {
     const r = cli(['-Y', 'finding.message matches "(crc).*\\\\1"', 'golden.pcap']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('RE2 syntax: no backreferences or lookaround');
+    expect(r.stderr).toContain('RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs');
     expect(r.stderr).toMatch(/\n {28}\^~+\n?$/);
   }, 30_000);
 });

@@ -337,8 +337,8 @@ class Parser {
           // re2js says "error parsing regexp: invalid escape sequence: `\1`"; keep the reason, and
           // say why a PCRE2 construct Wireshark takes is refused here.
           const why = e.message.replace(/^error parsing regexp: /, '').replace('`(?i)', '`');
-          const pcre = /invalid escape sequence|unsupported Perl syntax|invalid named capture/.test(why)
-            ? ' (RE2 syntax: no backreferences or lookaround)' : '';
+          const pcre = /invalid escape sequence|unsupported Perl syntax|invalid named capture|nested repetition/.test(why)
+            ? ' (RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see the README)' : '';
           throw this.at(p, `${p.text} is not a valid regular expression: ${why}${pcre}`);
         }
       }
