@@ -12,6 +12,7 @@
  */
 import type { FieldValue } from '../../analysis/fields.js';
 import { compareAddress, parseAddress, type Address } from './address.js';
+import type { CmpOp } from './lexer.js';
 import type { Expr, FieldRef, Literal, Operand, SetItem } from './parser.js';
 
 export type FieldGetter = (field: string) => readonly FieldValue[] | undefined;
@@ -188,6 +189,37 @@ function setTest(set: readonly SetItem[]): SetTest {
   return (a) => tests.some((t) => t(a));
 }
 
+/**
+ * The common test "field OP literal", without wrapping each value in an Item: a filter of
+ * thousands of such tests runs per record, so this path allocates nothing. Same semantics as
+ * PAIR_TESTS with one literal on the right.
+ */
+function compareWithLiteral(name: string, op: CmpOp, lit: Item): Predicate {
+  const one: { v: FieldValue } = { v: 0 };
+  const cmp = (v: FieldValue): number | undefined => {
+    one.v = v;
+    return compareValues(one, lit);
+  };
+  const every = op === 'all_eq' || op === 'all_ne';
+  const ok: (c: number | undefined) => boolean =
+    op === 'any_eq' || op === 'all_eq' ? (c) => c === 0
+    : op === 'any_ne' || op === 'all_ne' ? (c) => c !== undefined && c !== 0
+    : op === 'gt' ? (c) => c !== undefined && c > 0
+    : op === 'ge' ? (c) => c !== undefined && c >= 0
+    : op === 'lt' ? (c) => c !== undefined && c < 0
+    : (c) => c !== undefined && c <= 0;
+  return (get) => {
+    const vs = get(name);
+    if (!vs || vs.length === 0) return false;
+    if (every) {
+      for (const v of vs) if (!ok(cmp(v))) return false;
+      return true;
+    }
+    for (const v of vs) if (ok(cmp(v))) return true;
+    return false;
+  };
+}
+
 /** Compiles an AST into a predicate over a record's field values. */
 export function compileExpr(e: Expr): Predicate {
   switch (e.kind) {
@@ -227,6 +259,7 @@ export function compileExpr(e: Expr): Predicate {
     }
     case 'compare': {
       const left = e.left;
+      if (e.right.kind === 'value' && left.mask === null) return compareWithLiteral(left.name, e.op, literalItem(e.right.literal));
       const right = operandItems(e.right);
       const test = PAIR_TESTS[e.op]!;
       return (get) => {

@@ -112,27 +112,32 @@ export function parseInteger(word: string): bigint | undefined {
   return neg ? -v : v;
 }
 
+function opToken(start: number, end: number, text: string, op: { kind: SimpleKind } | { kind: 'cmp'; op: CmpOp }): Token {
+  return op.kind === 'cmp' ? { start, end, text, kind: 'cmp', op: op.op } : { start, end, text, kind: op.kind };
+}
+
 function classifyWord(text: string, start: number, end: number): Token {
   const word = text.slice(start, end);
-  const span = { start, end, text: word };
+  // Tokens are written out in full, not spread from a shared object: object spread is slow when
+  // the shapes vary, and a 16,000-term filter makes it show.
   const op = Object.hasOwn(WORD_OPERATORS, word) ? WORD_OPERATORS[word] : undefined;
-  if (op) return { ...span, ...op };
+  if (op) return opToken(start, end, word, op);
   const int = parseInteger(word);
-  if (int !== undefined) return { ...span, kind: 'int', value: int };
-  if (FLOAT.test(word)) return { ...span, kind: 'float', value: Number(word) };
+  if (int !== undefined) return { start, end, text: word, kind: 'int', value: int };
+  if (FLOAT.test(word)) return { start, end, text: word, kind: 'float', value: Number(word) };
   // Addresses are names to the lexer; the parser reads them against the field's type.
-  if (CIDR_LIKE.test(word)) return { ...span, kind: 'ident', name: word };
+  if (CIDR_LIKE.test(word)) return { start, end, text: word, kind: 'ident', name: word };
   if (word.includes(':')) {
-    if (!BYTES.test(word) && IPV6_LIKE.test(word)) return { ...span, kind: 'ident', name: word };
+    if (!BYTES.test(word) && IPV6_LIKE.test(word)) return { start, end, text: word, kind: 'ident', name: word };
     if (BYTES.test(word)) {
       const hex = word.split(':').filter((h) => h !== '');
-      return { ...span, kind: 'bytes', value: Uint8Array.from(hex, (h) => parseInt(h, 16)) };
+      return { start, end, text: word, kind: 'bytes', value: Uint8Array.from(hex, (h) => parseInt(h, 16)) };
     }
     throw errorAt(text, start, end, `"${word}" is not a valid byte string; write bytes as pairs of hex digits separated by colons, e.g. aa:bb:cc.`);
   }
   // Names that start with a digit ("08", "10.0.0.1") come out as idents too: the parser knows
   // whether they are a field and says what is wrong with them in context.
-  if (IDENT.test(word)) return { ...span, kind: 'ident', name: word };
+  if (IDENT.test(word)) return { start, end, text: word, kind: 'ident', name: word };
   throw errorAt(text, start, end, `"${word}" was unexpected in this context.`);
 }
 
@@ -257,7 +262,7 @@ export function tokenize(text: string): Token[] {
     const sym = SYMBOLS.find(([s]) => text.startsWith(s, i));
     if (sym) {
       const [s, kind] = sym;
-      tokens.push({ start: i, end: i + s.length, text: s, ...kind });
+      tokens.push(opToken(i, i + s.length, s, kind));
       i += s.length;
       continue;
     }
