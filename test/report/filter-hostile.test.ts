@@ -104,6 +104,15 @@ describe('matches: RE2 (linear time), case-insensitive as Wireshark', () => {
   });
 });
 
+describe('matches: program size', () => {
+  it('a pattern too large to run fast is refused (RE2 time grows with the program too)', () => {
+    const e = fail(`finding.message matches "${'[a-z]{1000}'.repeat(3)}"`);
+    expect(e.message).toMatch(/is too large a regular expression for a display filter \(\d+ RE2 instructions, at most 1000\)\.$/);
+    expect(e.column).toBe(25);
+    expect(() => compileFilter('finding.message matches "^mpa\\\\.(crc|fpduptr)-[a-z-]+ [0-9a-f]{8}$"', known)).not.toThrow();
+  });
+});
+
 describe('CLI: hostile -Y and --write-filter', () => {
   // Short terms: one argument may hold at most 128 KiB on Linux.
   const flat = (op: string): string => Array.from({ length: 16_000 }, () => 'tcp').join(op);

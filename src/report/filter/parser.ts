@@ -127,6 +127,19 @@ function compileRegex(pattern: string): RE2JS {
   return RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
 }
 
+/**
+ * RE2's time is linear in the text but proportional to the program's size too ("[a-z]{1000}"
+ * repeated is ten thousand instructions, tens of milliseconds per kilobyte in re2js), and re2js
+ * sets no size limit of its own. Patterns people write are a few dozen instructions.
+ */
+export const MAX_REGEX_INSTRUCTIONS = 1000;
+
+function regexSize(re: RE2JS): number {
+  const prog: unknown = (re.re2() as { prog?: unknown }).prog;
+  const numInst = (prog as { numInst?: unknown } | undefined)?.numInst;
+  return typeof numInst === 'function' ? Number(numInst.call(prog)) : 0;
+}
+
 function quote(s: string): string {
   return JSON.stringify(s);
 }
@@ -331,7 +344,12 @@ class Parser {
         }
         this.next();
         try {
-          return { kind: 'matches', left, pattern: p.value, regex: compileRegex(p.value) };
+          const regex = compileRegex(p.value);
+          const size = regexSize(regex);
+          if (size > MAX_REGEX_INSTRUCTIONS) {
+            throw this.at(p, `${p.text} is too large a regular expression for a display filter (${size} RE2 instructions, at most ${MAX_REGEX_INSTRUCTIONS}).`);
+          }
+          return { kind: 'matches', left, pattern: p.value, regex };
         } catch (e) {
           if (!(e instanceof RE2JSException)) throw e;
           // re2js says "error parsing regexp: invalid escape sequence: `\1`"; keep the reason, and
