@@ -29,7 +29,7 @@ export const REPORT_FIELDS: readonly FieldDef[] = [
   f('frame', 'Frame', 'protocol', 'Any event that names frames (bare "-Y frame", as in tshark)'),
   f('frame.number', 'Frame Number', 'uint', 'Frames that carried the record, or that the finding names (any of them matches)'),
   f('tcp', 'Transmission Control Protocol', 'protocol', 'Any event of a TCP flow'),
-  f('tcp.stream', 'Stream index', 'uint', 'TCP stream index, Wireshark\'s: counted from 0 in order of first frame (the JSON report\'s flow id minus 1)'),
+  f('tcp.stream', 'Stream index', 'uint', 'TCP stream index as in Wireshark, counted from 0: the JSON report\'s flow id minus 1'),
   f('tcp.srcport', 'Source Port', 'uint', 'TCP port of the sender', { width: 16 }),
   f('tcp.dstport', 'Destination Port', 'uint', 'TCP port of the receiver', { width: 16 }),
   f('tcp.port', 'Source or Destination Port', 'uint', 'Either TCP port', { width: 16 }),
