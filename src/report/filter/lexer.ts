@@ -91,6 +91,7 @@ const WORD_CHAR = /[A-Za-z0-9_.:-]/;
 const IDENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 /** An IPv6 address (or a prefix of one) as typed: hex groups and colons, maybe a dotted tail. */
 const IPV6_LIKE = /^(?=.*::|(?:[^:]*:){7}|.*:.*\.)[0-9A-Fa-f]*:[0-9A-Fa-f:.]*(?:\/[0-9]+)?$/;
+const MAX_ADDRESS_TEXT = 64;
 /** An address with a CIDR prefix length ("10.0.0.0/24"). */
 const CIDR_LIKE = /^[0-9A-Fa-f.:]+\/[0-9]+$/;
 const BYTES = /^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2})+$|^[0-9A-Fa-f]{2}:$/;
@@ -126,9 +127,12 @@ function classifyWord(text: string, start: number, end: number): Token {
   if (int !== undefined) return { start, end, text: word, kind: 'int', value: int };
   if (FLOAT.test(word)) return { start, end, text: word, kind: 'float', value: Number(word) };
   // Addresses are names to the lexer; the parser reads them against the field's type.
-  if (CIDR_LIKE.test(word)) return { start, end, text: word, kind: 'ident', name: word };
+  // (An address is at most 49 characters, "/128" included: longer words are not tried, which
+  // also keeps these patterns from backtracking over a hostile 100 KB word.)
+  const short = word.length <= MAX_ADDRESS_TEXT;
+  if (short && CIDR_LIKE.test(word)) return { start, end, text: word, kind: 'ident', name: word };
   if (word.includes(':')) {
-    if (!BYTES.test(word) && IPV6_LIKE.test(word)) return { start, end, text: word, kind: 'ident', name: word };
+    if (short && !BYTES.test(word) && IPV6_LIKE.test(word)) return { start, end, text: word, kind: 'ident', name: word };
     if (BYTES.test(word)) {
       const hex = word.split(':').filter((h) => h !== '');
       return { start, end, text: word, kind: 'bytes', value: Uint8Array.from(hex, (h) => parseInt(h, 16)) };

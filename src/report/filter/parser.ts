@@ -311,14 +311,13 @@ class Parser {
   }
 
   /** tshark refuses a test the field's type cannot take ("msn contains 5", "iwarp_ddp == 1"). */
-  private checkTestable(field: Token, op: Token, what: string, allowed: ReadonlyArray<FilterType['kind']>): void {
+  private checkTestable(field: Token, what: string, allowed: ReadonlyArray<FilterType['kind']>): void {
     if (field.kind !== 'ident') return;
     const type = this.typeOf(field.name);
     if (type && !allowed.includes(type.kind)) {
       const hint = type.kind === 'label' ? `; name ${field.name} alone to test that it is present` : '';
       throw this.at(field, `${field.name} (type=${typeName(type)}) cannot participate in ${what} comparison${hint}.`);
     }
-    void op;
   }
 
   private parseRelation(): Expr {
@@ -328,15 +327,15 @@ class Parser {
     switch (t.kind) {
       case 'cmp':
         this.next();
-        this.checkTestable(fieldTok, t, t.text, ['uint', 'bool', 'string', 'bytes', 'ipv4', 'ipv6']);
+        this.checkTestable(fieldTok, t.text, ['uint', 'bool', 'string', 'bytes', 'ipv4', 'ipv6']);
         return { kind: 'compare', op: t.op, left, right: this.parseOperand(t, left.name) };
       case 'contains':
         this.next();
-        this.checkTestable(fieldTok, t, 'contains', ['string', 'bytes']);
+        this.checkTestable(fieldTok, 'contains', ['string', 'bytes']);
         return { kind: 'contains', left, right: this.parseOperand(t, left.name) };
       case 'matches': {
         this.next();
-        this.checkTestable(fieldTok, t, 'matches', ['string', 'bytes']);
+        this.checkTestable(fieldTok, 'matches', ['string', 'bytes']);
         const p = this.peek();
         if (p.kind === 'eof') throw this.missing(t, 'a quoted regular expression');
         if (p.kind !== 'string') {
@@ -362,7 +361,7 @@ class Parser {
       }
       case 'in':
         this.next();
-        this.checkTestable(fieldTok, t, 'in', ['uint', 'bool', 'string', 'bytes', 'ipv4', 'ipv6']);
+        this.checkTestable(fieldTok, 'in', ['uint', 'bool', 'string', 'bytes', 'ipv4', 'ipv6']);
         return { kind: 'in', left, set: this.parseSet(t, left.name) };
       case 'not': {
         // "field not in {…}"; any other "not" after a field is out of place.
@@ -370,7 +369,7 @@ class Parser {
         if (n.kind !== 'in') throw this.unexpected(t);
         this.next();
         this.next();
-        this.checkTestable(fieldTok, n, 'in', ['uint', 'bool', 'string', 'bytes', 'ipv4', 'ipv6']);
+        this.checkTestable(fieldTok, 'in', ['uint', 'bool', 'string', 'bytes', 'ipv4', 'ipv6']);
         return { kind: 'not', expr: { kind: 'in', left, set: this.parseSet(n, left.name) } };
       }
       default:
