@@ -18,7 +18,7 @@ export const SAMPLE = join(here, '..', '..', 'captures', 'sample.pcap');
 
 const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
 
-Filters use Wireshark's language and names (iwarp_mpa.*, iwarp_ddp.*, iwarp_rdma.*), plus frame.number, tcp.stream (our flow id), tcp.srcport, ip.src, finding.rule, finding.severity, finding.code, finding.message: "mpa-dissect fields" lists them all. A record matches on its findings too, as a Wireshark packet on its expert infos.
+Filters use Wireshark's language and names (iwarp_mpa.*, iwarp_ddp.*, iwarp_rdma.*), plus frame.number, tcp.stream (from 0, as in Wireshark), tcp.srcport, ip.src, finding.rule, finding.severity, finding.code, finding.message: "mpa-dissect fields" lists them all. A record matches on its findings too, as a Wireshark packet on its expert infos.
 
 Exit status:
   0  nothing at or above --fail-on was found

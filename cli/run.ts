@@ -15,7 +15,7 @@ import { buildReport } from '../src/report/json-report.js';
 import { buildJUnit } from '../src/report/junit.js';
 import { allRules } from '../src/analysis/rules-catalog.js';
 import { EventAssembler, isFpdu, type EventGroup } from '../src/report/events.js';
-import { addressWord, EventFields, knownField, recordTree, type FieldGetter } from '../src/report/fields.js';
+import { addressWord, EventFields, filterType, knownField, recordTree, type FieldGetter } from '../src/report/fields.js';
 import { compileFilter, formatFilterError, FilterError, type CompiledFilter } from '../src/report/filter/filter.js';
 import { FileFrames, WindowFrames, type FrameStore } from '../src/report/frame-store.js';
 import { recordDump } from '../src/report/hexdump.js';
@@ -71,11 +71,12 @@ function failed(r: AnalysisResult, failOn: FailOn): boolean {
 function compileOption(flag: string, text: string | null): CompiledFilter | null {
   if (text === null || text.trim() === '') return null;
   try {
-    return compileFilter(text, knownField, addressWord);
+    return compileFilter(text, knownField, addressWord, filterType);
   } catch (e) {
     if (e instanceof FilterError) {
       const hint = /is neither a field nor a protocol name/.test(e.message) ? '\n(mpa-dissect fields lists the field names)' : '';
-      throw new UsageError(`${flag}: column ${e.column}: ${formatFilterError(text, e)}${hint}`);
+      const where = e.pointed ? `column ${e.column}: ` : '';
+      throw new UsageError(`${flag}: ${where}${formatFilterError(text, e)}${hint}`);
     }
     throw e;
   }

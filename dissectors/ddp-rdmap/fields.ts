@@ -264,12 +264,12 @@ const f = (
   name: string,
   type: FieldDef['type'],
   blurb: string,
-  extra: Partial<Pick<FieldDef, 'base' | 'mask' | 'bits' | 'strings'>> = {},
+  extra: Partial<Pick<FieldDef, 'base' | 'mask' | 'bits' | 'width' | 'strings'>> = {},
 ): FieldDef => ({ abbrev, name, type, blurb, ...extra });
 
 export const DDP_FIELDS: readonly FieldDef[] = [
   f('iwarp_ddp', 'Direct Data Placement Protocol', 'protocol', 'DDP header (RFC 5041)'),
-  f('iwarp_ddp.control_field', 'DDP control field', 'uint', 'First octet of the DDP header', { base: 'hex' }),
+  f('iwarp_ddp.control_field', 'DDP control field', 'uint', 'First octet of the DDP header', { base: 'hex', width: 8 }),
   f('iwarp_ddp.tagged_flag', 'Tagged flag', 'bool', 'T: tagged buffer model', { mask: DDP_TAGGED_FLAG, bits: 8 }),
   f('iwarp_ddp.last_flag', 'Last flag', 'bool', 'L: last segment of the DDP message', { mask: DDP_LAST_FLAG, bits: 8 }),
   f('iwarp_ddp.rsvd', 'Reserved', 'uint', 'Reserved, sent as zero', { base: 'hex', mask: DDP_RSVD_MASK, bits: 8 }),
@@ -288,7 +288,7 @@ export const DDP_FIELDS: readonly FieldDef[] = [
 
 export const RDMA_FIELDS: readonly FieldDef[] = [
   f('iwarp_rdma', 'Remote Direct Memory Access Protocol', 'protocol', 'RDMAP header (RFC 5040, RFC 7306)'),
-  f('iwarp_rdma.control_field', 'RDMAP control field', 'uint', 'RDMA Control Field (DDP RsvdULP[0:7])', { base: 'hex' }),
+  f('iwarp_rdma.control_field', 'RDMAP control field', 'uint', 'RDMA Control Field (DDP RsvdULP[0:7])', { base: 'hex', width: 8 }),
   f('iwarp_rdma.version', 'Version', 'uint', 'RV: 1 (IETF), 0 (RDMA Consortium)', { base: 'dec', mask: RDMA_RV_MASK, bits: 8 }),
   f('iwarp_rdma.rsv', 'Reserved', 'uint', 'RDMA Control Field Reserved', { base: 'hex', mask: RDMA_RSV_MASK, bits: 8 }),
   f('iwarp_rdma.opcode', 'OpCode', 'uint', 'RDMA OpCode Field', { base: 'hex', mask: RDMA_OPCODE_MASK, bits: 8, strings: OPCODE_NAMES }),
@@ -309,17 +309,17 @@ export const RDMA_FIELDS: readonly FieldDef[] = [
   f('iwarp_rdma.term_etype_ddp', 'Error Types for DDP layer', 'uint', 'Terminate Control Field: Error Type', { base: 'hex', mask: TERM_ETYPE_MASK, bits: 8, strings: DDP_ETYPE_NAMES }),
   f('iwarp_rdma.term_etype_llp', 'Error Types for LLP layer', 'uint', 'Terminate Control Field: Error Type', { base: 'hex', mask: TERM_ETYPE_MASK, bits: 8, strings: LLP_ETYPE_NAMES }),
   f('iwarp_rdma.term_etype', 'Error Types', 'uint', 'Terminate Control Field: Error Type (unknown layer)', { base: 'hex', mask: TERM_ETYPE_MASK, bits: 8 }),
-  f('iwarp_rdma.term_errcode_rdma', 'Error Code for RDMA layer', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', strings: RDMAP_ERRCODE_NAMES }),
-  f('iwarp_rdma.term_errcode_ddp_tagged', 'Error Code for DDP Tagged Buffer', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', strings: DDP_TAGGED_ERRCODE_NAMES }),
-  f('iwarp_rdma.term_errcode_ddp_untagged', 'Error Code for DDP Untagged Buffer', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', strings: DDP_UNTAGGED_ERRCODE_NAMES }),
-  f('iwarp_rdma.term_errcode_llp', 'Error Code for LLP layer', 'uint', 'Terminate Control Field: Lower Layer Protocol Error Code', { base: 'hex', strings: MPA_ERRCODE_NAMES }),
-  f('iwarp_rdma.term_errcode', 'Error Code', 'uint', 'Terminate Control Field: Error Code', { base: 'hex' }),
+  f('iwarp_rdma.term_errcode_rdma', 'Error Code for RDMA layer', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', strings: RDMAP_ERRCODE_NAMES, width: 8 }),
+  f('iwarp_rdma.term_errcode_ddp_tagged', 'Error Code for DDP Tagged Buffer', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', strings: DDP_TAGGED_ERRCODE_NAMES, width: 8 }),
+  f('iwarp_rdma.term_errcode_ddp_untagged', 'Error Code for DDP Untagged Buffer', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', strings: DDP_UNTAGGED_ERRCODE_NAMES, width: 8 }),
+  f('iwarp_rdma.term_errcode_llp', 'Error Code for LLP layer', 'uint', 'Terminate Control Field: Lower Layer Protocol Error Code', { base: 'hex', strings: MPA_ERRCODE_NAMES, width: 8 }),
+  f('iwarp_rdma.term_errcode', 'Error Code', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', width: 8 }),
   f('iwarp_rdma.term_hdrct', 'Header control bits', 'uint', 'Terminate Control Field: Header control bits', { base: 'hex', mask: 0xe000, bits: 16 }),
   f('iwarp_rdma.term_hdrct_m', 'M bit', 'bool', 'Header control bit m: DDP Segment Length valid', { mask: TERM_HDRCT_M, bits: 16 }),
   f('iwarp_rdma.hdrct_d', 'D bit', 'bool', 'Header control bit d: DDP Header Included', { mask: TERM_HDRCT_D, bits: 16 }),
   f('iwarp_rdma.hdrct_r', 'R bit', 'bool', 'Header control bit r: RDMAP Header Included', { mask: TERM_HDRCT_R, bits: 16 }),
   f('iwarp_rdma.term_rsvd', 'Reserved', 'uint', 'Reserved, sent as zero', { base: 'hex', mask: TERM_RSVD_MASK, bits: 16 }),
-  f('iwarp_rdma.term_ddp_seg_len', 'DDP Segment Length', 'uint', 'Length of the terminated DDP segment', { base: 'dec' }),
+  f('iwarp_rdma.term_ddp_seg_len', 'DDP Segment Length', 'uint', 'Length of the terminated DDP segment', { base: 'dec', width: 16 }),
   f('iwarp_rdma.term_ddp_h', 'Terminated DDP Header', 'bytes', 'First 14 (tagged) or 18 (untagged) octets of the offending segment'),
   f('iwarp_rdma.term_rdma_h', 'Terminated RDMA Header', 'bytes', 'RDMAP header (Read Request) of the offending segment'),
   // RFC 7306 (SPEC-NOTES 2.7)

@@ -1,6 +1,7 @@
 import type { FindingSink } from '../../src/analysis/findings.js';
 import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, FlowHandle, StreamChunk } from '../../src/tcp/stream.js';
 import { ByteLog } from './byte-log.js';
+import { crcHex } from './fields.js';
 import { FpduFramer, MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
 import { findLock, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
 import {
@@ -717,11 +718,11 @@ export class MpaFlow implements FlowConsumer {
     const afterError = d.afterErrorFlag;
     if (f.crcStatus === 'bad') {
       d.crcErrors++;
-      this.find(d, 'mpa.crc-mismatch', f.seq, f.frames, `CRC 0x${hex8(f.crcWire)} on the wire, computed 0x${hex8(f.crcComputed)} (ULPDU_Length ${f.ulpduLength})`);
+      this.find(d, 'mpa.crc-mismatch', f.seq, f.frames, `CRC ${crcHex(f.crcWire)} on the wire, computed ${crcHex(f.crcComputed)} (ULPDU_Length ${f.ulpduLength})`);
       mpaError = 2;
     } else if (f.crcStatus === 'byte-swapped') {
       d.crcErrors++;
-      this.find(d, 'mpa.crc-byte-order', f.seq, f.frames, `CRC 0x${hex8(f.crcComputed)} sent most significant octet first (wire octets read as 0x${hex8(f.crcWire)})`);
+      this.find(d, 'mpa.crc-byte-order', f.seq, f.frames, `CRC ${crcHex(f.crcWire)} on the wire is the computed ${crcHex(f.crcComputed)} byte-swapped (the CRC32c value sent most significant octet first)`);
       mpaError = 2;
     }
     let markerMismatch = false;
@@ -953,8 +954,4 @@ const NONE: readonly MarkerInfo[] = [];
 function firstMarkerOffset(lock: LockResult): number {
   const base = lock.params.markerBase;
   return lock.offset + ((((base - lock.offset) % MARKER_INTERVAL) + MARKER_INTERVAL) % MARKER_INTERVAL);
-}
-
-function hex8(v: number): string {
-  return v.toString(16).padStart(8, '0');
 }

@@ -5,7 +5,7 @@
  */
 
 import type { FieldDef, FieldValue, TreeNode } from '../../src/analysis/fields.js';
-import { MPA_FIELDS } from './fields.js';
+import { crcAsShown, crcHex, MPA_FIELDS } from './fields.js';
 import { MARKER_LEN } from './framer.js';
 import type { FpduRecord } from './mpa-flow.js';
 import { KEY_REP, KEY_REQ, STARTUP_HEADER_LEN, type StartupRecord } from './startup.js';
@@ -26,7 +26,6 @@ function node(field: FieldDef, value: FieldValue, o: NodeOpts = {}): TreeNode {
   return n;
 }
 
-const hex8 = (n: number): string => `0x${(n >>> 0).toString(16).padStart(8, '0')}`;
 const latin1 = new TextDecoder('latin1');
 
 /** What each octet of an FPDU is, for -x: the octets Wireshark users look for first. */
@@ -144,16 +143,18 @@ export function mpaFpduTree(r: FpduRecord): TreeNode[] {
       }),
     );
   }
+  // Wireshark's form (crcHex): the wire octets read most significant first.
+  const wire = crcHex(r.crcWire);
   const crcText =
-    r.crcStatus === 'good' ? `${hex8(r.crcWire)} [correct]`
-    : r.crcStatus === 'unchecked' ? `${hex8(r.crcWire)} [not checked: CRC not in use]`
-    : r.crcStatus === 'byte-swapped' ? `${hex8(r.crcWire)} [incorrect, should be ${hex8(r.crcComputed)}: sent byte-swapped]`
-    : `${hex8(r.crcWire)} [incorrect, should be ${hex8(r.crcComputed)}]`;
-  onWire.push(node(F.crc, r.crcWire, { offset: r.wireSize - 4, length: 4, display: crcText }));
+    r.crcStatus === 'good' ? `${wire} [correct]`
+    : r.crcStatus === 'unchecked' ? `${wire} [not checked: CRC not in use]`
+    : r.crcStatus === 'byte-swapped' ? `${wire} [incorrect, should be ${crcHex(r.crcComputed)}: sent byte-swapped]`
+    : `${wire} [incorrect, should be ${crcHex(r.crcComputed)}]`;
+  onWire.push(node(F.crc, crcAsShown(r.crcWire), { offset: r.wireSize - 4, length: 4, display: crcText }));
   onWire.sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0));
   const generated: TreeNode[] = [node(F.fpduSeq, r.seq)];
   if (r.markers.length) generated.push(node(F.markerCount, r.markers.length));
-  if (r.crcStatus !== 'unchecked') generated.push(node(F.crcCheck, r.crcComputed, { display: hex8(r.crcComputed) }));
+  if (r.crcStatus !== 'unchecked') generated.push(node(F.crcCheck, crcAsShown(r.crcComputed), { display: crcHex(r.crcComputed) }));
   generated.push(node(F.crcStatus, r.crcStatus));
   if (r.afterError) generated.push(node(F.afterError, true));
   return [

@@ -17,6 +17,11 @@ export interface FieldDef {
   readonly mask?: number;
   /** Width in bits of the containing field, when mask is given (8, 16, 32). */
   readonly bits?: number;
+  /**
+   * Width in bits of an unmasked integer field when it is not 32 (uint) or 64 (uint64), as
+   * Wireshark's FT_UINT8/FT_UINT16: a filter value wider than this is an error, as in tshark.
+   */
+  readonly width?: number;
   /** Names of values (opcodes, error codes). */
   readonly strings?: Readonly<Record<number, string>>;
   /** One-line description. */

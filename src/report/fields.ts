@@ -13,23 +13,34 @@ import { mpaFpduTree, mpaStartupTree } from '../../dissectors/mpa/tree.js';
 import { DDP_ANALYSIS_FIELDS, DDP_FIELDS, RDMA_FIELDS } from '../../dissectors/ddp-rdmap/fields.js';
 import { ddpTree } from '../../dissectors/ddp-rdmap/tree.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
+import { compileFilter, type CompiledFilter, type FilterType } from './filter/filter.js';
 import { isFpdu, type EventGroup, type MpaRecord } from './events.js';
 
-const f = (abbrev: string, name: string, type: FieldDef['type'], blurb: string): FieldDef => ({ abbrev, name, type, blurb });
+const f = (abbrev: string, name: string, type: FieldDef['type'], blurb: string, extra: Partial<FieldDef> = {}): FieldDef => ({
+  abbrev,
+  name,
+  type,
+  blurb,
+  ...extra,
+});
 
 /** Fields of events and findings (not of a protocol header). */
 export const REPORT_FIELDS: readonly FieldDef[] = [
+  f('frame', 'Frame', 'protocol', 'Any event that names frames (bare "-Y frame", as in tshark)'),
   f('frame.number', 'Frame Number', 'uint', 'Frames that carried the record, or that the finding names (any of them matches)'),
-  f('tcp.stream', 'Stream index', 'uint', 'Flow id as in the flow table (1-based; Wireshark counts tcp.stream from 0)'),
-  f('tcp.srcport', 'Source Port', 'uint', 'TCP port of the sender'),
-  f('tcp.dstport', 'Destination Port', 'uint', 'TCP port of the receiver'),
-  f('tcp.port', 'Source or Destination Port', 'uint', 'Either TCP port'),
-  f('ip.src', 'Source Address', 'string', 'IPv4 address of the sender, as a string: ip.src == "10.0.0.1"'),
-  f('ip.dst', 'Destination Address', 'string', 'IPv4 address of the receiver, as a string'),
-  f('ip.addr', 'Source or Destination Address', 'string', 'Either IPv4 address, as a string'),
-  f('ipv6.src', 'Source Address', 'string', 'IPv6 address of the sender (RFC 5952 form, no brackets), as a string'),
-  f('ipv6.dst', 'Destination Address', 'string', 'IPv6 address of the receiver, as a string'),
-  f('ipv6.addr', 'Source or Destination Address', 'string', 'Either IPv6 address, as a string'),
+  f('tcp', 'Transmission Control Protocol', 'protocol', 'Any event of a TCP flow'),
+  f('tcp.stream', 'Stream index', 'uint', 'TCP stream index as in Wireshark, counted from 0: the JSON report\'s flow id minus 1'),
+  f('tcp.srcport', 'Source Port', 'uint', 'TCP port of the sender', { width: 16 }),
+  f('tcp.dstport', 'Destination Port', 'uint', 'TCP port of the receiver', { width: 16 }),
+  f('tcp.port', 'Source or Destination Port', 'uint', 'Either TCP port', { width: 16 }),
+  f('ip', 'Internet Protocol Version 4', 'protocol', 'Any event of an IPv4 flow'),
+  f('ip.src', 'Source Address', 'string', 'IPv4 address of the sender: ip.src == 10.0.0.1, ip.src == 10.0.0.0/24'),
+  f('ip.dst', 'Destination Address', 'string', 'IPv4 address of the receiver'),
+  f('ip.addr', 'Source or Destination Address', 'string', 'Either IPv4 address'),
+  f('ipv6', 'Internet Protocol Version 6', 'protocol', 'Any event of an IPv6 flow'),
+  f('ipv6.src', 'Source Address', 'string', 'IPv6 address of the sender (RFC 5952 form): ipv6.src == fd00::1, ipv6.src == fd00::/64'),
+  f('ipv6.dst', 'Destination Address', 'string', 'IPv6 address of the receiver'),
+  f('ipv6.addr', 'Source or Destination Address', 'string', 'Either IPv6 address'),
   f('finding', 'Finding', 'protocol', 'A finding (on a record: any finding raised on it)'),
   f('finding.rule', 'Rule', 'string', 'Rule id, e.g. "mpa.crc-mismatch" (mpa-dissect rules lists them)'),
   f('finding.severity', 'Severity', 'string', '"error", "warning" or "info" (after --rules overrides)'),
@@ -47,11 +58,39 @@ export function knownField(name: string): boolean {
 }
 
 const ADDRESS_FIELDS: ReadonlySet<string> = new Set(['ip.src', 'ip.dst', 'ip.addr']);
+const IPV6_FIELDS: ReadonlySet<string> = new Set(['ipv6.src', 'ipv6.dst', 'ipv6.addr']);
 const IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 /** Lets "ip.src == 10.0.0.1" be written unquoted, as in Wireshark (the values are strings here). */
 export function addressWord(field: string, word: string): boolean {
   return ADDRESS_FIELDS.has(field) && IPV4.test(word);
+}
+
+/**
+ * A field's type as the display filter checks it (tshark's type errors). Address fields hold
+ * strings but filter as addresses (CIDR included); integers are as wide as Wireshark's.
+ */
+export function filterType(name: string): FilterType | undefined {
+  const d = FILTER_FIELDS.get(name);
+  if (!d) return undefined;
+  if (ADDRESS_FIELDS.has(name)) return { kind: 'ipv4' };
+  if (IPV6_FIELDS.has(name)) return { kind: 'ipv6' };
+  switch (d.type) {
+    case 'protocol':
+      return { kind: 'label' };
+    case 'uint':
+    case 'uint64':
+      return { kind: 'uint', bits: d.width ?? (d.mask !== undefined ? d.bits : undefined) ?? (d.type === 'uint64' ? 64 : 32) };
+    case 'bool':
+    case 'string':
+    case 'bytes':
+      return { kind: d.type };
+  }
+}
+
+/** Compiles a display filter over these fields, with tshark's type checks: what -Y uses. */
+export function compileEventFilter(text: string): CompiledFilter {
+  return compileFilter(text, knownField, addressWord, filterType);
 }
 
 export type FieldGetter = (name: string) => readonly FieldValue[] | undefined;
@@ -73,6 +112,8 @@ export function splitEndpoint(ep: string): { addr: string; port: number; v6: boo
 function endpoints(m: FieldMap, from: string | null, to: string | null): void {
   const s = from ? splitEndpoint(from) : null;
   const d = to ? splitEndpoint(to) : null;
+  const any = s ?? d;
+  if (any) add(m, any.v6 ? 'ipv6' : 'ip', any.v6 ? 'IPv6' : 'IPv4');
   if (s) {
     add(m, 'tcp.srcport', s.port);
     add(m, 'tcp.port', s.port);
@@ -85,6 +126,11 @@ function endpoints(m: FieldMap, from: string | null, to: string | null): void {
     add(m, d.v6 ? 'ipv6.dst' : 'ip.dst', d.addr);
     add(m, d.v6 ? 'ipv6.addr' : 'ip.addr', d.addr);
   }
+}
+
+/** Wireshark's tcp.stream counts from 0; our flow ids (the report's contract) from 1. */
+export function tcpStream(flowId: number): number {
+  return flowId - 1;
 }
 
 function flatten(m: FieldMap, nodes: readonly TreeNode[]): void {
@@ -140,8 +186,10 @@ export class EventFields {
   /** The record's own fields; its protocol tree is built only if a protocol field is asked for. */
   private recordSource(r: MpaRecord): FieldGetter {
     const base: FieldMap = new Map();
+    if (r.frames.length) add(base, 'frame', 'Frame');
     for (const fr of r.frames) add(base, 'frame.number', fr);
-    add(base, 'tcp.stream', r.flow);
+    add(base, 'tcp', 'TCP');
+    add(base, 'tcp.stream', tcpStream(r.flow));
     endpoints(base, r.from, r.to);
     let tree: FieldMap | null = null;
     return (name) => {
@@ -160,8 +208,12 @@ export class EventFields {
     const m: FieldMap = new Map();
     findingOnly(m, x);
     if (withContext) {
+      if (x.frames.length) add(m, 'frame', 'Frame');
       for (const fr of x.frames) add(m, 'frame.number', fr);
-      if (x.flow !== null) add(m, 'tcp.stream', x.flow);
+      if (x.flow !== null) {
+        add(m, 'tcp', 'TCP');
+        add(m, 'tcp.stream', tcpStream(x.flow));
+      }
       endpoints(m, x.from, this.peerOf(x.flow, x.from));
     }
     return (name) => m.get(name);

@@ -5,6 +5,7 @@
  * flow, finding and summary objects are those of the --json report; octets are hex strings and
  * 64-bit values (tagged offsets) are "0x..." strings, since JSON numbers cannot hold them exactly.
  */
+import { crcAsShown } from '../../dissectors/mpa/fields.js';
 import type { Finding } from '../analysis/findings.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
@@ -67,8 +68,9 @@ export function fpduEvent(r: FpduRecord): Record<string, unknown> {
     pad: r.pad,
     wireSize: r.wireSize,
     markers: r.markers.map((m) => ({ seq: m.seq, reserved: m.reserved, fpduptr: m.fpduptr, expected: m.expected })),
-    crc: r.crcWire,
-    crcComputed: r.crcComputed,
+    // Wireshark's form (iwarp_mpa.crc): the wire octets read most significant first.
+    crc: crcAsShown(r.crcWire),
+    crcComputed: crcAsShown(r.crcComputed),
     crcStatus: r.crcStatus,
     padNonZero: r.padNonZero,
     afterError: r.afterError,

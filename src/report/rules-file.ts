@@ -9,7 +9,7 @@
  * the file gets wrong is an error naming the file and the problem: a typo must not silently
  * leave a CI gate open.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { RuleDef, Severity } from '../analysis/findings.js';
 import type { RuleOverrides } from '../analysis/rules-catalog.js';
 import { allRules } from '../analysis/rules-catalog.js';
@@ -29,6 +29,28 @@ export interface RulesConfig {
 
 const SETTINGS = ['off', 'on', 'error', 'warning', 'info'] as const;
 type Setting = (typeof SETTINGS)[number];
+
+/** A rules file is a few lines of JSON; anything larger is a mistake (or /dev/zero). */
+export const MAX_RULES_FILE_BYTES = 1024 * 1024;
+/** Longest id or key echoed back in an error, and looked at for a "did you mean". */
+const MAX_ECHO = 60;
+const MAX_SUGGEST_LENGTH = 64;
+
+/** A name from the file, quoted for an error message, cut to MAX_ECHO characters. */
+function echo(s: string): string {
+  const cut = s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}…` : s;
+  return JSON.stringify(cut).replace(/…"$/, '"…');
+}
+
+/**
+ * A value from the file, for an error message: short scalars as written, anything else by kind.
+ * Never JSON.stringify of the whole value: a value nested 5,000 deep would overflow the stack.
+ */
+function describe(v: unknown): string {
+  if (typeof v === 'string') return echo(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
+  return Array.isArray(v) ? 'an array' : 'an object';
+}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -50,6 +72,8 @@ function distance(a: string, b: string): number {
 }
 
 function suggest(word: string, candidates: readonly string[]): string {
+  // Edit distance costs length × length: only short words can be typos of an id worth suggesting.
+  if (word.length > MAX_SUGGEST_LENGTH) return '';
   // A truncated name ("alignment.minFpduAligned") is a typo too, however far in edit distance.
   const extended = candidates.find((c) => word.length >= 6 && c.startsWith(word));
   if (extended) return `; did you mean "${extended}"?`;
@@ -78,7 +102,7 @@ export function parseRulesFile(name: string, text: string, rules: readonly RuleD
   }
   if (!isRecord(doc)) return fail('must be a JSON object with "rules" and/or "thresholds"');
   for (const k of Object.keys(doc)) {
-    if (k !== 'rules' && k !== 'thresholds' && k !== '$comment') fail(`unknown key "${k}" (expected "rules", "thresholds" or "$comment")`);
+    if (k !== 'rules' && k !== 'thresholds' && k !== '$comment') fail(`unknown key ${echo(k)} (expected "rules", "thresholds" or "$comment")`);
   }
   const ids = rules.map((r) => r.id);
   const byId = new Map(rules.map((r) => [r.id, r]));
@@ -90,15 +114,15 @@ export function parseRulesFile(name: string, text: string, rules: readonly RuleD
   if (!isRecord(rulesDoc)) fail('"rules" must be an object of rule id to "off", "on", "error", "warning" or "info"');
   for (const [id, v] of Object.entries(rulesDoc as Record<string, unknown>)) {
     if (typeof v !== 'string' || !(SETTINGS as readonly string[]).includes(v)) {
-      fail(`rule "${id}": ${JSON.stringify(v)} is not one of "off", "on", "error", "warning", "info"`);
+      fail(`rule ${echo(id)}: ${describe(v)} is not one of "off", "on", "error", "warning", "info"`);
     }
     const setting = v as Setting;
     if (id.endsWith('.*') || id === '*') {
       const prefix = id === '*' ? '' : id.slice(0, -1);
-      if (!ids.some((x) => x.startsWith(prefix))) fail(`pattern "${id}" matches no rule (mpa-dissect rules lists them)`);
+      if (!ids.some((x) => x.startsWith(prefix))) fail(`pattern ${echo(id)} matches no rule (mpa-dissect rules lists them)`);
       patterns.push([prefix, setting]);
     } else {
-      if (!byId.has(id)) fail(`unknown rule "${id}" (mpa-dissect rules lists them)${suggest(id, ids)}`);
+      if (!byId.has(id)) fail(`unknown rule ${echo(id)} (mpa-dissect rules lists them)${suggest(id, ids)}`);
       exact.set(id, setting);
     }
   }
@@ -118,21 +142,44 @@ export function parseRulesFile(name: string, text: string, rules: readonly RuleD
   const names = Object.keys(THRESHOLD_KEYS);
   for (const [k, v] of Object.entries(th as Record<string, unknown>)) {
     const spec = THRESHOLD_KEYS[k];
-    if (!spec) return fail(`unknown threshold "${k}" (known: ${names.join(', ')})${suggest(k, names)}`);
+    if (!spec) return fail(`unknown threshold ${echo(k)} (known: ${names.join(', ')})${suggest(k, names)}`);
     if (typeof v !== 'number' || !Number.isFinite(v) || v < spec.min || v > spec.max || (spec.integer && !Number.isInteger(v))) {
-      return fail(`threshold "${k}": ${JSON.stringify(v)} must be ${spec.integer ? 'an integer' : 'a number'} from ${spec.min}${spec.max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${spec.max}`}`);
+      return fail(`threshold "${k}": ${describe(v)} must be ${spec.integer ? 'an integer' : 'a number'} from ${spec.min}${spec.max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${spec.max}`}`);
     }
     thresholds[spec.key] = v;
   }
   return { overrides: { severity, disabled }, thresholds };
 }
 
+/**
+ * Reads at most MAX_RULES_FILE_BYTES + 1 octets, in chunks, so an endless file (/dev/zero, a pipe
+ * that never closes its writer aside) is refused at once instead of read forever.
+ */
+function readCapped(path: string): Buffer | null {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(MAX_RULES_FILE_BYTES + 1);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, null);
+      if (n === 0) break;
+      got += n;
+    }
+    return got > MAX_RULES_FILE_BYTES ? null : buf.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads and parses a rules file. Throws RulesFileError naming the file. */
 export function loadRulesFile(path: string): RulesConfig {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    const data = readCapped(path);
+    if (data === null) throw new RulesFileError(`${path}: larger than ${MAX_RULES_FILE_BYTES / 1024 / 1024} MB; a rules file is a small JSON document`);
+    text = data.toString('utf8');
   } catch (e) {
+    if (e instanceof RulesFileError) throw e;
     const code = (e as NodeJS.ErrnoException | null)?.code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : e instanceof Error ? e.message : String(e);
     throw new RulesFileError(`${path}: cannot read the rules file: ${why}`);

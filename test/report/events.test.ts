@@ -92,7 +92,7 @@ describe('EventFields', () => {
     expect(match('iwarp_mpa.crc_status == "bad"', got.record)).toBe(true);
     expect(match('iwarp_mpa.marker_fpduptr == 8 && iwarp_mpa.marker_fpduptr_expected == 0', got.record)).toBe(true);
     expect(match('finding.rule == "mpa.crc-mismatch" && finding.code == 2', got.record)).toBe(true);
-    expect(match('frame.number == 7 && tcp.stream == 1', got.record)).toBe(true);
+    expect(match('frame.number == 7 && tcp.stream == 0', got.record)).toBe(true); // flow 1: Wireshark's tcp.stream 0
     expect(match('ip.src == 10.0.0.1 && tcp.dstport == 4420 && ip.addr == "10.0.0.2"', got.record)).toBe(true);
     expect(match('iwarp_ddp', got.record)).toBe(false); // no DDP segment in this record
   });

@@ -193,7 +193,7 @@ describe('parser', () => {
     expect(ast('!tcp.stream && iwarp_mpa')).toBe('(and (not tcp.stream) iwarp_mpa)');
     expect(ast('not tcp.stream or iwarp_mpa')).toBe('(or (not tcp.stream) iwarp_mpa)');
     expect(ast('!tcp.stream == 1')).toBe('(not (any_eq tcp.stream 1))');
-    expect(ast('tcp.stream and iwarp_mpa and tcp.flags')).toBe('(and (and tcp.stream iwarp_mpa) tcp.flags)');
+    expect(ast('tcp.stream and iwarp_mpa and tcp.flags')).toBe('(and tcp.stream iwarp_mpa tcp.flags)');
     expect(ast('tcp.stream or iwarp_mpa xor tcp.flags')).toBe('(xor (or tcp.stream iwarp_mpa) tcp.flags)');
   });
 
@@ -443,7 +443,7 @@ describe('errors', () => {
     ['tcp.stream == 1 == 1', '"==" was unexpected in this context.', 17],
     ['tcp.flags & "x"', '"&" needs an integer mask on its right, not "x".', 13],
     ['finding.rule matches 1', '"matches" needs a quoted regular expression on its right, not "1".', 22],
-    ['finding.rule matches "("', '"(" is not a valid regular expression: Unterminated group', 22, 3],
+    ['finding.rule matches "("', '"(" is not a valid regular expression: missing closing ): `(`', 22, 3],
     ['tcp.stream in 1', '"in" needs a set such as {1, 2, 5..9} on its right, not "1".', 15],
     ['tcp.stream in {}', 'A set needs at least one value.', 16],
     ['tcp.stream in {"a".."b"}', 'A range in a set needs numbers at both ends.', 16, 8],

@@ -24,6 +24,7 @@ function fpdu(over: Partial<FpduRecord> = {}): FpduRecord {
     ulpduLength: 505,
     pad: 1,
     wireSize: 520,
+    // CRC32c values; wire octets 4d 3c 2b 1a and 4c 3c 2b 1a (RFC 5044 §4.4 order).
     crcWire: 0x1a2b3c4d,
     crcComputed: 0x1a2b3c4c,
     crcStatus: 'bad',
@@ -88,10 +89,25 @@ describe('mpaFpduTree', () => {
     expect(ptrs[1]!.display).toBe('516 [expected 508]');
     expect(find(tree, 'iwarp_mpa.marker_seq')[1]!.display).toBe('1512 (FPDU offset 512) [FPDUPTR mismatch]');
   });
-  it('shows the CRC seen vs computed and the status', () => {
-    expect(find(tree, 'iwarp_mpa.crc')[0]!.display).toBe('0x1a2b3c4d [incorrect, should be 0x1a2b3c4c]');
-    expect(find(tree, 'iwarp_mpa.crc_check')[0]!.value).toBe(0x1a2b3c4c);
+  it('shows the CRC seen vs computed and the status, as Wireshark shows them (wire octets read most significant first)', () => {
+    expect(find(tree, 'iwarp_mpa.crc')[0]!.display).toBe('0x4d3c2b1a [incorrect, should be 0x4c3c2b1a]');
+    expect(find(tree, 'iwarp_mpa.crc')[0]!.value).toBe(0x4d3c2b1a);
+    expect(find(tree, 'iwarp_mpa.crc_check')[0]!.value).toBe(0x4c3c2b1a);
     expect(find(tree, 'iwarp_mpa.crc_status')[0]!.value).toBe('bad');
+  });
+  it('a good CRC shows the same value as received and as computed', () => {
+    const t = mpaFpduTree(fpdu({ crcStatus: 'good', crcWire: 0xb3509b33, crcComputed: 0xb3509b33 }));
+    // Wire octets 33 9b 50 b3: Wireshark shows 0x339b50b3.
+    expect(find(t, 'iwarp_mpa.crc')[0]!.display).toBe('0x339b50b3 [correct]');
+    expect(find(t, 'iwarp_mpa.crc')[0]!.value).toBe(0x339b50b3);
+    expect(find(t, 'iwarp_mpa.crc_check')[0]!.value).toBe(0x339b50b3);
+  });
+  it('a CRC sent byte-swapped shows the computed CRC with its octets reversed', () => {
+    // CRC32c value 0xb3509b33 is due as octets 33 9b 50 b3 (Wireshark: 0x339b50b3); the sender put
+    // it most significant octet first, b3 50 9b 33 (Wireshark: 0xb3509b33).
+    const t = mpaFpduTree(fpdu({ crcStatus: 'byte-swapped', crcWire: 0x339b50b3, crcComputed: 0xb3509b33 }));
+    expect(find(t, 'iwarp_mpa.crc')[0]!.display).toBe('0xb3509b33 [incorrect, should be 0x339b50b3: sent byte-swapped]');
+    expect(find(t, 'iwarp_mpa.crc_check')[0]!.value).toBe(0x339b50b3);
   });
   it('leaves out the computed CRC when CRC is not in use', () => {
     const t = mpaFpduTree(fpdu({ crcStatus: 'unchecked', crcWire: 0 }));
@@ -111,10 +127,10 @@ describe('mpaFpduTree', () => {
       '        Reserved: 0x0000',
       '        FPDU back pointer: 516 [expected 508]',
       '        [Expected FPDU back pointer: 508]',
-      '    CRC: 0x1a2b3c4d [incorrect, should be 0x1a2b3c4c]',
+      '    CRC: 0x4d3c2b1a [incorrect, should be 0x4c3c2b1a]',
       '    [FPDU sequence number: 1004]',
       '    [Markers: 2]',
-      '    [CRC check: 0x1a2b3c4c]',
+      '    [CRC check: 0x4c3c2b1a]',
       '    [CRC status: bad]',
     ]);
   });

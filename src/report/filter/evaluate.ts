@@ -4,11 +4,15 @@
  * Multi-valued fields follow Wireshark ≥ 3.6: "==" is true when ANY value equals, "!=" when NO
  * value equals ("all_ne"), "===" when ALL equal, "!==" when ANY differs; ordering, contains and
  * matches are true when any value satisfies them. A comparison with an absent field is false,
- * "!=" included (tshark: "tcp.port != 80" does not match a UDP packet). Values of kinds that
- * cannot be compared (a string with a number) make that pair false rather than an error, since
- * the compiler does not know field types.
+ * "!=" included (tshark: "tcp.port != 80" does not match a UDP packet). The parser rejects type
+ * mismatches when it knows the fields' types; values of kinds that still cannot be compared (an
+ * untyped field) make that pair false rather than an error.
+ *
+ * and/or/xor nodes hold lists and are evaluated in loops: a chain of 16,000 tests costs no stack.
  */
 import type { FieldValue } from '../../analysis/fields.js';
+import { compareAddress, parseAddress, type Address } from './address.js';
+import type { CmpOp } from './lexer.js';
 import type { Expr, FieldRef, Literal, Operand, SetItem } from './parser.js';
 
 export type FieldGetter = (field: string) => readonly FieldValue[] | undefined;
@@ -18,6 +22,8 @@ export type Predicate = (get: FieldGetter) => boolean;
 interface Item {
   readonly v: FieldValue;
   readonly raw?: Uint8Array;
+  /** An address or network literal; field values (address strings) are compared with it. */
+  readonly net?: Address;
 }
 
 const utf8 = new TextEncoder();
@@ -65,6 +71,10 @@ function asBytes(it: Item): Uint8Array | undefined {
 
 /** Three-way comparison, or undefined when the two kinds of value do not compare. */
 function compareValues(a: Item, b: Item): number | undefined {
+  if (b.net) {
+    const v = typeof a.v === 'string' ? parseAddress(a.v, b.net.family) : undefined;
+    return v === undefined ? undefined : compareAddress(v, b.net);
+  }
   const na = numeric(a.v);
   const nb = numeric(b.v);
   if (na !== undefined || nb !== undefined) return na !== undefined && nb !== undefined ? numCmp(na, nb) : undefined;
@@ -99,6 +109,8 @@ function literalItem(l: Literal): Item {
     case 'string':
       // Only keep the octets when they differ from the text's UTF-8 ("\xff"), to keep the fast path.
       return bytesCmp(utf8.encode(l.value), l.bytes) === 0 ? { v: l.value } : { v: l.value, raw: l.bytes };
+    case 'addr':
+      return { v: '', net: l.value };
     default:
       return { v: l.value };
   }
@@ -177,23 +189,61 @@ function setTest(set: readonly SetItem[]): SetTest {
   return (a) => tests.some((t) => t(a));
 }
 
+/**
+ * The common test "field OP literal", without wrapping each value in an Item: a filter of
+ * thousands of such tests runs per record, so this path allocates nothing. Same semantics as
+ * PAIR_TESTS with one literal on the right.
+ */
+function compareWithLiteral(name: string, op: CmpOp, lit: Item): Predicate {
+  const one: { v: FieldValue } = { v: 0 };
+  const cmp = (v: FieldValue): number | undefined => {
+    one.v = v;
+    return compareValues(one, lit);
+  };
+  const every = op === 'all_eq' || op === 'all_ne';
+  const ok: (c: number | undefined) => boolean =
+    op === 'any_eq' || op === 'all_eq' ? (c) => c === 0
+    : op === 'any_ne' || op === 'all_ne' ? (c) => c !== undefined && c !== 0
+    : op === 'gt' ? (c) => c !== undefined && c > 0
+    : op === 'ge' ? (c) => c !== undefined && c >= 0
+    : op === 'lt' ? (c) => c !== undefined && c < 0
+    : (c) => c !== undefined && c <= 0;
+  return (get) => {
+    const vs = get(name);
+    if (!vs || vs.length === 0) return false;
+    if (every) {
+      for (const v of vs) if (!ok(cmp(v))) return false;
+      return true;
+    }
+    for (const v of vs) if (ok(cmp(v))) return true;
+    return false;
+  };
+}
+
 /** Compiles an AST into a predicate over a record's field values. */
 export function compileExpr(e: Expr): Predicate {
   switch (e.kind) {
     case 'and': {
-      const l = compileExpr(e.left);
-      const r = compileExpr(e.right);
-      return (get) => l(get) && r(get);
+      const ts = e.terms.map(compileExpr);
+      return (get) => {
+        for (const t of ts) if (!t(get)) return false;
+        return true;
+      };
     }
     case 'or': {
-      const l = compileExpr(e.left);
-      const r = compileExpr(e.right);
-      return (get) => l(get) || r(get);
+      const ts = e.terms.map(compileExpr);
+      return (get) => {
+        for (const t of ts) if (t(get)) return true;
+        return false;
+      };
     }
     case 'xor': {
-      const l = compileExpr(e.left);
-      const r = compileExpr(e.right);
-      return (get) => l(get) !== r(get);
+      const ts = e.terms.map(compileExpr);
+      return (get) => {
+        let odd = false;
+        for (const t of ts) if (t(get)) odd = !odd;
+        return odd;
+      };
     }
     case 'not': {
       const x = compileExpr(e.expr);
@@ -209,6 +259,7 @@ export function compileExpr(e: Expr): Predicate {
     }
     case 'compare': {
       const left = e.left;
+      if (e.right.kind === 'value' && left.mask === null) return compareWithLiteral(left.name, e.op, literalItem(e.right.literal));
       const right = operandItems(e.right);
       const test = PAIR_TESTS[e.op]!;
       return (get) => {

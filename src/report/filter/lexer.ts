@@ -4,7 +4,14 @@
  * decimal, octal (leading 0), hex (0x) and binary (0b), colon-separated bytes, double-quoted
  * strings with C escapes and r"raw" strings.
  */
-import { errorAt } from './error.js';
+import { errorAt, wholeFilterError } from './error.js';
+
+/**
+ * Bounds on what one filter may be, so a hostile -Y cannot exhaust memory: far beyond any filter
+ * a person writes (a chain of 16,000 "||" tests is about 64,000 tokens).
+ */
+export const MAX_FILTER_LENGTH = 1_000_000;
+export const MAX_FILTER_TOKENS = 250_000;
 
 /** Comparison operators, named as Wireshark names them internally. */
 export type CmpOp = 'any_eq' | 'all_ne' | 'all_eq' | 'any_ne' | 'gt' | 'ge' | 'lt' | 'le';
@@ -82,6 +89,11 @@ const NEAR_MISSES: Readonly<Record<string, string>> = { '=': '==', '|': '||' };
 
 const WORD_CHAR = /[A-Za-z0-9_.:-]/;
 const IDENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/** An IPv6 address (or a prefix of one) as typed: hex groups and colons, maybe a dotted tail. */
+const IPV6_LIKE = /^(?=.*::|(?:[^:]*:){7}|.*:.*\.)[0-9A-Fa-f]*:[0-9A-Fa-f:.]*(?:\/[0-9]+)?$/;
+const MAX_ADDRESS_TEXT = 64;
+/** An address with a CIDR prefix length ("10.0.0.0/24"). */
+const CIDR_LIKE = /^[0-9A-Fa-f.:]+\/[0-9]+$/;
 const BYTES = /^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2})+$|^[0-9A-Fa-f]{2}:$/;
 const FLOAT = /^-?[0-9]+(?:\.[0-9]+(?:[eE]-?[0-9]+)?|[eE]-?[0-9]+)$/;
 
@@ -101,24 +113,35 @@ export function parseInteger(word: string): bigint | undefined {
   return neg ? -v : v;
 }
 
+function opToken(start: number, end: number, text: string, op: { kind: SimpleKind } | { kind: 'cmp'; op: CmpOp }): Token {
+  return op.kind === 'cmp' ? { start, end, text, kind: 'cmp', op: op.op } : { start, end, text, kind: op.kind };
+}
+
 function classifyWord(text: string, start: number, end: number): Token {
   const word = text.slice(start, end);
-  const span = { start, end, text: word };
-  const op = WORD_OPERATORS[word];
-  if (op) return { ...span, ...op };
+  // Tokens are written out in full, not spread from a shared object: object spread is slow when
+  // the shapes vary, and a 16,000-term filter makes it show.
+  const op = Object.hasOwn(WORD_OPERATORS, word) ? WORD_OPERATORS[word] : undefined;
+  if (op) return opToken(start, end, word, op);
   const int = parseInteger(word);
-  if (int !== undefined) return { ...span, kind: 'int', value: int };
-  if (FLOAT.test(word)) return { ...span, kind: 'float', value: Number(word) };
+  if (int !== undefined) return { start, end, text: word, kind: 'int', value: int };
+  if (FLOAT.test(word)) return { start, end, text: word, kind: 'float', value: Number(word) };
+  // Addresses are names to the lexer; the parser reads them against the field's type.
+  // (An address is at most 49 characters, "/128" included: longer words are not tried, which
+  // also keeps these patterns from backtracking over a hostile 100 KB word.)
+  const short = word.length <= MAX_ADDRESS_TEXT;
+  if (short && CIDR_LIKE.test(word)) return { start, end, text: word, kind: 'ident', name: word };
   if (word.includes(':')) {
+    if (short && !BYTES.test(word) && IPV6_LIKE.test(word)) return { start, end, text: word, kind: 'ident', name: word };
     if (BYTES.test(word)) {
       const hex = word.split(':').filter((h) => h !== '');
-      return { ...span, kind: 'bytes', value: Uint8Array.from(hex, (h) => parseInt(h, 16)) };
+      return { start, end, text: word, kind: 'bytes', value: Uint8Array.from(hex, (h) => parseInt(h, 16)) };
     }
     throw errorAt(text, start, end, `"${word}" is not a valid byte string; write bytes as pairs of hex digits separated by colons, e.g. aa:bb:cc.`);
   }
   // Names that start with a digit ("08", "10.0.0.1") come out as idents too: the parser knows
   // whether they are a field and says what is wrong with them in context.
-  if (IDENT.test(word)) return { ...span, kind: 'ident', name: word };
+  if (IDENT.test(word)) return { start, end, text: word, kind: 'ident', name: word };
   throw errorAt(text, start, end, `"${word}" was unexpected in this context.`);
 }
 
@@ -205,9 +228,15 @@ function readString(text: string, start: number): { token: Token; end: number } 
 
 /** Splits a filter into tokens, ending with one 'eof' token. Throws FilterError. */
 export function tokenize(text: string): Token[] {
+  if (text.length > MAX_FILTER_LENGTH) {
+    throw wholeFilterError(`The filter expression is too large: ${text.length} characters (at most ${MAX_FILTER_LENGTH}); use a set, field in {…}, for long lists of values.`);
+  }
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
+    if (tokens.length >= MAX_FILTER_TOKENS) {
+      throw wholeFilterError(`The filter expression is too large: more than ${MAX_FILTER_TOKENS} names, values and operators; use a set, field in {…}, for long lists of values.`);
+    }
     const c = text[i]!;
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       i++;
@@ -220,10 +249,16 @@ export function tokenize(text: string): Token[] {
       continue;
     }
     // A word: name, number or bytes. A leading '-' belongs to a negative number.
-    if (/[A-Za-z0-9_]/.test(c) || (c === '-' && /[0-9]/.test(text[i + 1] ?? ''))) {
+    // "::1" is an IPv6 address, so a word may start with "::".
+    if (/[A-Za-z0-9_]/.test(c) || (c === '-' && /[0-9]/.test(text[i + 1] ?? '')) || (c === ':' && text[i + 1] === ':')) {
       let j = i + 1;
       // ".." never belongs to a word: it separates a range's ends ("1..3").
       while (j < text.length && WORD_CHAR.test(text[j]!) && !(text[j] === '.' && text[j + 1] === '.')) j++;
+      // A CIDR prefix length belongs to the address before it ("10.0.0.0/24", "fd00::/64").
+      if (text[j] === '/' && /[0-9]/.test(text[j + 1] ?? '') && /[.:]/.test(text.slice(i, j))) {
+        j++;
+        while (j < text.length && /[0-9]/.test(text[j]!)) j++;
+      }
       tokens.push(classifyWord(text, i, j));
       i = j;
       continue;
@@ -231,7 +266,7 @@ export function tokenize(text: string): Token[] {
     const sym = SYMBOLS.find(([s]) => text.startsWith(s, i));
     if (sym) {
       const [s, kind] = sym;
-      tokens.push({ start: i, end: i + s.length, text: s, ...kind });
+      tokens.push(opToken(i, i + s.length, s, kind));
       i += s.length;
       continue;
     }

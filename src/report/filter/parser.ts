@@ -2,8 +2,8 @@
  * Display-filter parser: tokens to an AST, by recursive descent.
  *
  *   expr     := or
- *   or       := and (("||" | "or" | "^^" | "xor") and)*      left-associative
- *   and      := not (("&&" | "and") not)*                     left-associative
+ *   or       := and (("||" | "or" | "^^" | "xor") and)*      left-associative, n-ary
+ *   and      := not (("&&" | "and") not)*                     n-ary
  *   not      := ("!" | "not") not | primary
  *   primary  := "(" expr ")" | relation
  *   relation := field [ cmp operand | "contains" operand | "matches" STRING
@@ -14,16 +14,58 @@
  *
  * Precedence is Wireshark's: not binds tighter than and, and tighter than or; mixing and/or
  * without parentheses is accepted (and binds tighter). xor sits with or, as in Wireshark.
+ *
+ * A chain of one operator ("a || b || … ") is one node holding a list, built in a loop, so a
+ * chain of any length costs no stack; only nesting (parentheses, "not", a change of operator)
+ * recurses, and nesting is bounded by MAX_DEPTH.
+ *
+ * When the caller gives the fields' types, literals are checked against them as tshark does (a
+ * string or a number too wide for an integer field, a test a type cannot take), with the caret on
+ * the offending text; IPv4 and IPv6 fields take addresses and CIDR networks.
  */
+import { RE2JS, RE2JSException } from 're2js';
+import { formatAddress, parseCidr, type Address } from './address.js';
 import { errorAt, type FilterError } from './error.js';
 import { tokenize, type CmpOp, type Token } from './lexer.js';
+
+/** A field's type as the filter sees it; 'label' is a protocol or header that is only present. */
+export type FilterType =
+  | { readonly kind: 'uint'; readonly bits: number }
+  | { readonly kind: 'bool' | 'string' | 'bytes' | 'label' | 'ipv4' | 'ipv6' };
+
+/** The type of a known field, or undefined for an untyped field (no checks). */
+export type FieldTypes = (field: string) => FilterType | undefined;
+
+/** tshark's names of the types, for its "(type=…)" messages. */
+export function typeName(t: FilterType): string {
+  switch (t.kind) {
+    case 'uint': {
+      const bytes = Math.ceil(t.bits / 8);
+      return `Unsigned integer (${bytes} byte${bytes === 1 ? '' : 's'})`;
+    }
+    case 'bool':
+      return 'Boolean';
+    case 'string':
+      return 'Character string';
+    case 'bytes':
+      return 'Byte sequence';
+    case 'label':
+      return 'Protocol';
+    case 'ipv4':
+      return 'IPv4 address';
+    case 'ipv6':
+      return 'IPv6 address';
+  }
+}
 
 export type Literal =
   | { readonly type: 'int'; readonly value: bigint }
   | { readonly type: 'float'; readonly value: number }
   | { readonly type: 'string'; readonly value: string; readonly bytes: Uint8Array }
   | { readonly type: 'bytes'; readonly value: Uint8Array }
-  | { readonly type: 'bool'; readonly value: boolean };
+  | { readonly type: 'bool'; readonly value: boolean }
+  /** An IPv4 or IPv6 address or network, for address fields. */
+  | { readonly type: 'addr'; readonly value: Address };
 
 /** A field reference; mask is the AND of every "& N" applied to it, or null. */
 export interface FieldRef {
@@ -44,7 +86,8 @@ export type SetItem =
   | { readonly kind: 'range'; readonly lo: Literal; readonly hi: Literal };
 
 export type Expr =
-  | { readonly kind: 'and' | 'or' | 'xor'; readonly left: Expr; readonly right: Expr }
+  /** Two or more terms; xor is true when an odd number of terms are. */
+  | { readonly kind: 'and' | 'or' | 'xor'; readonly terms: readonly Expr[] }
   | { readonly kind: 'not'; readonly expr: Expr }
   /** Bare field: at least one value present. */
   | { readonly kind: 'exists'; readonly field: FieldRef }
@@ -52,7 +95,7 @@ export type Expr =
   | { readonly kind: 'nonzero'; readonly field: FieldRef }
   | { readonly kind: 'compare'; readonly op: CmpOp; readonly left: FieldRef; readonly right: Operand }
   | { readonly kind: 'contains'; readonly left: FieldRef; readonly right: Operand }
-  | { readonly kind: 'matches'; readonly left: FieldRef; readonly pattern: string; readonly regex: RegExp }
+  | { readonly kind: 'matches'; readonly left: FieldRef; readonly pattern: string; readonly regex: RE2JS }
   | { readonly kind: 'in'; readonly left: FieldRef; readonly set: readonly SetItem[] };
 
 export interface ParseResult {
@@ -75,11 +118,26 @@ const KEYWORDS = new Set([
   'any_eq', 'all_ne', 'all_eq', 'any_ne', 'bitand', 'bitwise_and',
 ]);
 
-/** Wireshark's "matches" is case-insensitive unless the pattern starts with (?-i). */
-function compileRegex(pattern: string): RegExp {
-  if (pattern.startsWith('(?-i)')) return new RegExp(pattern.slice(5));
-  if (pattern.startsWith('(?i)')) return new RegExp(pattern.slice(4), 'i');
-  return new RegExp(pattern, 'i');
+/**
+ * Wireshark's "matches" is case-insensitive unless the pattern says (?-i). RE2 (re2js) matches in
+ * time linear in the input, so no pattern can hang the tool on a long field; it takes RE2 syntax,
+ * which is PCRE2's without backreferences and lookaround (README, "Display filters").
+ */
+function compileRegex(pattern: string): RE2JS {
+  return RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
+}
+
+/**
+ * RE2's time is linear in the text but proportional to the program's size too ("[a-z]{1000}"
+ * repeated is ten thousand instructions, tens of milliseconds per kilobyte in re2js), and re2js
+ * sets no size limit of its own. Patterns people write are a few dozen instructions.
+ */
+export const MAX_REGEX_INSTRUCTIONS = 1000;
+
+function regexSize(re: RE2JS): number {
+  const prog: unknown = (re.re2() as { prog?: unknown }).prog;
+  const numInst = (prog as { numInst?: unknown } | undefined)?.numInst;
+  return typeof numInst === 'function' ? Number(numInst.call(prog)) : 0;
 }
 
 function quote(s: string): string {
@@ -101,7 +159,12 @@ class Parser {
     private readonly tokens: readonly Token[],
     private readonly known: (field: string) => boolean,
     private readonly bareWord: BareWord | null = null,
+    private readonly types: FieldTypes | null = null,
   ) {}
+
+  private typeOf(field: string): FilterType | undefined {
+    return this.types?.(field);
+  }
 
   parse(): ParseResult {
     if (this.peek().kind === 'eof') {
@@ -148,24 +211,41 @@ class Parser {
     if (++this.depth > MAX_DEPTH) throw this.at(t, 'The filter expression is nested too deeply.');
   }
 
+  /**
+   * or/xor chains, left-associative: "a || b || c" is one node of three terms; where the operator
+   * changes ("a || b ^^ c"), the chain so far becomes the first term of the next node, which
+   * counts as nesting.
+   */
   private parseOr(): Expr {
-    let left = this.parseAnd();
+    const first = this.parseAnd();
+    let kind: 'or' | 'xor' | null = null;
+    let terms: Expr[] = [first];
+    let nested = 0;
     for (let t = this.peek(); t.kind === 'or' || t.kind === 'xor'; t = this.peek()) {
       this.next();
       if (this.peek().kind === 'eof') throw this.missing(t, 'an expression');
-      left = { kind: t.kind, left, right: this.parseAnd() };
+      if (kind !== null && kind !== t.kind) {
+        this.enter(t);
+        nested++;
+        terms = [{ kind, terms }];
+      }
+      kind = t.kind;
+      terms.push(this.parseAnd());
     }
-    return left;
+    this.depth -= nested;
+    return kind === null ? first : { kind, terms };
   }
 
   private parseAnd(): Expr {
-    let left = this.parseNot();
+    const first = this.parseNot();
+    if (this.peek().kind !== 'and') return first;
+    const terms: Expr[] = [first];
     for (let t = this.peek(); t.kind === 'and'; t = this.peek()) {
       this.next();
       if (this.peek().kind === 'eof') throw this.missing(t, 'an expression');
-      left = { kind: 'and', left, right: this.parseNot() };
+      terms.push(this.parseNot());
     }
-    return left;
+    return { kind: 'and', terms };
   }
 
   private parseNot(): Expr {
@@ -207,34 +287,55 @@ class Parser {
     if (t.kind !== 'ident') throw this.unexpected(t);
     if (!this.known(t.name)) throw this.at(t, `${quote(t.name)} is neither a field nor a protocol name.`);
     this.noteField(t.name);
-    return this.parseMask(t.name);
+    return this.parseMask(t);
   }
 
-  private parseMask(name: string): FieldRef {
+  private parseMask(name: Token & { kind: 'ident' }): FieldRef {
     let mask: bigint | null = null;
     for (let op = this.peek(); op.kind === 'bitand'; op = this.peek()) {
       this.next();
       const m = this.peek();
       if (m.kind === 'eof') throw this.missing(op, 'an integer mask');
-      if (m.kind !== 'int') throw this.at(m, `${shown(op)} needs an integer mask on its right, not ${shown(m)}.`);
+      const type = this.typeOf(name.name);
+      if (type && type.kind !== 'uint' && type.kind !== 'bool') {
+        throw this.at(name, `${name.name} (type=${typeName(type)}) cannot be masked with "${op.text}"; only integer fields can.`);
+      }
+      if (m.kind !== 'int') {
+        if (type) throw this.at(m, `${shown(m)} is not a valid arithmetic operand.`);
+        throw this.at(m, `${shown(op)} needs an integer mask on its right, not ${shown(m)}.`);
+      }
       this.next();
       mask = mask === null ? m.value : mask & m.value;
     }
-    return { kind: 'field', name, mask };
+    return { kind: 'field', name: name.name, mask };
+  }
+
+  /** tshark refuses a test the field's type cannot take ("msn contains 5", "iwarp_ddp == 1"). */
+  private checkTestable(field: Token, what: string, allowed: ReadonlyArray<FilterType['kind']>): void {
+    if (field.kind !== 'ident') return;
+    const type = this.typeOf(field.name);
+    if (type && !allowed.includes(type.kind)) {
+      const hint = type.kind === 'label' ? `; name ${field.name} alone to test that it is present` : '';
+      throw this.at(field, `${field.name} (type=${typeName(type)}) cannot participate in ${what} comparison${hint}.`);
+    }
   }
 
   private parseRelation(): Expr {
+    const fieldTok = this.peek();
     const left = this.parseField();
     const t = this.peek();
     switch (t.kind) {
       case 'cmp':
         this.next();
+        this.checkTestable(fieldTok, t.text, ['uint', 'bool', 'string', 'bytes', 'ipv4', 'ipv6']);
         return { kind: 'compare', op: t.op, left, right: this.parseOperand(t, left.name) };
       case 'contains':
         this.next();
+        this.checkTestable(fieldTok, 'contains', ['string', 'bytes']);
         return { kind: 'contains', left, right: this.parseOperand(t, left.name) };
       case 'matches': {
         this.next();
+        this.checkTestable(fieldTok, 'matches', ['string', 'bytes']);
         const p = this.peek();
         if (p.kind === 'eof') throw this.missing(t, 'a quoted regular expression');
         if (p.kind !== 'string') {
@@ -242,15 +343,25 @@ class Parser {
         }
         this.next();
         try {
-          return { kind: 'matches', left, pattern: p.value, regex: compileRegex(p.value) };
+          const regex = compileRegex(p.value);
+          const size = regexSize(regex);
+          if (size > MAX_REGEX_INSTRUCTIONS) {
+            throw this.at(p, `${p.text} is too large a regular expression for a display filter (${size} RE2 instructions, at most ${MAX_REGEX_INSTRUCTIONS}).`);
+          }
+          return { kind: 'matches', left, pattern: p.value, regex };
         } catch (e) {
-          // V8 repeats the pattern in its message ("Invalid regular expression: /(/i: …"); keep the reason.
-          const why = (e instanceof Error ? e.message : String(e)).replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
-          throw this.at(p, `${p.text} is not a valid regular expression: ${why}`);
+          if (!(e instanceof RE2JSException)) throw e;
+          // re2js says "error parsing regexp: invalid escape sequence: `\1`"; keep the reason, and
+          // say why a PCRE2 construct Wireshark takes is refused here.
+          const why = e.message.replace(/^error parsing regexp: /, '').replace('`(?i)', '`');
+          const pcre = /invalid escape sequence|unsupported Perl syntax|invalid named capture|nested repetition/.test(why)
+            ? ' (RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see the README)' : '';
+          throw this.at(p, `${p.text} is not a valid regular expression: ${why}${pcre}`);
         }
       }
       case 'in':
         this.next();
+        this.checkTestable(fieldTok, 'in', ['uint', 'bool', 'string', 'bytes', 'ipv4', 'ipv6']);
         return { kind: 'in', left, set: this.parseSet(t, left.name) };
       case 'not': {
         // "field not in {…}"; any other "not" after a field is out of place.
@@ -258,6 +369,7 @@ class Parser {
         if (n.kind !== 'in') throw this.unexpected(t);
         this.next();
         this.next();
+        this.checkTestable(fieldTok, 'in', ['uint', 'bool', 'string', 'bytes', 'ipv4', 'ipv6']);
         return { kind: 'not', expr: { kind: 'in', left, set: this.parseSet(n, left.name) } };
       }
       default:
@@ -269,13 +381,13 @@ class Parser {
   private parseOperand(op: Token, field: string): Operand {
     const t = this.peek();
     if (t.kind === 'eof') throw this.missing(op, 'a value');
-    if (t.kind === 'ident') {
-      if (this.known(t.name)) {
-        this.next();
-        this.noteField(t.name);
-        return this.parseMask(t.name);
-      }
-      return { kind: 'value', literal: this.parseValue(field) };
+    if (t.kind === 'ident' && this.known(t.name)) {
+      this.next();
+      this.noteField(t.name);
+      const a = this.typeOf(field);
+      const b = this.typeOf(t.name);
+      if (a && b && !compatible(a, b)) throw this.at(t, `${field} and ${t.name} are not of compatible types.`);
+      return this.parseMask(t);
     }
     return { kind: 'value', literal: this.parseValue(field) };
   }
@@ -283,6 +395,14 @@ class Parser {
   /** A literal value (never a field); `field` is the one it is compared with. */
   private parseValue(field: string): Literal {
     const t = this.peek();
+    const type = this.typeOf(field);
+    if (type && t.kind !== 'eof') {
+      const lit = this.typedValue(t, field, type);
+      if (lit !== null) {
+        this.next();
+        return lit;
+      }
+    }
     switch (t.kind) {
       case 'int':
         this.next();
@@ -312,6 +432,54 @@ class Parser {
         throw this.unexpected(t);
       default:
         throw this.unexpected(t);
+    }
+  }
+
+  /**
+   * A value token read against the field's type, as tshark reads it: the literal, an error for a
+   * value the type cannot hold, or null to fall back to the untyped reading (a token that is not
+   * a value, such as an operator, whose error that reading gives).
+   */
+  private typedValue(t: Token, field: string, type: FilterType): Literal | null {
+    const isValue = t.kind === 'int' || t.kind === 'float' || t.kind === 'string' || t.kind === 'bytes' || t.kind === 'ident';
+    if (!isValue) return null;
+    const word = t.kind === 'string' ? t.value : t.text;
+    switch (type.kind) {
+      case 'uint': {
+        if (t.kind === 'string') throw this.at(t, `${typeName(type)} cannot be converted from a string (${t.text}).`);
+        if (t.kind === 'ident' && !/^(true|false)$/i.test(t.name) && !this.bareWord?.(field, t.name)) return null;
+        if (t.kind !== 'int') throw this.at(t, `"${word}" is not a valid number.`);
+        const max = (1n << BigInt(type.bits)) - 1n;
+        if (t.value > max) throw this.at(t, `"${word}" too big for this field, maximum ${max}.`);
+        if (t.value < 0n) throw this.at(t, `"${word}" too small for this field, minimum 0.`);
+        return { type: 'int', value: t.value };
+      }
+      case 'bool': {
+        if (t.kind === 'string') throw this.at(t, `${typeName(type)} cannot be converted from a string (${t.text}).`);
+        if (t.kind === 'int') return { type: 'int', value: t.value };
+        if (t.kind === 'ident' && /^(true|false)$/i.test(t.name)) return { type: 'bool', value: t.name.toLowerCase() === 'true' };
+        if (t.kind === 'ident') return null;
+        throw this.at(t, `"${word}" is not a valid boolean.`);
+      }
+      case 'ipv4':
+      case 'ipv6': {
+        const family = type.kind === 'ipv4' ? 4 : 6;
+        // An unknown name might be meant as a host name; we resolve none, so say what works.
+        const a = parseCidr(word, family);
+        if (typeof a === 'string') throw this.at(t, a);
+        return { type: 'addr', value: a };
+      }
+      case 'string':
+        // tshark reads an unquoted number as the string of its digits.
+        if (t.kind === 'int' || t.kind === 'float') return { type: 'string', value: t.text, bytes: new TextEncoder().encode(t.text) };
+        return null;
+      case 'bytes':
+        if (t.kind === 'int' || t.kind === 'float') {
+          throw this.at(t, `"${word}" is not a valid byte string; write bytes as pairs of hex digits separated by colons, e.g. aa:bb:cc.`);
+        }
+        return null;
+      case 'label':
+        return null;
     }
   }
 
@@ -353,6 +521,12 @@ class Parser {
   }
 }
 
+/** Whether two fields' values can be compared: numbers with numbers, text and octets together. */
+function compatible(a: FilterType, b: FilterType): boolean {
+  const group = (t: FilterType): string =>
+    t.kind === 'uint' || t.kind === 'bool' ? 'number' : t.kind === 'string' || t.kind === 'bytes' ? 'octets' : t.kind;
+  return group(a) === group(b) && a.kind !== 'label';
+}
 function bareWordMessage(word: string): string {
   const q = quote(word);
   const advice = `to compare with the string, write it in double quotes: ${q}`;
@@ -363,8 +537,13 @@ function bareWordMessage(word: string): string {
 }
 
 /** Parses filter text to an AST, checking every field name against `known`. Throws FilterError. */
-export function parseFilter(text: string, known: (field: string) => boolean, bareWord: BareWord | null = null): ParseResult {
-  return new Parser(text, tokenize(text), known, bareWord).parse();
+export function parseFilter(
+  text: string,
+  known: (field: string) => boolean,
+  bareWord: BareWord | null = null,
+  types: FieldTypes | null = null,
+): ParseResult {
+  return new Parser(text, tokenize(text), known, bareWord, types).parse();
 }
 
 function formatLiteral(l: Literal): string {
@@ -379,6 +558,8 @@ function formatLiteral(l: Literal): string {
       return Array.from(l.value, (b) => b.toString(16).padStart(2, '0')).join(':');
     case 'bool':
       return String(l.value);
+    case 'addr':
+      return formatAddress(l.value);
   }
 }
 
@@ -396,7 +577,7 @@ export function formatExpr(e: Expr): string {
     case 'and':
     case 'or':
     case 'xor':
-      return `(${e.kind} ${formatExpr(e.left)} ${formatExpr(e.right)})`;
+      return `(${e.kind} ${e.terms.map(formatExpr).join(' ')})`;
     case 'not':
       return `(not ${formatExpr(e.expr)})`;
     case 'exists':

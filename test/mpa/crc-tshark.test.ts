@@ -1,0 +1,103 @@
+/**
+ * Our iwarp_mpa.crc and iwarp_mpa.crc_check are Wireshark's: the same numbers as real tshark
+ * prints for the same FPDUs, and a value copied from tshark filters here. Wireshark's MPA
+ * dissector reads the CRC field with tvb_get_ntohl (wire octets most significant first) and shows
+ * iwarp_mpa.crc when the CRC is bad, iwarp_mpa.crc_check when it is good; it only dissects FPDUs
+ * that start a TCP segment, so few FPDUs per capture are compared. Skips visibly without tshark.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sharedCaptures } from '../helpers/analyze.js';
+import { CAPTURES, cli } from '../cli/helpers.js';
+
+const tshark = spawnSync('tshark', ['-v'], { encoding: 'utf8' });
+const haveTshark = tshark.status === 0;
+
+interface Ours {
+  crc: number;
+  crcComputed: number;
+  crcStatus: string;
+}
+
+function tsharkCrcs(capture: string): Array<{ frame: number; crc: number[]; check: number[] }> {
+  const r = spawnSync('tshark', [
+    '-r', capture, '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp',
+    '-T', 'fields', '-e', 'frame.number', '-e', 'iwarp_mpa.crc', '-e', 'iwarp_mpa.crc_check', '-Y', 'iwarp_mpa.crc || iwarp_mpa.crc_check',
+  ], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  expect(r.status, r.stderr).toBe(0);
+  const nums = (s: string | undefined): number[] => (s ? s.split(',').filter((x) => x !== '').map((x) => Number(x)) : []);
+  return r.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => {
+    const [frame, crc, check] = l.split('\t');
+    return { frame: Number(frame), crc: nums(crc), check: nums(check) };
+  });
+}
+
+/** Our FPDUs by the frame that completes them (where tshark dissects a PDU). */
+function ourCrcs(capture: string): Map<number, Ours[]> {
+  const r = cli(['--ndjson', capture]);
+  const byFrame = new Map<number, Ours[]>();
+  for (const line of r.stdout.split('\n')) {
+    if (!line.startsWith('{"type":"fpdu"')) continue;
+    const e = JSON.parse(line) as Ours & { frames: number[] };
+    const last = e.frames[e.frames.length - 1]!;
+    byFrame.set(last, [...(byFrame.get(last) ?? []), e]);
+  }
+  return byFrame;
+}
+
+const hex = (n: number): string => `0x${n.toString(16).padStart(8, '0')}`;
+
+function captures(): string[] {
+  const out = [join(CAPTURES, 'errors.pcap'), join(CAPTURES, 'golden.pcap'), join(CAPTURES, 'sample.pcap')];
+  for (const sub of ['real', 'reference'] as const) {
+    const d = sharedCaptures(sub);
+    if (d) for (const f of readdirSync(d)) if (/\.pcap(ng)?$/.test(f)) out.push(join(d, f));
+  }
+  return out;
+}
+
+describe.skipIf(!haveTshark)('iwarp_mpa.crc equals real tshark\'s', () => {
+  it('for every FPDU tshark shows a CRC for, in every capture at hand', () => {
+    let compared = 0;
+    for (const capture of captures()) {
+      const ours = ourCrcs(capture);
+      for (const row of tsharkCrcs(capture)) {
+        const here = ours.get(row.frame) ?? [];
+        const where = `${capture} frame ${row.frame}`;
+        for (const c of row.crc) {
+          expect(here.map((o) => hex(o.crc)), where).toContain(hex(c));
+          compared++;
+        }
+        for (const c of row.check) {
+          // A good CRC: the value received and the value computed are the same number.
+          expect(here.filter((o) => o.crcStatus === 'good').map((o) => hex(o.crc)), where).toContain(hex(c));
+          expect(here.map((o) => hex(o.crcComputed)), where).toContain(hex(c));
+          compared++;
+        }
+      }
+    }
+    // errors.pcap frame 19 at least (wire octets fa bf b8 7d: 0xfabfb87d).
+    expect(compared).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a CRC value copied from tshark selects that FPDU in -Y', () => {
+    const capture = join(CAPTURES, 'errors.pcap');
+    const row = tsharkCrcs(capture).find((r) => r.check.length > 0)!;
+    expect(row).toBeDefined();
+    const r = cli(['-Y', `iwarp_mpa.crc == ${hex(row.check[0]!)} && iwarp_mpa.crc_check == ${hex(row.check[0]!)}`, capture]);
+    expect(r.stdout).toMatch(new RegExp(`^\\s+${row.frame}\\s+\\d+\\.\\d{6}\\s.*CRC ok`, 'm'));
+  }, 60_000);
+});
+
+describe('the CRC form without tshark', () => {
+  it('errors.pcap: the bad CRC of frame 9 as the wire octets read most significant first', () => {
+    const r = cli(['--ndjson', join(CAPTURES, 'errors.pcap')]);
+    const bad = r.stdout.split('\n').filter((l) => l.includes('"crcStatus":"bad"')).map((l) => JSON.parse(l) as Ours);
+    expect(bad).toHaveLength(1);
+    // The finding says the same numbers as the event.
+    expect(r.stdout).toContain(`"message":"CRC ${hex(bad[0]!.crc)} on the wire, computed ${hex(bad[0]!.crcComputed)} (ULPDU_Length 708)"`);
+    expect(hex(bad[0]!.crc)).toBe('0xa7f36a54');
+  }, 30_000);
+});
