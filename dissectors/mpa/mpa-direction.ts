@@ -7,10 +7,25 @@ import type { DirectionConsumer, DirectionInfo, EndReason, StreamChunk } from '.
 import { ByteLog } from './byte-log.js';
 import { FpduFramer, type FramerParams } from './framer.js';
 import { KEY_PREFIX, type StartupRecord } from './startup.js';
-import type { MpaDirectionSummary } from './mpa-types.js';
+import type { FpduRecord, MpaDirectionSummary } from './mpa-types.js';
 import type { MpaFlow } from './mpa-flow.js';
 
-export type State = 'scan' | 'startup' | 'await' | 'frame' | 'hunt' | 'streaming' | 'ended';
+export type State = 'scan' | 'startup' | 'await' | 'frame' | 'diagnose' | 'hunt' | 'streaming' | 'ended';
+
+/** An FPDU that broke the ULPDU_Length chain, held until diagnosed (sender-mistakes.ts). */
+export interface FramingBreak {
+  prevStart: number | null;
+  prevSeq: number | null;
+  badStart: number;
+  badSeq: number;
+  badFrames: number[];
+  /** The broken FPDU still has a plausible DDP header (only its CRC or markers failed). */
+  headerOk: boolean;
+  what: string;
+}
+
+/** Held bytes kept behind the framer (for diagnosing a break) before trimming to the last FPDU. */
+const RETAIN_BYTES = 256 * 1024;
 
 const HUNT_TRY_STEP = 2048;
 
@@ -49,6 +64,26 @@ export class MpaDirection implements DirectionConsumer {
   earlyReported = false;
   /** `--mpa seqstart=`: absolute SeqStart given by the user. */
   forcedSeqStart: number | null = null;
+  // --- framing breaks and diagnosed sender mistakes ---
+  /** RFC 5044 framing parameters of this direction (negotiated or inferred), without any mistake. */
+  rfcParams: FramerParams | null = null;
+  /** Stream offset and seq of the last FPDU that framed plausibly (the break is diagnosed from it). */
+  lastStart: number | null = null;
+  lastSeq: number | null = null;
+  lastRecord: FpduRecord | null = null;
+  brk: FramingBreak | null = null;
+  /** Why the framer was stopped: resync (hunt after it) or a break (diagnose from before it). */
+  stopKind: 'resync' | 'break' = 'resync';
+  /** The FPDU at this offset was diagnosed as a bad one on its own: frame it without checking again. */
+  exemptStart: number | null = null;
+  /** The FPDU at this offset was already reported under RFC framing: re-framed only to mark it. */
+  suppressStart: number | null = null;
+  /** Rule ids of sender mistakes reported in this direction (once each). */
+  readonly mistakesReported = new Set<string>();
+  senderMistake: string | null = null;
+  senderMistakeFpdus = 0;
+  /** A framing-lost finding is open (not to be repeated when the hunt gives up at the end). */
+  framingLostOpen = false;
 
   constructor(
     readonly flow: MpaFlow,
@@ -76,14 +111,17 @@ export class MpaDirection implements DirectionConsumer {
   feed(data: Uint8Array, offset: number, frame: number, segStart: boolean, segEnd: boolean): void {
     if (this.state === 'frame') {
       const fr = this.framer!;
+      // The framer's bytes stay held from the last plausible FPDU on: a break is diagnosed from there.
+      if (this.log.end !== offset || this.log.length === 0) this.log.reset(offset);
+      this.log.append(data, 0, data.length, frame, segStart, segEnd);
       fr.push(data, offset, frame, segStart, segEnd);
-      if (!fr.isStopped) return;
+      if (!fr.isStopped) {
+        if (this.log.length > RETAIN_BYTES) this.log.dropBefore(Math.min(this.lastStart ?? fr.pendingStart, fr.pendingStart));
+        return;
+      }
       this.flow.afterFramerStop(this);
-      const used = fr.position - offset;
-      if (used >= data.length) return;
-      data = data.subarray(used);
-      offset += used;
-      segStart = false;
+      if ((this.state as State) !== 'ended') this.flow.progress(this, false);
+      return;
     }
     if (this.state === 'ended') return;
     if (this.log.length === 0) this.log.reset(offset);
@@ -138,6 +176,9 @@ export class MpaDirection implements DirectionConsumer {
   startFramer(params: FramerParams, at: number): void {
     this.retireFramer();
     this.params = params;
+    if (!params.mistake) this.rfcParams = params;
+    this.lastStart = null;
+    this.lastSeq = null;
     this.framer = new FpduFramer(params, at, this.info.baseSeq, (f) => this.flow.onFpdu(this, f));
     this.state = 'frame';
   }
@@ -179,6 +220,8 @@ export class MpaDirection implements DirectionConsumer {
       markerCount: r.markers + (f?.markerCount ?? 0),
       afterError: this.afterError,
       bytesSkipped: this.bytesSkipped,
+      senderMistake: this.senderMistake,
+      senderMistakeFpdus: this.senderMistakeFpdus,
       alignment: {
         segments: r.segments + (f?.segments ?? 0),
         fpduAligned: r.fpduAligned + (f?.fpduAligned ?? 0),

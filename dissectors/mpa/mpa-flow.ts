@@ -14,7 +14,8 @@ import {
 } from './startup.js';
 import { portOf } from '../../src/net/segment.js';
 import { MpaDirection, type State } from './mpa-direction.js';
-import type { ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
+import { diagnoseBreak } from './sender-mistakes.js';
+import type { FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
 export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
@@ -87,6 +88,9 @@ export class MpaFlow implements FlowConsumer {
           break;
         case 'await':
           this.stepAwait(d, final);
+          break;
+        case 'diagnose':
+          this.stepDiagnose(d, final);
           break;
         case 'hunt':
           this.stepHunt(d, final);
@@ -384,10 +388,18 @@ export class MpaFlow implements FlowConsumer {
     });
   }
 
+  /**
+   * Injected by the pipeline: could this ULPDU start a DDP segment at all (looser than `plausible`:
+   * it accepts a DDP version that disagrees with the RDMAP version). Checked on every FPDU as it is
+   * framed; the default accepts everything (no break detection without a layer above).
+   */
+  framingPlausible: (head: Uint8Array, length: number) => boolean = () => true;
+
   /** Injected by the pipeline: DDP header plausibility (MPA itself knows nothing of DDP). */
   plausible: (head: Uint8Array, length: number) => boolean = () => true;
 
   private lock(d: MpaDirection, lock: LockResult): void {
+    d.framingLostOpen = false;
     const skipped = lock.offset - d.log.base;
     if (skipped > 0) d.bytesSkipped += skipped;
     d.startFramer(lock.params, lock.offset);
@@ -422,7 +434,7 @@ export class MpaFlow implements FlowConsumer {
     if (final) {
       if (d.log.length > 0) {
         d.bytesSkipped += d.log.length;
-        this.find(d, 'mpa.framing-lost', d.seqOf(d.log.base), d.log.framesIn(d.log.base, d.log.end),
+        if (!d.framingLostOpen) this.find(d, 'mpa.framing-lost', d.seqOf(d.log.base), d.log.framesIn(d.log.base, d.log.end),
           `no FPDU boundary found again in the last ${d.log.length} octets of the stream`);
       }
       d.log.reset(d.log.end);
@@ -456,6 +468,108 @@ export class MpaFlow implements FlowConsumer {
 
   /** Called by a direction's framer for each FPDU. Returns false to stop that framer (resync). */
   onFpdu(d: MpaDirection, f: FramedFpdu): boolean {
+    if (d.suppressStart === f.start) {
+      // Reported already under RFC framing; re-framed under the diagnosed mistake only to go on from it.
+      d.suppressStart = null;
+      if (f.senderMistake !== null) {
+        d.senderMistakeFpdus++;
+        if (d.lastRecord && d.lastRecord.start === f.start) d.lastRecord.senderMistake = f.senderMistake;
+      }
+      this.notePlausible(d, f);
+      return true;
+    }
+    if (d.exemptStart === f.start) d.exemptStart = null;
+    else if (this.detection !== 'forced' && f.crcStatus !== 'good' && f.crcStatus !== 'byte-swapped' && !this.framingPlausible(f.head, f.ulpduLength)) {
+      // Only an FPDU that cannot be one is held: a verified CRC proves the framing, and an FPDU with
+      // a DDP header but a bad CRC or marker is reported as such (its successor shows a break).
+      this.holdBreak(d, f);
+      return false;
+    }
+    this.notePlausible(d, f);
+    if (f.senderMistake !== null) d.senderMistakeFpdus++;
+    return this.emitFpdu(d, f);
+  }
+
+  private notePlausible(d: MpaDirection, f: FramedFpdu): void {
+    d.lastStart = f.start;
+    d.lastSeq = f.seq;
+  }
+
+  /** An implausible FPDU: hold it (and what follows) until diagnosed. */
+  private holdBreak(d: MpaDirection, f: FramedFpdu): void {
+    const headerOk = this.framingPlausible(f.head, f.ulpduLength);
+    const h = f.head;
+    const what = `ULPDU_Length ${f.ulpduLength}${h.length >= 2 ? `, DDP control 0x${h[0]!.toString(16).padStart(2, '0')}, RDMAP control 0x${h[1]!.toString(16).padStart(2, '0')}` : ''}${
+      f.crcStatus === 'bad' ? ', CRC does not verify' : ''}${f.markers.some((m) => m.reserved !== 0 || (m.fpduptr & ~3) !== m.expected) ? ', markers disagree' : ''}`;
+    d.brk = { prevStart: d.lastStart, prevSeq: d.lastSeq, badStart: f.start, badSeq: f.seq, badFrames: [...f.frames], headerOk, what };
+    d.stopKind = 'break';
+  }
+
+  /** Waits for enough octets after a break to tell a bad FPDU from a sender mistake (sender-mistakes.ts). */
+  private stepDiagnose(d: MpaDirection, final: boolean): void {
+    const b = d.brk!;
+    if (!final && !d.shouldTryHunt(false) && d.log.length <= DIAGNOSE_HOLD) return;
+    const rfc = d.rfcParams ?? d.params!;
+    const current = d.params!;
+    const dg = diagnoseBreak({
+      bytes: d.log.bytes,
+      base: d.log.base,
+      baseSeq: d.info.baseSeq,
+      final: final || d.log.length > DIAGNOSE_HOLD,
+      current,
+      rfc,
+      origins: { seqStart: d.seqStartOffset !== null && d.seqStartExact ? d.seqStartOffset : null, startupStart: d.startupRec ? d.startupOffset : null },
+      prevStart: b.prevStart !== null && b.prevStart >= d.log.base ? b.prevStart : null,
+      badStart: b.badStart,
+      header: this.framingPlausible,
+    });
+    if (dg.kind === 'more') return;
+    d.brk = null;
+    d.resetHuntTries();
+    if (dg.kind === 'intact' || (dg.kind === 'none' && b.headerOk)) {
+      // One bad FPDU, not a broken chain: frame it as it is (its own findings follow).
+      d.exemptStart = b.badStart;
+      this.restartAt(d, current, b.badStart);
+      return;
+    }
+    this.find(d, 'mpa.framing-lost', b.badSeq, b.badFrames,
+      `FPDU at seq ${b.badSeq} cannot be one (${b.what}): the ULPDU_Length chain broke${b.prevSeq !== null ? ` after the FPDU at seq ${b.prevSeq}` : ''}`);
+    if (dg.kind === 'mistake') {
+      const h = dg.hypothesis;
+      if (!d.mistakesReported.has(h.id)) {
+        d.mistakesReported.add(h.id);
+        const peerAsked = this.peerStartupName(d);
+        this.find(d, h.id, dg.first.seq, dg.first.frames.length ? dg.first.frames : d.log.framesIn(dg.first.start, dg.first.start + 1),
+          `${h.describe(dg.first, rfc, peerAsked)} (FPDU at seq ${dg.first.seq}); framing goes on under that reading, and FPDUs it changes are marked`);
+      }
+      d.senderMistake = h.id;
+      if (dg.start === b.prevStart) d.suppressStart = dg.start;
+      this.restartAt(d, dg.params, dg.start);
+      return;
+    }
+    // Nothing explains it: look for FPDU boundaries again from the broken FPDU on.
+    d.framingLostOpen = true;
+    d.log.dropBefore(b.badStart);
+    d.state = 'hunt';
+    d.huntReason = 'error';
+  }
+
+  private restartAt(d: MpaDirection, params: FramerParams, at: number): void {
+    const rfc = d.rfcParams;
+    d.log.dropBefore(at);
+    d.startFramer(params, at);
+    if (rfc) d.rfcParams = rfc;
+    d.replayInto(at);
+  }
+
+  /** Who negotiated this direction's markers, in words: the peer's startup frame. */
+  private peerStartupName(d: MpaDirection): string {
+    const p = this.peer(d).startupRec;
+    return p ? `the peer's MPA ${p.kind === 'request' ? 'Request' : 'Reply'} (frame ${p.frame})` : 'the peer';
+  }
+
+  /** Counts, checks and hands on one FPDU that framed plausibly. Returns false to stop its framer (resync). */
+  private emitFpdu(d: MpaDirection, f: FramedFpdu): boolean {
     const flowId = this.handle.id;
     let mpaError: number | null = null;
     const crcBad = f.crcStatus === 'bad' || f.crcStatus === 'byte-swapped';
@@ -534,13 +648,16 @@ export class MpaFlow implements FlowConsumer {
       crc: f.crcStatus === 'unchecked' ? 'unchecked' : crcBad ? 'bad' : 'good',
       afterError,
     });
-    this.out.fpdu?.({ ...f, kind: 'fpdu', flow: flowId, dir: d.dir, from: d.info.from, to: d.info.to, afterError, upper: upperRec ?? null });
+    const rec: FpduRecord = { ...f, kind: 'fpdu', flow: flowId, dir: d.dir, from: d.info.from, to: d.info.to, afterError, upper: upperRec ?? null };
+    d.lastRecord = rec;
+    this.out.fpdu?.(rec);
     // Framing sanity: a bad CRC with a disagreeing marker, or two bad CRCs in a row, or an
     // impossible length means the ULPDU_Length chain may be lost: hunt for it again.
     if (crcBad || f.ulpduLength > MAX_ULPDU_LENGTH) d.consecutiveBad++;
     else d.consecutiveBad = 0;
     if ((crcBad && markerMismatch) || d.consecutiveBad >= 2 || (f.ulpduLength > MAX_ULPDU_LENGTH && crcBad)) {
       d.consecutiveBad = 0;
+      d.stopKind = 'resync';
       return false;
     }
     return true;
@@ -550,10 +667,17 @@ export class MpaFlow implements FlowConsumer {
   afterFramerStop(d: MpaDirection): void {
     const fr = d.framer!;
     d.retireFramer();
+    d.resetHuntTries();
+    if (d.stopKind === 'break' && d.brk) {
+      d.stopKind = 'resync';
+      // Keep from the last plausible FPDU on: the mistake may sit in it.
+      d.log.dropBefore(d.brk.prevStart ?? d.brk.badStart);
+      d.state = 'diagnose';
+      return;
+    }
     d.state = 'hunt';
     d.huntReason = 'error';
-    d.log.reset(fr.position);
-    d.resetHuntTries();
+    d.log.dropBefore(fr.position);
   }
 
   /** Decided once both first FPDUs are known (capture order, not processing order), or at the end. */
@@ -623,6 +747,14 @@ export class MpaFlow implements FlowConsumer {
         }
         d.log.reset(end);
         return;
+      case 'diagnose':
+        this.stepDiagnose(d, true);
+        if ((d.state as State) !== 'diagnose') {
+          this.onGap(d, offset, length);
+          return;
+        }
+        d.log.reset(end);
+        return;
       case 'hunt':
         this.stepHunt(d, true);
         if ((d.state as State) === 'frame') {
@@ -645,7 +777,7 @@ export class MpaFlow implements FlowConsumer {
 
   onEnd(d: MpaDirection, reason: EndReason, frame: number | null): void {
     this.progress(d, true);
-    if (d.state === 'await' || d.state === 'hunt') this.progress(d, true);
+    if (d.state === 'await' || d.state === 'hunt' || d.state === 'diagnose') this.progress(d, true);
     if (d.state === 'frame') {
       const fr = d.framer!;
       if (!fr.atBoundary) {
@@ -696,6 +828,8 @@ export class MpaFlow implements FlowConsumer {
 }
 
 const NONE: readonly MarkerInfo[] = [];
+/** Octets held after a break before diagnosing with what there is: four of the largest FPDUs. */
+const DIAGNOSE_HOLD = 4 * 66 * 1024;
 
 /** Stream offset of the first marker position at or after a lock: congruent to SeqStart mod 512. */
 function firstMarkerOffset(lock: LockResult): number {

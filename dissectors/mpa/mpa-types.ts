@@ -69,6 +69,10 @@ export interface MpaDirectionSummary {
   markerCount: number;
   afterError: number;
   bytesSkipped: number;
+  /** Rule id of the sender mistake diagnosed in this direction (the last one, if several), else null. */
+  senderMistake: string | null;
+  /** FPDUs framed under a diagnosed sender mistake whose framing it changed. */
+  senderMistakeFpdus: number;
   alignment: { segments: number; fpduAligned: number; headerAligned: number; spanning: number };
 }
 
