@@ -82,6 +82,8 @@ export class MpaDirection implements DirectionConsumer {
   readonly mistakesReported = new Set<string>();
   senderMistake: string | null = null;
   senderMistakeFpdus = 0;
+  /** A pad-not-zero finding held while the FPDU after it is in doubt (it may be a PAD mistake). */
+  pendingPad: { seq: number; frames: number[]; message: string } | null = null;
   /** A framing-lost finding is open (not to be repeated when the hunt gives up at the end). */
   framingLostOpen = false;
 

@@ -14,7 +14,7 @@ import {
 } from './startup.js';
 import { portOf } from '../../src/net/segment.js';
 import { MpaDirection, type State } from './mpa-direction.js';
-import { diagnoseBreak } from './sender-mistakes.js';
+import { diagnoseBreak, type Hypothesis } from './sender-mistakes.js';
 import type { FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
 export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
@@ -479,9 +479,15 @@ export class MpaFlow implements FlowConsumer {
       return true;
     }
     if (d.exemptStart === f.start) d.exemptStart = null;
-    else if (this.detection !== 'forced' && f.crcStatus !== 'good' && f.crcStatus !== 'byte-swapped' && !this.framingPlausible(f.head, f.ulpduLength)) {
-      // Only an FPDU that cannot be one is held: a verified CRC proves the framing, and an FPDU with
-      // a DDP header but a bad CRC or marker is reported as such (its successor shows a break).
+    else if (
+      this.detection !== 'forced' &&
+      f.crcStatus !== 'good' &&
+      f.crcStatus !== 'byte-swapped' &&
+      (!this.framingPlausible(f.head, f.ulpduLength) || (f.crcStatus === 'bad' && this.successorImplausible(d, f)))
+    ) {
+      // Only an FPDU that cannot be one is held, or one whose CRC fails and whose successor cannot
+      // be one either (a sender mistake shows in the FPDU itself when CRC is on). A verified CRC
+      // proves the framing; a bad CRC alone is reported as such.
       this.holdBreak(d, f);
       return false;
     }
@@ -490,7 +496,24 @@ export class MpaFlow implements FlowConsumer {
     return this.emitFpdu(d, f);
   }
 
+  /** The octets after `f` (when already held, and no marker can sit there) cannot start an FPDU. */
+  private successorImplausible(d: MpaDirection, f: FramedFpdu): boolean {
+    if (d.framer?.params.markers !== false) return false;
+    const at = f.start + f.wireSize - d.log.base;
+    const b = d.log.bytes;
+    if (at < 0 || at + 2 + 18 > b.length) return false;
+    return !this.framingPlausible(b.subarray(at + 2, at + 20), (b[at]! << 8) | b[at + 1]!);
+  }
+
+  private flushPendingPad(d: MpaDirection, drop = false): void {
+    const p = d.pendingPad;
+    if (!p) return;
+    d.pendingPad = null;
+    if (!drop) this.find(d, 'mpa.pad-not-zero', p.seq, p.frames, p.message);
+  }
+
   private notePlausible(d: MpaDirection, f: FramedFpdu): void {
+    if (d.pendingPad && d.pendingPad.seq !== f.seq) this.flushPendingPad(d);
     d.lastStart = f.start;
     d.lastSeq = f.seq;
   }
@@ -528,20 +551,18 @@ export class MpaFlow implements FlowConsumer {
     d.resetHuntTries();
     if (dg.kind === 'intact' || (dg.kind === 'none' && b.headerOk)) {
       // One bad FPDU, not a broken chain: frame it as it is (its own findings follow).
+      this.flushPendingPad(d);
       d.exemptStart = b.badStart;
       this.restartAt(d, current, b.badStart);
       return;
     }
     this.find(d, 'mpa.framing-lost', b.badSeq, b.badFrames,
       `FPDU at seq ${b.badSeq} cannot be one (${b.what}): the ULPDU_Length chain broke${b.prevSeq !== null ? ` after the FPDU at seq ${b.prevSeq}` : ''}`);
+    // PAD read under RFC framing from the FPDU the mistake is about was not PAD.
+    this.flushPendingPad(d, dg.kind === 'mistake' && dg.start === b.prevStart);
     if (dg.kind === 'mistake') {
       const h = dg.hypothesis;
-      if (!d.mistakesReported.has(h.id)) {
-        d.mistakesReported.add(h.id);
-        const peerAsked = this.peerStartupName(d);
-        this.find(d, h.id, dg.first.seq, dg.first.frames.length ? dg.first.frames : d.log.framesIn(dg.first.start, dg.first.start + 1),
-          `${h.describe(dg.first, rfc, peerAsked)} (FPDU at seq ${dg.first.seq}); framing goes on under that reading, and FPDUs it changes are marked`);
-      }
+      this.reportMistake(d, h, dg.first, rfc);
       d.senderMistake = h.id;
       if (dg.start === b.prevStart) d.suppressStart = dg.start;
       this.restartAt(d, dg.params, dg.start);
@@ -552,6 +573,47 @@ export class MpaFlow implements FlowConsumer {
     d.log.dropBefore(b.badStart);
     d.state = 'hunt';
     d.huntReason = 'error';
+  }
+
+  /**
+   * The stream ended inside an FPDU: a ULPDU_Length read wrongly (little-endian, say) can announce
+   * more octets than the rest of the stream holds, so no break ever shows. Diagnose it from there.
+   */
+  private diagnoseCut(d: MpaDirection): void {
+    const fr = d.framer!;
+    const start = fr.pendingStart;
+    if (this.detection === 'forced' || start < d.log.base || d.log.end <= start) return;
+    const rfc = d.rfcParams ?? d.params!;
+    const dg = diagnoseBreak({
+      bytes: d.log.bytes,
+      base: d.log.base,
+      baseSeq: d.info.baseSeq,
+      final: true,
+      current: d.params!,
+      rfc,
+      origins: { seqStart: d.seqStartOffset !== null && d.seqStartExact ? d.seqStartOffset : null, startupStart: d.startupRec ? d.startupOffset : null },
+      prevStart: d.lastStart !== null && d.lastStart >= d.log.base ? d.lastStart : null,
+      badStart: start,
+      header: this.framingPlausible,
+    });
+    if (dg.kind !== 'mistake') return;
+    const b = d.log.bytes;
+    const at = start - d.log.base;
+    const announced = at + 2 <= b.length ? (b[at]! << 8) | b[at + 1]! : null;
+    this.find(d, 'mpa.framing-lost', fr.pendingSeq, [...fr.pendingFrames],
+      `FPDU at seq ${fr.pendingSeq} cannot be one (ULPDU_Length ${announced ?? '?'} announces more than the stream holds): the ULPDU_Length chain broke${d.lastSeq !== null ? ` after the FPDU at seq ${d.lastSeq}` : ''}`);
+    this.flushPendingPad(d, dg.start === d.lastStart);
+    if (dg.start === d.lastStart) d.suppressStart = dg.start;
+    this.reportMistake(d, dg.hypothesis, dg.first, rfc);
+    d.senderMistake = dg.hypothesis.id;
+    this.restartAt(d, dg.params, dg.start);
+  }
+
+  private reportMistake(d: MpaDirection, h: Hypothesis, first: FramedFpdu, rfc: FramerParams): void {
+    if (d.mistakesReported.has(h.id)) return;
+    d.mistakesReported.add(h.id);
+    this.find(d, h.id, first.seq, d.log.framesIn(first.start, first.start + first.wireSize),
+      `${h.describe(first, rfc, this.peerStartupName(d))} (FPDU at seq ${first.seq}); framing goes on under that reading, and FPDUs it changes are marked`);
   }
 
   private restartAt(d: MpaDirection, params: FramerParams, at: number): void {
@@ -610,7 +672,13 @@ export class MpaFlow implements FlowConsumer {
         bad.slice(0, 4).map((m) => `marker at seq ${m.seq}: FPDUPTR ${m.fpduptr & ~3}, expected ${m.expected}`).join('; ') + (bad.length > 4 ? `; ${bad.length - 4} more` : ''));
       mpaError ??= 3;
     }
-    if (f.padNonZero) this.find(d, 'mpa.pad-not-zero', f.seq, f.frames, `PAD of ${f.pad} octets is not zero`);
+    if (f.padNonZero) {
+      const pad = { seq: f.seq, frames: f.frames, message: `PAD of ${f.pad} octets is not zero` };
+      // Octets read as PAD that do not lead to a plausible FPDU may be the next FPDU's start under a
+      // sender's own PAD rule: held until the break is diagnosed.
+      if (this.successorImplausible(d, f)) d.pendingPad = pad;
+      else this.find(d, 'mpa.pad-not-zero', pad.seq, pad.frames, pad.message);
+    }
     if (f.ulpduLength > MAX_ULPDU_LENGTH) this.find(d, 'mpa.ulpdu-too-long', f.seq, f.frames, `ULPDU_Length ${f.ulpduLength} exceeds 64768`);
     // A sender's segments are bounded by the MSS its peer (the receiver) advertised in its SYN.
     const mss = this.peer(d).info.mss ?? d.info.mss;
@@ -778,6 +846,8 @@ export class MpaFlow implements FlowConsumer {
   onEnd(d: MpaDirection, reason: EndReason, frame: number | null): void {
     this.progress(d, true);
     if (d.state === 'await' || d.state === 'hunt' || d.state === 'diagnose') this.progress(d, true);
+    this.flushPendingPad(d);
+    if (d.state === 'frame' && !d.framer!.atBoundary) this.diagnoseCut(d);
     if (d.state === 'frame') {
       const fr = d.framer!;
       if (!fr.atBoundary) {

@@ -72,11 +72,6 @@ export const HYPOTHESES: readonly Hypothesis[] = [
     describe: (_f, _rfc, peerAsked) => `the sender inserts markers every 512 octets although ${peerAsked} did not ask for them (M=0; RFC 5044 sections 4.3 and 7.1.1)`,
   },
   {
-    id: 'mpa.markers-missing',
-    params: (rfc) => (rfc.markers ? { ...rfc, markers: false, mistake: mistake('mpa.markers-missing', { always: true }) } : null),
-    describe: (_f, _rfc, peerAsked) => `the sender inserts no markers although ${peerAsked} asked for them (M=1; RFC 5044 sections 4.3 and 7.1.1)`,
-  },
-  {
     id: 'mpa.marker-phase',
     // Counted from the first octet of the TCP stream (stream offset 0).
     params: (rfc, o) =>
@@ -91,6 +86,11 @@ export const HYPOTHESES: readonly Hypothesis[] = [
         ? null
         : { ...rfc, markerBase: o.startupStart, mistake: mistake('mpa.marker-phase', { always: true }) },
     describe: () => `markers are placed every 512 octets counted from the first octet of the sender's startup frame, not from SeqStart (the first octet after it; RFC 5044 section 4.3)`,
+  },
+  {
+    id: 'mpa.markers-missing',
+    params: (rfc) => (rfc.markers ? { ...rfc, markers: false, mistake: mistake('mpa.markers-missing', { always: true }) } : null),
+    describe: (_f, _rfc, peerAsked) => `the sender inserts no markers although ${peerAsked} asked for them (M=1; RFC 5044 sections 4.3 and 7.1.1)`,
   },
 ];
 
@@ -112,6 +112,8 @@ export interface ChainProbe {
   endsAtEnd: boolean;
   /** First FPDU whose framing the mistake changed, if any. */
   firstAffected: FramedFpdu | null;
+  /** Stream offset where the chain ends. */
+  end: number;
 }
 
 /** Frames held bytes from `start` under `params` and counts plausible FPDUs, up to `need`. */
@@ -124,8 +126,9 @@ export function probeChain(
   header: HeaderCheck,
   exemptFirst: boolean,
   need: number,
+  minSpan = 0,
 ): ChainProbe {
-  const r: ChainProbe = { count: 0, bad: false, endsAtEnd: false, firstAffected: null };
+  const r: ChainProbe = { count: 0, bad: false, endsAtEnd: false, firstAffected: null, end: start };
   const fr = new FpduFramer(params, start, baseSeq, (f) => {
     if (!(exemptFirst && r.count === 0) && !fpduPlausible(f, params, header)) {
       r.bad = true;
@@ -133,7 +136,8 @@ export function probeChain(
     }
     if (f.senderMistake !== null && r.firstAffected === null) r.firstAffected = f;
     r.count++;
-    return r.count < need;
+    r.end = f.start + f.wireSize;
+    return r.count < need || r.end - start < minSpan;
   });
   fr.push(bytes, start, 0, false, false, start - base, bytes.length);
   r.endsAtEnd = !r.bad && fr.atBoundary && fr.position === base + bytes.length;
@@ -167,8 +171,8 @@ export type Diagnosis =
 /** FPDUs after the one a hypothesis is about that must frame plausibly (RFC 5044 §6 resync uses chains too). */
 export const CHAIN_AFTER = 3;
 
-function accepted(p: ChainProbe, need: number, final: boolean, least: number): 'ok' | 'bad' | 'more' {
-  if (p.count >= need) return 'ok';
+function accepted(p: ChainProbe, need: number, final: boolean, least: number, start = 0, minSpan = 0): 'ok' | 'bad' | 'more' {
+  if (p.count >= need && p.end - start >= minSpan) return 'ok';
   if (p.bad) return 'bad';
   if (final) return p.endsAtEnd && p.count >= least ? 'ok' : 'bad';
   return 'more';
@@ -191,8 +195,10 @@ export function diagnoseBreak(q: BreakQuery): Diagnosis {
     if (!params || sameFraming(params, q.current)) continue;
     for (const s of starts) {
       const need = 1 + CHAIN_AFTER;
-      const p = probeChain(q.bytes, q.base, q.baseSeq, s, params, q.header, false, need);
-      const v = accepted(p, need, q.final, 2);
+      // A marker hypothesis must have passed marker positions to be told from the others.
+      const span = params.markers !== q.rfc.markers || params.markerBase !== q.rfc.markerBase ? 2 * 512 : 0;
+      const p = probeChain(q.bytes, q.base, q.baseSeq, s, params, q.header, false, need, span);
+      const v = accepted(p, need, q.final, 2, s, span);
       if (v === 'ok' && p.firstAffected) return { kind: 'mistake', hypothesis: h, params, start: s, first: p.firstAffected };
       if (v === 'more') waiting = true;
     }
