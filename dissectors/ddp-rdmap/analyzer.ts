@@ -1033,7 +1033,7 @@ export class DdpFlowAnalyzer {
   // -------------------------------------------------------------------------------------------
 
   /** Direction `dir` ended: FIN, RST, or the capture ran out ('eof'). */
-  end(dir: Dir, reason: 'fin' | 'rst' | 'eof'): void {
+  end(dir: Dir, reason: 'fin' | 'rst' | 'eof', frame: number | null = null): void {
     const st = this.dirs[dir];
     if (st.ended) return;
     st.ended = true;
@@ -1053,8 +1053,10 @@ export class DdpFlowAnalyzer {
     const peer = this.dirs[other(dir)];
     if (reason !== 'eof') {
       for (const r of peer.outstanding) {
-        this.report('rdmap.read-unanswered', other(dir), peer.from, r.frames, r.seq,
-          `${r.rtr ? 'Read RTR' : 'Read Request'} for ${r.size} octets (sink ${hex32(r.sinkStag)}/${hex64(r.sinkTo)}) not answered before the responder's direction closed (${reason})`);
+        // A RST (RFC 9293 §3.5.3) aborts both directions: name it, and its frame, as the end.
+        const how = reason === 'rst' && frame !== null ? `the connection was reset (RST in frame ${frame})` : `the responder's direction closed (${reason})`;
+        this.report('rdmap.read-unanswered', other(dir), peer.from, frame !== null && reason === 'rst' ? [...r.frames, frame] : r.frames, r.seq,
+          `${r.rtr ? 'Read RTR' : 'Read Request'} for ${r.size} octets (sink ${hex32(r.sinkStag)}/${hex64(r.sinkTo)}) not answered before ${how}`);
       }
     }
     peer.outstanding = [];

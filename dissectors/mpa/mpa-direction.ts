@@ -58,6 +58,7 @@ export class MpaDirection implements DirectionConsumer {
   consecutiveBad = 0;
   firstFpduFirstFrame: number | null = null;
   firstFpduLastFrame: number | null = null;
+  firstFpduSeq: number | null = null;
   emssReported = false;
   emssCount = 0;
   fpduAfterRejectReported = false;

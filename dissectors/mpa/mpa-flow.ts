@@ -36,6 +36,8 @@ export class MpaFlow implements FlowConsumer {
   private readonly holdBytes: number;
   private readonly huntBudget: number;
   private responderFirstChecked = false;
+  /** The RST that aborted the connection was reported (once per connection). */
+  private abortReported = false;
 
   constructor(
     readonly handle: FlowHandle,
@@ -703,6 +705,7 @@ export class MpaFlow implements FlowConsumer {
     if (d.firstFpduFirstFrame === null) {
       d.firstFpduFirstFrame = f.frames[0] ?? 0;
       d.firstFpduLastFrame = f.frames[f.frames.length - 1] ?? 0;
+      d.firstFpduSeq = f.seq;
       this.checkResponderFirst();
     }
     const upperRec = this.upperLayer()?.ulpdu({
@@ -759,7 +762,7 @@ export class MpaFlow implements FlowConsumer {
     this.responderFirstChecked = true;
     if (iniDone === null || res.firstFpduFirstFrame < iniDone) {
       const p2p = !!(this.request.enhancedBlock?.p2p && this.reply.enhancedBlock?.p2p);
-      this.find(res, 'mpa.responder-first', null, [res.firstFpduFirstFrame],
+      this.find(res, 'mpa.responder-first', res.firstFpduSeq, [res.firstFpduFirstFrame],
         `Responder's first FPDU (frame ${res.firstFpduFirstFrame}) was sent before the Initiator's first FPDU${p2p ? ' (the RTR)' : ''} ${iniDone === null ? 'was seen at all' : `reached it (frame ${iniDone})`}`);
     }
   }
@@ -844,6 +847,14 @@ export class MpaFlow implements FlowConsumer {
   }
 
   onEnd(d: MpaDirection, reason: EndReason, frame: number | null): void {
+    // A RST aborts the whole connection (RFC 9293 §3.5.3): a direction still open at the end of the
+    // capture after a RST from either side ended with that RST, not with the capture.
+    const rst = this.handle.resetFrame ?? null;
+    const aborted = reason === 'rst' || (reason === 'eof' && rst !== null);
+    if (reason === 'eof' && rst !== null) {
+      reason = 'rst';
+      frame = rst;
+    }
     this.progress(d, true);
     if (d.state === 'await' || d.state === 'hunt' || d.state === 'diagnose') this.progress(d, true);
     this.flushPendingPad(d);
@@ -859,14 +870,20 @@ export class MpaFlow implements FlowConsumer {
           this.upperLayer()?.noteMpaError?.(d.dir, 1, fr.pendingSeq, frames);
         }
       } else if (reason !== 'eof') {
-        this.find(d, 'mpa.tcp-closed-between', d.seqOf(fr.position), frame !== null ? [frame] : [],
-          `${reason.toUpperCase()} in frame ${frame} during full operation (between FPDUs)`);
+        // The abort is one event for the connection: reported once, with the RST's frame.
+        if (!aborted || !this.abortReported) {
+          this.find(d, 'mpa.tcp-closed-between', d.seqOf(fr.position), frame !== null ? [frame] : [],
+            aborted
+              ? `RST in frame ${frame} aborts the connection during full operation (between FPDUs); both directions end (RFC 9293 section 3.5.3)`
+              : `${reason.toUpperCase()} in frame ${frame} during full operation (between FPDUs)`);
+        }
         this.upperLayer()?.noteMpaError?.(d.dir, 1, d.seqOf(fr.position), frame !== null ? [frame] : []);
       }
     } else if (d.state === 'startup') {
       this.stepStartup(d, true);
     }
-    if (this.isMpa) this.upperLayer()?.end(d.dir, reason);
+    if (aborted) this.abortReported = true;
+    if (this.isMpa) this.upperLayer()?.end(d.dir, reason, frame);
     d.state = 'ended';
     if (this.directions[0].state === 'ended' && this.directions[1].state === 'ended') {
       this.checkResponderFirst(true);

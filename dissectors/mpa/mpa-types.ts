@@ -11,7 +11,8 @@ import type { MpaFlow } from './mpa-flow.js';
 /** What the layer above MPA (DDP/RDMAP) offers; MPA knows nothing more of it. */
 export interface UpperLayer {
   ulpdu(u: Ulpdu): unknown;
-  end(dir: 0 | 1, reason: EndReason): void;
+  /** The direction ended; `frame` is the FIN or RST (for an abort: the RST that ended the connection). */
+  end(dir: 0 | 1, reason: EndReason, frame?: number | null): void;
   noteMpaError?(dir: 0 | 1, code: number, seq: number, frames: number[]): void;
   /** Octets of this direction missing from the capture: sequence jumps above are explained by it. */
   noteCaptureGap?(dir: 0 | 1, seq: number, length: number): void;
