@@ -22,6 +22,8 @@ export interface FramingBreak {
   /** The broken FPDU still has a plausible DDP header (only its CRC or markers failed). */
   headerOk: boolean;
   what: string;
+  /** The FPDU the chain broke after (in the finding's words), when there is one. */
+  afterSeq: number | null;
 }
 
 /** Held bytes kept behind the framer (for diagnosing a break) before trimming to the last FPDU. */

@@ -480,17 +480,17 @@ export class MpaFlow implements FlowConsumer {
       this.notePlausible(d, f);
       return true;
     }
+    const crcOk = f.crcStatus === 'good' || f.crcStatus === 'byte-swapped';
     if (d.exemptStart === f.start) d.exemptStart = null;
-    else if (
-      this.detection !== 'forced' &&
-      f.crcStatus !== 'good' &&
-      f.crcStatus !== 'byte-swapped' &&
-      (!this.framingPlausible(f.head, f.ulpduLength) || (f.crcStatus === 'bad' && this.successorImplausible(d, f)))
-    ) {
-      // Only an FPDU that cannot be one is held, or one whose CRC fails and whose successor cannot
-      // be one either (a sender mistake shows in the FPDU itself when CRC is on). A verified CRC
-      // proves the framing; a bad CRC alone is reported as such.
-      this.holdBreak(d, f);
+    else if (this.detection !== 'forced' && !crcOk && !this.framingPlausible(f.head, f.ulpduLength)) {
+      // An FPDU that cannot be one: hold it (a verified CRC proves the framing; a bad CRC alone is
+      // reported as such).
+      this.holdBreak(d, f, false);
+      return false;
+    } else if (this.detection !== 'forced' && !crcOk && this.successorImplausible(d, f)) {
+      // The octets after this FPDU cannot start one: its own trailer (PAD, length) may be the
+      // sender's mistake. Held, not reported yet, so that it is reported once and right.
+      this.holdBreak(d, f, true);
       return false;
     }
     this.notePlausible(d, f);
@@ -520,13 +520,28 @@ export class MpaFlow implements FlowConsumer {
     d.lastSeq = f.seq;
   }
 
-  /** An implausible FPDU: hold it (and what follows) until diagnosed. */
-  private holdBreak(d: MpaDirection, f: FramedFpdu): void {
+  /**
+   * An implausible FPDU (or, `successor`, one whose following octets cannot start an FPDU): hold it
+   * and what follows until diagnosed.
+   */
+  private holdBreak(d: MpaDirection, f: FramedFpdu, successor: boolean): void {
     const headerOk = this.framingPlausible(f.head, f.ulpduLength);
-    const h = f.head;
-    const what = `ULPDU_Length ${f.ulpduLength}${h.length >= 2 ? `, DDP control 0x${h[0]!.toString(16).padStart(2, '0')}, RDMAP control 0x${h[1]!.toString(16).padStart(2, '0')}` : ''}${
-      f.crcStatus === 'bad' ? ', CRC does not verify' : ''}${f.markers.some((m) => m.reserved !== 0 || (m.fpduptr & ~3) !== m.expected) ? ', markers disagree' : ''}`;
-    d.brk = { prevStart: d.lastStart, prevSeq: d.lastSeq, badStart: f.start, badSeq: f.seq, badFrames: [...f.frames], headerOk, what };
+    let lostSeq = f.seq;
+    let lostFrames = [...f.frames];
+    let what: string;
+    if (successor) {
+      const at = f.start + f.wireSize;
+      const b = d.log.bytes;
+      const i = at - d.log.base;
+      lostSeq = d.seqOf(at);
+      lostFrames = d.log.framesIn(at, Math.min(d.log.end, at + 20));
+      what = `ULPDU_Length ${(b[i]! << 8) | b[i + 1]!}, DDP control 0x${b[i + 2]!.toString(16).padStart(2, '0')}, RDMAP control 0x${b[i + 3]!.toString(16).padStart(2, '0')}`;
+    } else {
+      const h = f.head;
+      what = `ULPDU_Length ${f.ulpduLength}${h.length >= 2 ? `, DDP control 0x${h[0]!.toString(16).padStart(2, '0')}, RDMAP control 0x${h[1]!.toString(16).padStart(2, '0')}` : ''}${
+        f.crcStatus === 'bad' ? ', CRC does not verify' : ''}`;
+    }
+    d.brk = { prevStart: d.lastStart, prevSeq: d.lastSeq, badStart: f.start, badSeq: lostSeq, badFrames: lostFrames, headerOk, what, afterSeq: successor ? f.seq : d.lastSeq };
     d.stopKind = 'break';
   }
 
@@ -559,7 +574,7 @@ export class MpaFlow implements FlowConsumer {
       return;
     }
     this.find(d, 'mpa.framing-lost', b.badSeq, b.badFrames,
-      `FPDU at seq ${b.badSeq} cannot be one (${b.what}): the ULPDU_Length chain broke${b.prevSeq !== null ? ` after the FPDU at seq ${b.prevSeq}` : ''}`);
+      `FPDU at seq ${b.badSeq} cannot be one (${b.what}): the ULPDU_Length chain broke${b.afterSeq !== null ? ` after the FPDU at seq ${b.afterSeq}` : ''}`);
     // PAD read under RFC framing from the FPDU the mistake is about was not PAD.
     this.flushPendingPad(d, dg.kind === 'mistake' && dg.start === b.prevStart);
     if (dg.kind === 'mistake') {
