@@ -65,8 +65,8 @@ export interface FramedFpdu {
   frames: number[];
   /** First min(ulpduLength, ULPDU_HEADER_BYTES) ULPDU octets, markers removed (own copy). */
   head: Uint8Array;
-  /** Rule id of the diagnosed sender mistake this FPDU was framed under, when it changed its framing. */
-  senderMistake: string | null;
+  /** Rule id of the diagnosed sender mistake this FPDU was framed under, when it changed its framing (optional: records built elsewhere may leave it out). */
+  senderMistake?: string | null | undefined;
 }
 
 const EMPTY_HEAD = new Uint8Array(0);

@@ -473,7 +473,7 @@ export class MpaFlow implements FlowConsumer {
     if (d.suppressStart === f.start) {
       // Reported already under RFC framing; re-framed under the diagnosed mistake only to go on from it.
       d.suppressStart = null;
-      if (f.senderMistake !== null) {
+      if (f.senderMistake) {
         d.senderMistakeFpdus++;
         if (d.lastRecord && d.lastRecord.start === f.start) d.lastRecord.senderMistake = f.senderMistake;
       }
@@ -494,7 +494,7 @@ export class MpaFlow implements FlowConsumer {
       return false;
     }
     this.notePlausible(d, f);
-    if (f.senderMistake !== null) d.senderMistakeFpdus++;
+    if (f.senderMistake) d.senderMistakeFpdus++;
     return this.emitFpdu(d, f);
   }
 

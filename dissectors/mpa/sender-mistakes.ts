@@ -134,7 +134,7 @@ export function probeChain(
       r.bad = true;
       return false;
     }
-    if (f.senderMistake !== null && r.firstAffected === null) r.firstAffected = f;
+    if (f.senderMistake && r.firstAffected === null) r.firstAffected = f;
     r.count++;
     r.end = f.start + f.wireSize;
     return r.count < need || r.end - start < minSpan;
