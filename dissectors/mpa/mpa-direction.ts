@@ -121,7 +121,7 @@ export class MpaDirection implements DirectionConsumer {
       this.log.append(data, 0, data.length, frame, segStart, segEnd);
       fr.push(data, offset, frame, segStart, segEnd);
       if (!fr.isStopped) {
-        if (this.log.length > RETAIN_BYTES) this.log.dropBefore(Math.min(this.lastStart ?? fr.pendingStart, fr.pendingStart));
+        if (this.log.length > RETAIN_BYTES) this.log.dropBefore(Math.min(this.lastStart ?? fr.pendingStart, fr.pendingStart), true); // the buffer is reused: no churn
         return;
       }
       this.flow.afterFramerStop(this);

@@ -734,9 +734,12 @@ export class MpaFlow implements FlowConsumer {
       crc: f.crcStatus === 'unchecked' ? 'unchecked' : crcBad ? 'bad' : 'good',
       afterError,
     });
-    const rec: FpduRecord = { ...f, kind: 'fpdu', flow: flowId, dir: d.dir, from: d.info.from, to: d.info.to, afterError, upper: upperRec ?? null };
-    d.lastRecord = rec;
-    this.out.fpdu?.(rec);
+    if (this.out.fpdu) {
+      // Built only for an output that wants it: the spread costs more than the rest of this method.
+      const rec: FpduRecord = { ...f, kind: 'fpdu', flow: flowId, dir: d.dir, from: d.info.from, to: d.info.to, afterError, upper: upperRec ?? null };
+      d.lastRecord = rec; // marked later if a diagnosed mistake turns out to cover it
+      this.out.fpdu(rec);
+    }
     // Framing sanity: a bad CRC with a disagreeing marker, or two bad CRCs in a row, or an
     // impossible length means the ULPDU_Length chain may be lost: hunt for it again.
     if (crcBad || f.ulpduLength > MAX_ULPDU_LENGTH) d.consecutiveBad++;
