@@ -182,6 +182,17 @@ interface OutstandingRead {
   sinkTo: bigint;
   size: number;
   rtr: boolean;
+  /** The Request's fields as sent (before any byte-order diagnosis), for the findings' wording. */
+  wire: { sinkStag: number; sinkTo: bigint; size: number; srcStag: number; srcTo: bigint };
+  /** The Response is paired under the byte-swapped reading (the sender wrote host order). */
+  swapped: boolean;
+}
+
+const bswap32 = (v: number): number => (((v & 0xff) << 24) | ((v & 0xff00) << 8) | ((v >>> 8) & 0xff00) | (v >>> 24)) >>> 0;
+function bswap64(v: bigint): bigint {
+  let r = 0n;
+  for (let i = 0; i < 8; i++) r = (r << 8n) | ((v >> BigInt(8 * i)) & 0xffn);
+  return r;
 }
 
 interface HistoryEntry {
@@ -238,6 +249,10 @@ class DirState {
   ended = false;
   reported = new Map<string, number>();
   lastFpdu: { seq: number; size: number } | null = null;
+  /** Fields this direction was found to send byte-swapped (reported once each). */
+  byteOrderReported = new Set<string>();
+  /** Why the last loss epoch began: a bad CRC names itself instead of capture loss. */
+  lastLossKind: 'capture' | 'crc' | 'other' = 'capture';
 }
 
 const MAX_QUEUES = 16;
@@ -309,6 +324,7 @@ export class DdpFlowAnalyzer {
     const st = this.dirs[dir];
     st.lossEpoch++;
     st.lastLoss = `a capture gap of ${length} octets at seq ${seq}`;
+    st.lastLossKind = 'capture';
   }
 
   // -------------------------------------------------------------------------------------------
@@ -364,6 +380,7 @@ export class DdpFlowAnalyzer {
       if (!bad) this.emit('ddp.truncated', u, rec, pdu.reason);
       st.lossEpoch++;
       st.lastLoss = `the malformed segment at seq ${u.seq}`;
+      st.lastLossKind = 'other';
       rec.skipped = 'malformed';
       return rec;
     }
@@ -376,6 +393,7 @@ export class DdpFlowAnalyzer {
       st.skipped++;
       st.lossEpoch++;
       st.lastLoss = `the segment at seq ${u.seq} (${framesText(u.frames)}) left out because its CRC does not verify`;
+      st.lastLossKind = 'crc';
       // Every Terminate is reported, even one a receiver would discard (its note says why).
       if (pdu.kind === 'untagged' && pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu, pdu.body.term, rec);
       return rec;
@@ -415,6 +433,7 @@ export class DdpFlowAnalyzer {
       if (k === lo || k === lo + 1) return; // the markers in between
     }
     st.lossEpoch++;
+    st.lastLossKind = 'capture';
     st.lastLoss = extra > 0
       ? `${extra} octets missing from the stream between seq ${prev.seq} and seq ${u.seq} (FPDUs lost from the capture or not framed)`
       : `FPDU at seq ${u.seq} overlapping the previous one at seq ${prev.seq}`;
@@ -548,7 +567,14 @@ export class DdpFlowAnalyzer {
     }
     let m = q.open.get(p.msn);
     if (m) {
-      if (p.mo !== m.length) {
+      if (p.mo !== m.length && p.mo === bswap32(m.length) && m.length !== 0) {
+        // MO in host order (SoftUiWarp after the first segment): one finding per direction.
+        if (!st.byteOrderReported.has('MO')) {
+          st.byteOrderReported.add('MO');
+          this.emit('ddp.mo-byte-order', u, rec,
+            `QN ${p.qn} MSN ${p.msn}: MO 0x${p.mo.toString(16).padStart(8, '0')} (${p.mo}) in network byte order is ${m.length} byte-swapped, the offset the message has reached; the sender writes MO in host (little-endian) order, RFC 5041 section 4 puts it in network order`);
+        }
+      } else if (p.mo !== m.length) {
         const why = p.mo > m.length ? `${p.mo - m.length} octets missing` : `${m.length - p.mo} octets overlap`;
         const text = `QN ${p.qn} MSN ${p.msn}: MO=${p.mo}, expected ${m.length} (${why})`;
         if (st.lossEpoch !== m.epoch) this.lossExplained(u, st, rec, text);
@@ -645,7 +671,11 @@ export class DdpFlowAnalyzer {
     if (b.type === 'read-request') {
       st.readRequests++;
       const rtr = rec.rtr === 'read';
-      st.outstanding.push({ seq: u.seq, frames: rec.frames, sinkStag: b.rr.sinkStag, sinkTo: b.rr.sinkTo, size: b.rr.size, rtr });
+      const rr = b.rr;
+      st.outstanding.push({
+        seq: u.seq, frames: rec.frames, sinkStag: rr.sinkStag, sinkTo: rr.sinkTo, size: rr.size, rtr, swapped: false,
+        wire: { sinkStag: rr.sinkStag, sinkTo: rr.sinkTo, size: rr.size, srcStag: rr.srcStag, srcTo: rr.srcTo },
+      });
       if (st.outstanding.length > this.maxReads) st.outstanding.shift();
       const limit = this.readLimit(u.dir);
       if (limit !== null && !rtr) {
@@ -663,7 +693,7 @@ export class DdpFlowAnalyzer {
       if (peer.atomics.delete(b.resp.originalRequestId)) return;
       const text = `Atomic Response for Request Identifier ${b.resp.originalRequestId}, which no captured Atomic Request from the peer carries`;
       if (this.ctx.rev === null) return; // the Request may precede the capture
-      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`);
+      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
       else this.emit('rdmap.atomic-response-unmatched', u, rec, text);
     }
   }
@@ -722,7 +752,7 @@ export class DdpFlowAnalyzer {
     }
     if (p.ddp.l) {
       st.openTagged.splice(st.openTagged.indexOf(m), 1);
-      if (m.read && !m.sizeReported && m.length !== m.read.size) {
+      if (m.read && !m.sizeReported && !this.swappedSizeChecked(u, rec, m) && m.length !== m.read.size) {
         m.sizeReported = true;
         this.emit('rdmap.read-response-size', u, rec, `Read Response of ${m.length} octets; the Read Request at seq ${m.read.seq} (${framesText(m.read.frames)}) asked for ${m.read.size}`);
       }
@@ -738,7 +768,7 @@ export class DdpFlowAnalyzer {
       // Without the startup the Requests may precede the capture, until one pairing shows otherwise.
       if (this.ctx.rev === null && !st.pairedResponse) return;
       const text = `Read Response to STag ${hex32(p.stag)} TO ${hex64(p.to)} with no outstanding Read Request from the peer`;
-      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`);
+      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
       else this.emit('rdmap.read-response-unsolicited', u, rec, text);
       return;
     }
@@ -746,12 +776,64 @@ export class DdpFlowAnalyzer {
     m.read = req;
     m.rtr = m.rtr || req.rtr;
     rec.readRequest = { seq: req.seq, frames: req.frames };
+    // A Request written in host order: the Response matches it byte-swapped (SoftUiWarp does this).
+    if (!req.rtr && (p.stag !== req.sinkStag || p.to !== req.sinkTo) && p.stag === bswap32(req.sinkStag) && p.to === bswap64(req.sinkTo)) {
+      this.readRequestSwapped(u, rec, req);
+    }
     // siw: STag/TO of zero-length RTR operations must not be checked.
     if (!req.rtr && (p.stag !== req.sinkStag || p.to !== req.sinkTo)) {
       const text = `Read Response to STag ${hex32(p.stag)} TO ${hex64(p.to)}; the Read Request at seq ${req.seq} (${framesText(req.frames)}) named Data Sink ${hex32(req.sinkStag)}/${hex64(req.sinkTo)}`;
-      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; paired by order, and the peer's direction lost ${peer.lastLoss}`);
+      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; paired by order, and the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
       else this.emit('rdmap.read-response-mismatch', u, rec, text);
     }
+  }
+
+  /**
+   * The Read Response matches its Request only with the Request's fields byte-swapped: the
+   * requester wrote them in host (little-endian) order where RFC 5040 §4 puts every RDMAP field in
+   * network order. One finding per field and direction, naming both readings; the pairing (and the
+   * size check when the Response ends) goes on under the swapped reading.
+   */
+  private readRequestSwapped(u: Ulpdu, rec: DdpSegmentRecord, req: OutstandingRead): void {
+    const w = req.wire;
+    req.swapped = true;
+    req.sinkStag = bswap32(w.sinkStag);
+    req.sinkTo = bswap64(w.sinkTo);
+    req.size = bswap32(w.size);
+    const requester = other(u.dir);
+    const fields: Array<[string, string, string]> = [
+      ['Data Sink STag', hex32(w.sinkStag), hex32(req.sinkStag)],
+      ['Data Sink Tagged Offset', hex64(w.sinkTo), hex64(req.sinkTo)],
+      ['Data Source STag', hex32(w.srcStag), hex32(bswap32(w.srcStag))],
+      ['Data Source Tagged Offset', hex64(w.srcTo), hex64(bswap64(w.srcTo))],
+    ];
+    for (const [name, wire, swapped] of fields) {
+      if (wire === swapped) continue;
+      const why = name.startsWith('Data Source')
+        ? 'the Data Sink fields of the same Request are byte-swapped'
+        : `the Read Response at seq ${u.seq} (${framesText(rec.frames)}) carries ${swapped}`;
+      this.reportSwapped(requester, req, name, wire, swapped, why);
+    }
+  }
+
+  private reportSwapped(requester: Dir, req: OutstandingRead, name: string, wire: string, swapped: string, why: string): void {
+    const st = this.dirs[requester];
+    if (st.byteOrderReported.has(name)) return;
+    st.byteOrderReported.add(name);
+    this.report('rdmap.read-request-byte-order', requester, st.from, req.frames, req.seq,
+      `Read Request at seq ${req.seq}: ${name} ${wire} in network byte order, ${swapped} byte-swapped (${why}); the sender writes it in host (little-endian) order, RFC 5040 section 4 puts it in network order`);
+  }
+
+  /** A Read Response under a byte-swapped Request ended: its length tells which reading of the size holds. */
+  private swappedSizeChecked(u: Ulpdu, rec: DdpSegmentRecord, m: OpenMsg): boolean {
+    const req = m.read;
+    if (!req?.swapped || req.wire.size === req.size) return false;
+    if (m.length === req.size) {
+      this.reportSwapped(other(u.dir), req, 'RDMA Read Message Size', `${req.wire.size}`, `${req.size}`,
+        `the Read Response at seq ${u.seq} (${framesText(rec.frames)}) carries ${m.length} octets`);
+      return true;
+    }
+    return m.length === req.wire.size; // the size was in network order after all
   }
 
   // --- Terminate ---
@@ -951,7 +1033,7 @@ export class DdpFlowAnalyzer {
   // -------------------------------------------------------------------------------------------
 
   /** Direction `dir` ended: FIN, RST, or the capture ran out ('eof'). */
-  end(dir: Dir, reason: 'fin' | 'rst' | 'eof'): void {
+  end(dir: Dir, reason: 'fin' | 'rst' | 'eof', frame: number | null = null): void {
     const st = this.dirs[dir];
     if (st.ended) return;
     st.ended = true;
@@ -971,8 +1053,10 @@ export class DdpFlowAnalyzer {
     const peer = this.dirs[other(dir)];
     if (reason !== 'eof') {
       for (const r of peer.outstanding) {
-        this.report('rdmap.read-unanswered', other(dir), peer.from, r.frames, r.seq,
-          `${r.rtr ? 'Read RTR' : 'Read Request'} for ${r.size} octets (sink ${hex32(r.sinkStag)}/${hex64(r.sinkTo)}) not answered before the responder's direction closed (${reason})`);
+        // A RST (RFC 9293 §3.5.3) aborts both directions: name it, and its frame, as the end.
+        const how = reason === 'rst' && frame !== null ? `the connection was reset (RST in frame ${frame})` : `the responder's direction closed (${reason})`;
+        this.report('rdmap.read-unanswered', other(dir), peer.from, frame !== null && reason === 'rst' ? [...r.frames, frame] : r.frames, r.seq,
+          `${r.rtr ? 'Read RTR' : 'Read Request'} for ${r.size} octets (sink ${hex32(r.sinkStag)}/${hex64(r.sinkTo)}) not answered before ${how}`);
       }
     }
     peer.outstanding = [];
@@ -1044,9 +1128,11 @@ export class DdpFlowAnalyzer {
     st.byOpcode.set(key, (st.byOpcode.get(key) ?? 0) + 1);
   }
 
-  private lossExplained(u: Ulpdu, st: DirState, rec: DdpSegmentRecord, text: string): void {
+  private lossExplained(u: Ulpdu, st: DirState, rec: DdpSegmentRecord, text: string, kind: DirState['lastLossKind'] = st.lastLossKind): void {
     st.lossExplained++;
-    this.emit('ddp.capture-loss', u, rec, `${text}; plausibly explained by ${st.lastLoss ?? 'data missing from the capture'}`);
+    // A segment the analyzer itself left out (its CRC failed) is no capture loss: say which it is.
+    if (kind === 'crc') this.emit('ddp.after-crc-discard', u, rec, `${text}; explained by ${st.lastLoss ?? 'a segment left out for its CRC'}`);
+    else this.emit('ddp.capture-loss', u, rec, `${text}; plausibly explained by ${st.lastLoss ?? 'data missing from the capture'}`);
   }
 
   private emit(rule: string, u: Ulpdu, rec: DdpSegmentRecord, message: string): void {

@@ -114,7 +114,7 @@ export class ByteLog {
   }
 
   /** Forgets everything before stream offset `off` (keeps the buffer, shifts the rest down). */
-  dropBefore(off: number): void {
+  dropBefore(off: number, keepCapacity = false): void {
     const k = Math.min(this.used, Math.max(0, off - this.base));
     if (k === 0) return;
     this.buf.copyWithin(0, k, this.used);
@@ -132,6 +132,6 @@ export class ByteLog {
       this.frames.length = 0;
       this.segFlags.length = 0;
     } else if (!exact && this.segFlags.length > 0) this.segFlags[0] = this.segFlags[0]! & ~1; // first piece now starts mid-segment
-    this.shrink();
+    if (!keepCapacity) this.shrink();
   }
 }

@@ -43,6 +43,7 @@ export const MPA_FIELDS = {
   markerSeq: f('iwarp_mpa.marker_seq', 'Marker sequence number', 'uint', 'Absolute TCP sequence number of the marker\'s first octet'),
   markerCount: f('iwarp_mpa.markers', 'Markers', 'uint', 'Markers inside this FPDU'),
   fpduSeq: f('iwarp_mpa.seq', 'FPDU sequence number', 'uint', 'Absolute TCP sequence number of the ULPDU_Length field'),
+  senderMistake: f('iwarp_mpa.sender_mistake', 'Sender mistake', 'string', 'Framed under a diagnosed sender mistake that changes this FPDU (the rule id, e.g. mpa.pad-miscomputed)'),
   afterError: f('iwarp_mpa.after_error', 'After error', 'bool', 'An earlier MPA error on this half connection: a real receiver would have stopped delivering'),
 } as const satisfies Record<string, FieldDef>;
 

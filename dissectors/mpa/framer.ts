@@ -12,6 +12,25 @@ export interface FramerParams {
   markerBase: number;
   /** CRC negotiated: verify it. */
   crc: boolean;
+  /** A diagnosed sender mistake to frame under (absent: RFC 5044 framing). */
+  mistake?: FramingMistake | null;
+}
+
+/**
+ * How a sender that got the FPDU format wrong lays FPDUs out (sender-mistakes.ts diagnoses which).
+ * Marker mistakes need nothing here: they are a different `markers` / `markerBase`.
+ */
+export interface FramingMistake {
+  /** Rule id of the mistake (mpa.pad-miscomputed, ...): what each FPDU framed under it is marked with. */
+  id: string;
+  /** PAD the sender puts after the ULPDU: RFC 5044's, (ULPDU_Length+2) mod 4, or none. */
+  pad: 'rfc' | 'len-plus-2' | 'none';
+  /** Octets ULPDU_Length counts besides the ULPDU (2: the length field itself, 4: the CRC). */
+  lengthExtra: number;
+  /** ULPDU_Length sent least significant octet first. */
+  lengthLittleEndian: boolean;
+  /** Every FPDU differs from RFC framing (marker mistakes), not only those the rule changes. */
+  always: boolean;
 }
 
 export interface MarkerInfo {
@@ -46,6 +65,8 @@ export interface FramedFpdu {
   frames: number[];
   /** First min(ulpduLength, ULPDU_HEADER_BYTES) ULPDU octets, markers removed (own copy). */
   head: Uint8Array;
+  /** Rule id of the diagnosed sender mistake this FPDU was framed under, when it changed its framing (optional: records built elsewhere may leave it out). */
+  senderMistake?: string | null | undefined;
 }
 
 const EMPTY_HEAD = new Uint8Array(0);
@@ -82,6 +103,8 @@ export class FpduFramer {
   private pad = 0;
   private bodyLeft = 0;
   private padNonZero = false;
+  /** The FPDU in progress is laid out differently from RFC 5044 under params.mistake. */
+  private mistaken = false;
   /** Markers of the FPDU in progress; the shared empty array until one is seen (most FPDUs have none). */
   private markers: MarkerInfo[] = NO_MARKERS;
   private frames: number[] = [];
@@ -197,10 +220,14 @@ export class FpduFramer {
           this.lenHi = b;
           this.got = 1;
         } else {
-          this.ulpduLength = (this.lenHi << 8) | b;
-          this.pad = (4 - ((2 + this.ulpduLength) % 4)) % 4;
-          this.bodyLeft = this.ulpduLength + this.pad; // never 0: 2+len+pad is a multiple of 4
-          this.phase = PH_BODY;
+          const mk = this.params.mistake;
+          if (mk) this.lengthUnder(mk, b);
+          else {
+            this.ulpduLength = (this.lenHi << 8) | b;
+            this.pad = (4 - ((2 + this.ulpduLength) % 4)) % 4;
+          }
+          this.bodyLeft = this.ulpduLength + this.pad; // never 0 under RFC framing: 2+len+pad is a multiple of 4
+          this.phase = this.bodyLeft === 0 ? PH_CRC : PH_BODY;
           this.got = 0;
         }
         i++;
@@ -225,6 +252,16 @@ export class FpduFramer {
     }
     if (crcFrom >= 0 && crcFrom < to) this.reg = crc32cUpdate(this.reg, data, crcFrom, to);
     if (whole && this.segAligned && this.atBoundary) this.headerAligned++;
+  }
+
+  /** ULPDU_Length and PAD as a sender with this mistake meant them (second length octet `lo`). */
+  private lengthUnder(mk: FramingMistake, lo: number): void {
+    const raw = mk.lengthLittleEndian ? (lo << 8) | this.lenHi : (this.lenHi << 8) | lo;
+    const len = Math.max(0, raw - mk.lengthExtra);
+    const rfcPad = (4 - ((2 + len) % 4)) % 4;
+    this.ulpduLength = len;
+    this.pad = mk.pad === 'len-plus-2' ? (2 + len) % 4 : mk.pad === 'none' ? 0 : rfcPad;
+    this.mistaken = mk.always || this.pad !== rfcPad || raw !== len || (mk.lengthLittleEndian && lo !== this.lenHi);
   }
 
   private finishMarker(): void {
@@ -267,7 +304,9 @@ export class FpduFramer {
       padNonZero: this.padNonZero,
       frames: this.frames,
       head: this.head ? this.head.slice(0, Math.min(this.ulpduLength, ULPDU_HEADER_BYTES)) : EMPTY_HEAD,
+      senderMistake: this.mistaken ? this.params.mistake!.id : null,
     };
+    this.mistaken = false;
     this.phase = PH_LEN;
     this.got = 0;
     this.fpduStart = this.pos;

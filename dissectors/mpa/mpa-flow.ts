@@ -1,11 +1,9 @@
 import type { FindingSink } from '../../src/analysis/findings.js';
-import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, FlowHandle, StreamChunk } from '../../src/tcp/stream.js';
-import { ByteLog } from './byte-log.js';
+import type { FlowConsumer, FlowHandle, EndReason } from '../../src/tcp/stream.js';
 import { crcHex } from './fields.js';
-import { FpduFramer, MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
+import { MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
 import { findLock, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
 import {
-  KEY_PREFIX,
   MAX_PD_LENGTH,
   STARTUP_HEADER_LEN,
   classifyKey,
@@ -15,262 +13,13 @@ import {
   vendorLabels,
   type StartupRecord,
 } from './startup.js';
-import type { MpaContext, Ulpdu } from './ulpdu.js';
 import { portOf } from '../../src/net/segment.js';
+import { MpaDirection, type State } from './mpa-direction.js';
+import { diagnoseBreak, type Hypothesis } from './sender-mistakes.js';
+import type { FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
-/** What the layer above MPA (DDP/RDMAP) offers; MPA knows nothing more of it. */
-export interface UpperLayer {
-  ulpdu(u: Ulpdu): unknown;
-  end(dir: 0 | 1, reason: EndReason): void;
-  noteMpaError?(dir: 0 | 1, code: number, seq: number, frames: number[]): void;
-  /** Octets of this direction missing from the capture: sequence jumps above are explained by it. */
-  noteCaptureGap?(dir: 0 | 1, seq: number, length: number): void;
-}
+export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
-/** One framed FPDU as the MPA layer reports it (the analyzer's record; outputs format it). */
-export interface FpduRecord extends FramedFpdu {
-  kind: 'fpdu';
-  flow: number;
-  dir: 0 | 1;
-  from: string;
-  to: string;
-  afterError: boolean;
-  /** Record of the layer above for this ULPDU (DDP/RDMAP), when there is one. */
-  upper: unknown;
-}
-
-export interface MpaOutputs {
-  startup?(r: StartupRecord): void;
-  fpdu?(r: FpduRecord): void;
-}
-
-/** `--mpa`: force MPA on a flow the heuristic cannot lock on to. */
-export interface ForcedMpa {
-  /** Markers per direction (0 = client to server). */
-  markers: [boolean, boolean];
-  crc: boolean;
-  /** Absolute SeqStart per direction, when known. */
-  seqStart: [number | null, number | null];
-}
-
-export interface MpaFlowOptions {
-  forced?: ForcedMpa | null;
-  upper?: (ctx: MpaContext) => UpperLayer;
-  /** Held-bytes cap per direction while hunting or waiting for negotiation (default 256 KiB). */
-  holdBytes?: number;
-  /** Bytes a direction without startup frames is searched for mid-stream FPDUs (default 4 MiB). */
-  huntBudget?: number;
-  /** Both directions ended: the owner can keep the summary and let the dissector go. */
-  onClosed?: (flow: MpaFlow) => void;
-}
-
-/** Per-direction MPA summary (report-schema MpaDirection). */
-export interface MpaDirectionSummary {
-  from: string;
-  to: string;
-  markers: boolean | null;
-  seqStart: number | null;
-  /** False when only SeqStart mod 512 is known (mid-stream lock-on). */
-  seqStartExact: boolean;
-  fpdus: number;
-  ulpduBytes: number;
-  crcErrors: number;
-  markerErrors: number;
-  markerCount: number;
-  afterError: number;
-  bytesSkipped: number;
-  alignment: { segments: number; fpduAligned: number; headerAligned: number; spanning: number };
-}
-
-export interface MpaFlowSummary {
-  detection: 'startup' | 'heuristic' | 'forced';
-  initiator: string | null;
-  responder: string | null;
-  request: StartupRecord | null;
-  reply: StartupRecord | null;
-  crc: boolean | null;
-  rejected: boolean;
-  directions: [MpaDirectionSummary, MpaDirectionSummary];
-}
-
-type State = 'scan' | 'startup' | 'await' | 'frame' | 'hunt' | 'streaming' | 'ended';
-
-const HUNT_TRY_STEP = 2048;
-
-/** One direction of an MPA connection. */
-class MpaDirection implements DirectionConsumer {
-  state: State = 'scan';
-  readonly log = new ByteLog();
-  framer: FpduFramer | null = null;
-  params: FramerParams | null = null;
-  /** Stream offset of SeqStart (first octet after this sender's startup frame), when known. */
-  seqStartOffset: number | null = null;
-  seqStartExact = true;
-  startupRec: StartupRecord | null = null;
-  /** Stream offset of the startup frame being collected. */
-  private startupAt = 0;
-  private scanFrom = 0;
-  private lastTry = 0;
-  huntScanned = 0;
-  huntReason: 'gap' | 'error' | 'midstream' | 'negotiation' = 'midstream';
-  afterErrorFlag = false;
-  // counters
-  fpdus = 0;
-  ulpduBytes = 0;
-  crcErrors = 0;
-  markerErrors = 0;
-  afterError = 0;
-  bytesSkipped = 0;
-  // alignment counters of framers that have been retired
-  retired = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 };
-  consecutiveBad = 0;
-  firstFpduFirstFrame: number | null = null;
-  firstFpduLastFrame: number | null = null;
-  emssReported = false;
-  emssCount = 0;
-  fpduAfterRejectReported = false;
-  earlyReported = false;
-  /** `--mpa seqstart=`: absolute SeqStart given by the user. */
-  forcedSeqStart: number | null = null;
-
-  constructor(
-    readonly flow: MpaFlow,
-    readonly dir: 0 | 1,
-  ) {}
-
-  private cachedInfo: DirectionInfo | null = null;
-
-  /** The reassembler learns baseSeq from the first SYN or data segment: cached from the first data on. */
-  get info(): DirectionInfo {
-    return this.cachedInfo ?? this.flow.handle.info(this.dir);
-  }
-
-  seqOf(offset: number): number {
-    return (this.info.baseSeq + offset) >>> 0;
-  }
-
-  data(c: StreamChunk): void {
-    if (this.state === 'ended') return;
-    if (this.cachedInfo === null) this.cachedInfo = this.flow.handle.info(this.dir);
-    this.feed(c.data, c.offset, c.frame, c.segmentStart, c.segmentEnd);
-  }
-
-  /** Bytes in stream order: straight into the framer, else held; a framer that stops hands the rest back. */
-  feed(data: Uint8Array, offset: number, frame: number, segStart: boolean, segEnd: boolean): void {
-    if (this.state === 'frame') {
-      const fr = this.framer!;
-      fr.push(data, offset, frame, segStart, segEnd);
-      if (!fr.isStopped) return;
-      this.flow.afterFramerStop(this);
-      const used = fr.position - offset;
-      if (used >= data.length) return;
-      data = data.subarray(used);
-      offset += used;
-      segStart = false;
-    }
-    if (this.state === 'ended') return;
-    if (this.log.length === 0) this.log.reset(offset);
-    this.log.append(data, 0, data.length, frame, segStart, segEnd);
-    this.flow.progress(this, false);
-  }
-
-  gap(offset: number, _seq: number, length: number): void {
-    if (this.state === 'ended') return;
-    this.flow.onGap(this, offset, length);
-  }
-
-  end(reason: EndReason, frame: number | null): void {
-    if (this.state === 'ended') return;
-    this.flow.onEnd(this, reason, frame);
-  }
-
-  /** Scans held bytes for a startup key from where the last scan stopped. */
-  findKey(): number | null {
-    const b = this.log.bytes;
-    const from = Math.max(0, this.scanFrom - this.log.base);
-    if (b.length - from < KEY_PREFIX.length) return null;
-    const idx = Buffer.from(b.buffer, b.byteOffset, b.length).indexOf(KEY_PREFIX, from);
-    if (idx < 0) {
-      this.scanFrom = this.log.base + b.length - (KEY_PREFIX.length - 1);
-      return null;
-    }
-    return this.log.base + idx;
-  }
-
-  beginStartup(at: number): void {
-    this.state = 'startup';
-    this.startupAt = at;
-    this.log.dropBefore(at);
-  }
-
-  get startupOffset(): number {
-    return this.startupAt;
-  }
-
-  shouldTryHunt(final: boolean): boolean {
-    if (final) return this.log.length > 0;
-    if (this.log.length - this.lastTry < HUNT_TRY_STEP && this.log.length >= this.lastTry) return false;
-    this.lastTry = this.log.length;
-    return true;
-  }
-
-  resetHuntTries(): void {
-    this.lastTry = 0;
-  }
-
-  startFramer(params: FramerParams, at: number): void {
-    this.retireFramer();
-    this.params = params;
-    this.framer = new FpduFramer(params, at, this.info.baseSeq, (f) => this.flow.onFpdu(this, f));
-    this.state = 'frame';
-  }
-
-  retireFramer(): void {
-    const f = this.framer;
-    if (!f) return;
-    this.retired.segments += f.segments;
-    this.retired.fpduAligned += f.fpduAligned;
-    this.retired.headerAligned += f.headerAligned;
-    this.retired.spanning += f.spanning;
-    this.retired.markers += f.markerCount;
-    this.framer = null;
-  }
-
-  /** Feeds held bytes from `from` on into the framer (after a lock or once negotiation is known). */
-  replayInto(from: number): void {
-    const log = this.log;
-    // Detach the held bytes: the framer may stop and hand control back, refilling the log.
-    const pieces: Array<[Uint8Array, number, number, boolean, boolean]> = [];
-    log.replay(from, (d, off, fr, s, e) => pieces.push([d.slice(), off, fr, s, e]));
-    log.reset(log.end);
-    for (const [d, off, fr, s, e] of pieces) this.feed(d, off, fr, s, e);
-  }
-
-  summary(): MpaDirectionSummary {
-    const f = this.framer;
-    const r = this.retired;
-    return {
-      from: this.info.from,
-      to: this.info.to,
-      markers: this.params ? this.params.markers : null,
-      seqStart: this.seqStartOffset === null ? null : this.seqOf(this.seqStartOffset),
-      seqStartExact: this.seqStartExact,
-      fpdus: this.fpdus,
-      ulpduBytes: this.ulpduBytes,
-      crcErrors: this.crcErrors,
-      markerErrors: this.markerErrors,
-      markerCount: r.markers + (f?.markerCount ?? 0),
-      afterError: this.afterError,
-      bytesSkipped: this.bytesSkipped,
-      alignment: {
-        segments: r.segments + (f?.segments ?? 0),
-        fpduAligned: r.fpduAligned + (f?.fpduAligned ?? 0),
-        headerAligned: r.headerAligned + (f?.headerAligned ?? 0),
-        spanning: r.spanning + (f?.spanning ?? 0),
-      },
-    };
-  }
-}
 
 /**
  * MPA on one TCP connection: finds the startup frames wherever MPA starts (RFC 5044 §7.1, delayed
@@ -288,6 +37,8 @@ export class MpaFlow implements FlowConsumer {
   private readonly holdBytes: number;
   private readonly huntBudget: number;
   private responderFirstChecked = false;
+  /** The RST that aborted the connection was reported (once per connection). */
+  private abortReported = false;
 
   constructor(
     readonly handle: FlowHandle,
@@ -340,6 +91,9 @@ export class MpaFlow implements FlowConsumer {
           break;
         case 'await':
           this.stepAwait(d, final);
+          break;
+        case 'diagnose':
+          this.stepDiagnose(d, final);
           break;
         case 'hunt':
           this.stepHunt(d, final);
@@ -637,10 +391,18 @@ export class MpaFlow implements FlowConsumer {
     });
   }
 
+  /**
+   * Injected by the pipeline: could this ULPDU start a DDP segment at all (looser than `plausible`:
+   * it accepts a DDP version that disagrees with the RDMAP version). Checked on every FPDU as it is
+   * framed; the default accepts everything (no break detection without a layer above).
+   */
+  framingPlausible: (head: Uint8Array, length: number) => boolean = () => true;
+
   /** Injected by the pipeline: DDP header plausibility (MPA itself knows nothing of DDP). */
   plausible: (head: Uint8Array, length: number) => boolean = () => true;
 
   private lock(d: MpaDirection, lock: LockResult): void {
+    d.framingLostOpen = false;
     const skipped = lock.offset - d.log.base;
     if (skipped > 0) d.bytesSkipped += skipped;
     d.startFramer(lock.params, lock.offset);
@@ -675,7 +437,7 @@ export class MpaFlow implements FlowConsumer {
     if (final) {
       if (d.log.length > 0) {
         d.bytesSkipped += d.log.length;
-        this.find(d, 'mpa.framing-lost', d.seqOf(d.log.base), d.log.framesIn(d.log.base, d.log.end),
+        if (!d.framingLostOpen) this.find(d, 'mpa.framing-lost', d.seqOf(d.log.base), d.log.framesIn(d.log.base, d.log.end),
           `no FPDU boundary found again in the last ${d.log.length} octets of the stream`);
       }
       d.log.reset(d.log.end);
@@ -709,6 +471,185 @@ export class MpaFlow implements FlowConsumer {
 
   /** Called by a direction's framer for each FPDU. Returns false to stop that framer (resync). */
   onFpdu(d: MpaDirection, f: FramedFpdu): boolean {
+    if (d.suppressStart === f.start) {
+      // Reported already under RFC framing; re-framed under the diagnosed mistake only to go on from it.
+      d.suppressStart = null;
+      if (f.senderMistake) {
+        d.senderMistakeFpdus++;
+        if (d.lastRecord && d.lastRecord.start === f.start) d.lastRecord.senderMistake = f.senderMistake;
+      }
+      this.notePlausible(d, f);
+      return true;
+    }
+    const crcOk = f.crcStatus === 'good' || f.crcStatus === 'byte-swapped';
+    if (d.exemptStart === f.start) d.exemptStart = null;
+    else if (this.detection !== 'forced' && !crcOk && !this.framingPlausible(f.head, f.ulpduLength)) {
+      // An FPDU that cannot be one: hold it (a verified CRC proves the framing; a bad CRC alone is
+      // reported as such).
+      this.holdBreak(d, f, false);
+      return false;
+    } else if (this.detection !== 'forced' && !crcOk && this.successorImplausible(d, f)) {
+      // The octets after this FPDU cannot start one: its own trailer (PAD, length) may be the
+      // sender's mistake. Held, not reported yet, so that it is reported once and right.
+      this.holdBreak(d, f, true);
+      return false;
+    }
+    this.notePlausible(d, f);
+    if (f.senderMistake) d.senderMistakeFpdus++;
+    return this.emitFpdu(d, f);
+  }
+
+  /** The octets after `f` (when already held, and no marker can sit there) cannot start an FPDU. */
+  private successorImplausible(d: MpaDirection, f: FramedFpdu): boolean {
+    if (d.framer?.params.markers !== false) return false;
+    const at = f.start + f.wireSize - d.log.base;
+    const b = d.log.bytes;
+    if (at < 0 || at + 2 + 18 > b.length) return false;
+    return !this.framingPlausible(b.subarray(at + 2, at + 20), (b[at]! << 8) | b[at + 1]!);
+  }
+
+  private flushPendingPad(d: MpaDirection, drop = false): void {
+    const p = d.pendingPad;
+    if (!p) return;
+    d.pendingPad = null;
+    if (!drop) this.find(d, 'mpa.pad-not-zero', p.seq, p.frames, p.message);
+  }
+
+  private notePlausible(d: MpaDirection, f: FramedFpdu): void {
+    if (d.pendingPad && d.pendingPad.seq !== f.seq) this.flushPendingPad(d);
+    d.lastStart = f.start;
+    d.lastSeq = f.seq;
+  }
+
+  /**
+   * An implausible FPDU (or, `successor`, one whose following octets cannot start an FPDU): hold it
+   * and what follows until diagnosed.
+   */
+  private holdBreak(d: MpaDirection, f: FramedFpdu, successor: boolean): void {
+    const headerOk = this.framingPlausible(f.head, f.ulpduLength);
+    let lostSeq = f.seq;
+    let lostFrames = [...f.frames];
+    let what: string;
+    if (successor) {
+      const at = f.start + f.wireSize;
+      const b = d.log.bytes;
+      const i = at - d.log.base;
+      lostSeq = d.seqOf(at);
+      lostFrames = d.log.framesIn(at, Math.min(d.log.end, at + 20));
+      what = `ULPDU_Length ${(b[i]! << 8) | b[i + 1]!}, DDP control 0x${b[i + 2]!.toString(16).padStart(2, '0')}, RDMAP control 0x${b[i + 3]!.toString(16).padStart(2, '0')}`;
+    } else {
+      const h = f.head;
+      what = `ULPDU_Length ${f.ulpduLength}${h.length >= 2 ? `, DDP control 0x${h[0]!.toString(16).padStart(2, '0')}, RDMAP control 0x${h[1]!.toString(16).padStart(2, '0')}` : ''}${
+        f.crcStatus === 'bad' ? ', CRC does not verify' : ''}`;
+    }
+    d.brk = { prevStart: d.lastStart, prevSeq: d.lastSeq, badStart: f.start, badSeq: lostSeq, badFrames: lostFrames, headerOk, what, afterSeq: successor ? f.seq : d.lastSeq };
+    d.stopKind = 'break';
+  }
+
+  /** Waits for enough octets after a break to tell a bad FPDU from a sender mistake (sender-mistakes.ts). */
+  private stepDiagnose(d: MpaDirection, final: boolean): void {
+    const b = d.brk!;
+    if (!final && !d.shouldTryHunt(false) && d.log.length <= DIAGNOSE_HOLD) return;
+    const rfc = d.rfcParams ?? d.params!;
+    const current = d.params!;
+    const dg = diagnoseBreak({
+      bytes: d.log.bytes,
+      base: d.log.base,
+      baseSeq: d.info.baseSeq,
+      final: final || d.log.length > DIAGNOSE_HOLD,
+      current,
+      rfc,
+      origins: { seqStart: d.seqStartOffset !== null && d.seqStartExact ? d.seqStartOffset : null, startupStart: d.startupRec ? d.startupOffset : null },
+      prevStart: b.prevStart !== null && b.prevStart >= d.log.base ? b.prevStart : null,
+      badStart: b.badStart,
+      header: this.framingPlausible,
+    });
+    if (dg.kind === 'more') return;
+    d.brk = null;
+    d.resetHuntTries();
+    if (dg.kind === 'intact' || (dg.kind === 'none' && b.headerOk)) {
+      // One bad FPDU, not a broken chain: frame it as it is (its own findings follow).
+      this.flushPendingPad(d);
+      d.exemptStart = b.badStart;
+      this.restartAt(d, current, b.badStart);
+      return;
+    }
+    this.find(d, 'mpa.framing-lost', b.badSeq, b.badFrames,
+      `FPDU at seq ${b.badSeq} cannot be one (${b.what}): the ULPDU_Length chain broke${b.afterSeq !== null ? ` after the FPDU at seq ${b.afterSeq}` : ''}`);
+    // PAD read under RFC framing from the FPDU the mistake is about was not PAD.
+    this.flushPendingPad(d, dg.kind === 'mistake' && dg.start === b.prevStart);
+    if (dg.kind === 'mistake') {
+      const h = dg.hypothesis;
+      this.reportMistake(d, h, dg.first, rfc);
+      d.senderMistake = h.id;
+      if (dg.start === b.prevStart) d.suppressStart = dg.start;
+      this.restartAt(d, dg.params, dg.start);
+      return;
+    }
+    // Nothing explains it: look for FPDU boundaries again from the broken FPDU on.
+    d.framingLostOpen = true;
+    d.log.dropBefore(b.badStart);
+    d.state = 'hunt';
+    d.huntReason = 'error';
+  }
+
+  /**
+   * The stream ended inside an FPDU: a ULPDU_Length read wrongly (little-endian, say) can announce
+   * more octets than the rest of the stream holds, so no break ever shows. Diagnose it from there.
+   */
+  private diagnoseCut(d: MpaDirection): void {
+    const fr = d.framer!;
+    const start = fr.pendingStart;
+    if (this.detection === 'forced' || start < d.log.base || d.log.end <= start) return;
+    const rfc = d.rfcParams ?? d.params!;
+    const dg = diagnoseBreak({
+      bytes: d.log.bytes,
+      base: d.log.base,
+      baseSeq: d.info.baseSeq,
+      final: true,
+      current: d.params!,
+      rfc,
+      origins: { seqStart: d.seqStartOffset !== null && d.seqStartExact ? d.seqStartOffset : null, startupStart: d.startupRec ? d.startupOffset : null },
+      prevStart: d.lastStart !== null && d.lastStart >= d.log.base ? d.lastStart : null,
+      badStart: start,
+      header: this.framingPlausible,
+    });
+    if (dg.kind !== 'mistake') return;
+    const b = d.log.bytes;
+    const at = start - d.log.base;
+    const announced = at + 2 <= b.length ? (b[at]! << 8) | b[at + 1]! : null;
+    this.find(d, 'mpa.framing-lost', fr.pendingSeq, [...fr.pendingFrames],
+      `FPDU at seq ${fr.pendingSeq} cannot be one (ULPDU_Length ${announced ?? '?'} announces more than the stream holds): the ULPDU_Length chain broke${d.lastSeq !== null ? ` after the FPDU at seq ${d.lastSeq}` : ''}`);
+    this.flushPendingPad(d, dg.start === d.lastStart);
+    if (dg.start === d.lastStart) d.suppressStart = dg.start;
+    this.reportMistake(d, dg.hypothesis, dg.first, rfc);
+    d.senderMistake = dg.hypothesis.id;
+    this.restartAt(d, dg.params, dg.start);
+  }
+
+  private reportMistake(d: MpaDirection, h: Hypothesis, first: FramedFpdu, rfc: FramerParams): void {
+    if (d.mistakesReported.has(h.id)) return;
+    d.mistakesReported.add(h.id);
+    this.find(d, h.id, first.seq, d.log.framesIn(first.start, first.start + first.wireSize),
+      `${h.describe(first, rfc, this.peerStartupName(d))} (FPDU at seq ${first.seq}); framing goes on under that reading, and FPDUs it changes are marked`);
+  }
+
+  private restartAt(d: MpaDirection, params: FramerParams, at: number): void {
+    const rfc = d.rfcParams;
+    d.log.dropBefore(at);
+    d.startFramer(params, at);
+    if (rfc) d.rfcParams = rfc;
+    d.replayInto(at);
+  }
+
+  /** Who negotiated this direction's markers, in words: the peer's startup frame. */
+  private peerStartupName(d: MpaDirection): string {
+    const p = this.peer(d).startupRec;
+    return p ? `the peer's MPA ${p.kind === 'request' ? 'Request' : 'Reply'} (frame ${p.frame})` : 'the peer';
+  }
+
+  /** Counts, checks and hands on one FPDU that framed plausibly. Returns false to stop its framer (resync). */
+  private emitFpdu(d: MpaDirection, f: FramedFpdu): boolean {
     const flowId = this.handle.id;
     let mpaError: number | null = null;
     const crcBad = f.crcStatus === 'bad' || f.crcStatus === 'byte-swapped';
@@ -749,7 +690,13 @@ export class MpaFlow implements FlowConsumer {
         bad.slice(0, 4).map((m) => `marker at seq ${m.seq}: FPDUPTR ${m.fpduptr & ~3}, expected ${m.expected}`).join('; ') + (bad.length > 4 ? `; ${bad.length - 4} more` : ''));
       mpaError ??= 3;
     }
-    if (f.padNonZero) this.find(d, 'mpa.pad-not-zero', f.seq, f.frames, `PAD of ${f.pad} octets is not zero`);
+    if (f.padNonZero) {
+      const pad = { seq: f.seq, frames: f.frames, message: `PAD of ${f.pad} octets is not zero` };
+      // Octets read as PAD that do not lead to a plausible FPDU may be the next FPDU's start under a
+      // sender's own PAD rule: held until the break is diagnosed.
+      if (this.successorImplausible(d, f)) d.pendingPad = pad;
+      else this.find(d, 'mpa.pad-not-zero', pad.seq, pad.frames, pad.message);
+    }
     if (f.ulpduLength > MAX_ULPDU_LENGTH) this.find(d, 'mpa.ulpdu-too-long', f.seq, f.frames, `ULPDU_Length ${f.ulpduLength} exceeds 64768`);
     // A sender's segments are bounded by the MSS its peer (the receiver) advertised in its SYN.
     const mss = this.peer(d).info.mss ?? d.info.mss;
@@ -774,6 +721,7 @@ export class MpaFlow implements FlowConsumer {
     if (d.firstFpduFirstFrame === null) {
       d.firstFpduFirstFrame = f.frames[0] ?? 0;
       d.firstFpduLastFrame = f.frames[f.frames.length - 1] ?? 0;
+      d.firstFpduSeq = f.seq;
       this.checkResponderFirst();
     }
     const upperRec = this.upperLayer()?.ulpdu({
@@ -787,13 +735,19 @@ export class MpaFlow implements FlowConsumer {
       crc: f.crcStatus === 'unchecked' ? 'unchecked' : crcBad ? 'bad' : 'good',
       afterError,
     });
-    this.out.fpdu?.({ ...f, kind: 'fpdu', flow: flowId, dir: d.dir, from: d.info.from, to: d.info.to, afterError, upper: upperRec ?? null });
+    if (this.out.fpdu) {
+      // Built only for an output that wants it: the spread costs more than the rest of this method.
+      const rec: FpduRecord = { ...f, kind: 'fpdu', flow: flowId, dir: d.dir, from: d.info.from, to: d.info.to, afterError, upper: upperRec ?? null };
+      d.lastRecord = rec; // marked later if a diagnosed mistake turns out to cover it
+      this.out.fpdu(rec);
+    }
     // Framing sanity: a bad CRC with a disagreeing marker, or two bad CRCs in a row, or an
     // impossible length means the ULPDU_Length chain may be lost: hunt for it again.
     if (crcBad || f.ulpduLength > MAX_ULPDU_LENGTH) d.consecutiveBad++;
     else d.consecutiveBad = 0;
     if ((crcBad && markerMismatch) || d.consecutiveBad >= 2 || (f.ulpduLength > MAX_ULPDU_LENGTH && crcBad)) {
       d.consecutiveBad = 0;
+      d.stopKind = 'resync';
       return false;
     }
     return true;
@@ -803,10 +757,17 @@ export class MpaFlow implements FlowConsumer {
   afterFramerStop(d: MpaDirection): void {
     const fr = d.framer!;
     d.retireFramer();
+    d.resetHuntTries();
+    if (d.stopKind === 'break' && d.brk) {
+      d.stopKind = 'resync';
+      // Keep from the last plausible FPDU on: the mistake may sit in it.
+      d.log.dropBefore(d.brk.prevStart ?? d.brk.badStart);
+      d.state = 'diagnose';
+      return;
+    }
     d.state = 'hunt';
     d.huntReason = 'error';
-    d.log.reset(fr.position);
-    d.resetHuntTries();
+    d.log.dropBefore(fr.position);
   }
 
   /** Decided once both first FPDUs are known (capture order, not processing order), or at the end. */
@@ -820,7 +781,7 @@ export class MpaFlow implements FlowConsumer {
     this.responderFirstChecked = true;
     if (iniDone === null || res.firstFpduFirstFrame < iniDone) {
       const p2p = !!(this.request.enhancedBlock?.p2p && this.reply.enhancedBlock?.p2p);
-      this.find(res, 'mpa.responder-first', null, [res.firstFpduFirstFrame],
+      this.find(res, 'mpa.responder-first', res.firstFpduSeq, [res.firstFpduFirstFrame],
         `Responder's first FPDU (frame ${res.firstFpduFirstFrame}) was sent before the Initiator's first FPDU${p2p ? ' (the RTR)' : ''} ${iniDone === null ? 'was seen at all' : `reached it (frame ${iniDone})`}`);
     }
   }
@@ -876,6 +837,14 @@ export class MpaFlow implements FlowConsumer {
         }
         d.log.reset(end);
         return;
+      case 'diagnose':
+        this.stepDiagnose(d, true);
+        if ((d.state as State) !== 'diagnose') {
+          this.onGap(d, offset, length);
+          return;
+        }
+        d.log.reset(end);
+        return;
       case 'hunt':
         this.stepHunt(d, true);
         if ((d.state as State) === 'frame') {
@@ -897,8 +866,18 @@ export class MpaFlow implements FlowConsumer {
   }
 
   onEnd(d: MpaDirection, reason: EndReason, frame: number | null): void {
+    // A RST aborts the whole connection (RFC 9293 §3.5.3): a direction still open at the end of the
+    // capture after a RST from either side ended with that RST, not with the capture.
+    const rst = this.handle.resetFrame ?? null;
+    const aborted = reason === 'rst' || (reason === 'eof' && rst !== null);
+    if (reason === 'eof' && rst !== null) {
+      reason = 'rst';
+      frame = rst;
+    }
     this.progress(d, true);
-    if (d.state === 'await' || d.state === 'hunt') this.progress(d, true);
+    if (d.state === 'await' || d.state === 'hunt' || d.state === 'diagnose') this.progress(d, true);
+    this.flushPendingPad(d);
+    if (d.state === 'frame' && !d.framer!.atBoundary) this.diagnoseCut(d);
     if (d.state === 'frame') {
       const fr = d.framer!;
       if (!fr.atBoundary) {
@@ -910,14 +889,20 @@ export class MpaFlow implements FlowConsumer {
           this.upperLayer()?.noteMpaError?.(d.dir, 1, fr.pendingSeq, frames);
         }
       } else if (reason !== 'eof') {
-        this.find(d, 'mpa.tcp-closed-between', d.seqOf(fr.position), frame !== null ? [frame] : [],
-          `${reason.toUpperCase()} in frame ${frame} during full operation (between FPDUs)`);
+        // The abort is one event for the connection: reported once, with the RST's frame.
+        if (!aborted || !this.abortReported) {
+          this.find(d, 'mpa.tcp-closed-between', d.seqOf(fr.position), frame !== null ? [frame] : [],
+            aborted
+              ? `RST in frame ${frame} aborts the connection during full operation (between FPDUs); both directions end (RFC 9293 section 3.5.3)`
+              : `${reason.toUpperCase()} in frame ${frame} during full operation (between FPDUs)`);
+        }
         this.upperLayer()?.noteMpaError?.(d.dir, 1, d.seqOf(fr.position), frame !== null ? [frame] : []);
       }
     } else if (d.state === 'startup') {
       this.stepStartup(d, true);
     }
-    if (this.isMpa) this.upperLayer()?.end(d.dir, reason);
+    if (aborted) this.abortReported = true;
+    if (this.isMpa) this.upperLayer()?.end(d.dir, reason, frame);
     d.state = 'ended';
     if (this.directions[0].state === 'ended' && this.directions[1].state === 'ended') {
       this.checkResponderFirst(true);
@@ -949,6 +934,8 @@ export class MpaFlow implements FlowConsumer {
 }
 
 const NONE: readonly MarkerInfo[] = [];
+/** Octets held after a break before diagnosing with what there is: four of the largest FPDUs. */
+const DIAGNOSE_HOLD = 4 * 66 * 1024;
 
 /** Stream offset of the first marker position at or after a lock: congruent to SeqStart mod 512. */
 function firstMarkerOffset(lock: LockResult): number {

@@ -156,6 +156,7 @@ export function mpaFpduTree(r: FpduRecord): TreeNode[] {
   if (r.markers.length) generated.push(node(F.markerCount, r.markers.length));
   if (r.crcStatus !== 'unchecked') generated.push(node(F.crcCheck, crcAsShown(r.crcComputed), { display: crcHex(r.crcComputed) }));
   generated.push(node(F.crcStatus, r.crcStatus));
+  if (r.senderMistake) generated.push(node(F.senderMistake, r.senderMistake, { display: `${r.senderMistake} [framed under the diagnosed sender mistake]` }));
   if (r.afterError) generated.push(node(F.afterError, true));
   return [
     node(F.proto, F.proto.name, {

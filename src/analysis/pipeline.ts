@@ -7,7 +7,7 @@ import { portOf } from '../net/segment.js';
 import { MpaFlow, type ForcedMpa, type FpduRecord, type MpaFlowSummary, type UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
-import { plausibleDdpHeader } from '../../dissectors/ddp-rdmap/plausible.js';
+import { plausibleDdpHeader, plausibleDdpSegmentStart } from '../../dissectors/ddp-rdmap/plausible.js';
 import { FindingCollector } from './finding-collector.js';
 import type { Finding } from './findings.js';
 import type { RuleOverrides } from './rules-catalog.js';
@@ -120,6 +120,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
         },
       });
       flow.plausible = plausibleDdpHeader;
+      flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed
       return flow;
     },
     opts.reassembly,

@@ -2,7 +2,7 @@
  * Whole MPA connections as pcap bytes: Request, Reply, then FPDUs each way, with markers placed
  * per direction as negotiated (RFC 5044 §7.1.1) and CRC when either side asked for it.
  */
-import { encodeFpdus, startupFrame, type FpduSpec, type StartupSpec } from './mpa-encoder.js';
+import { encodeFpdus, startupFrame, type FpduSpec, type SenderMistakeSpec, type StartupSpec } from './mpa-encoder.js';
 import { buildScenario, type ScenarioOptions, type ScenarioResult, type Send } from './scenario.js';
 
 export interface MpaConnectionSpec {
@@ -21,10 +21,14 @@ export interface MpaConnectionSpec {
   /** Override markers/CRC used by the encoder (to build streams that disagree with negotiation). */
   encodeMarkers?: [boolean, boolean];
   encodeCrc?: boolean;
+  /** A sender mistake per direction (Initiator's, Responder's); marker phase by origin name. */
+  senderMistake?: [MistakeOption | undefined, MistakeOption | undefined];
   /** Bytes sent in streaming mode before the startup frames (delayed startup). */
   streamingPrefix?: [Uint8Array, Uint8Array];
   scenario?: ScenarioOptions;
 }
+
+export type MistakeOption = Omit<SenderMistakeSpec, 'markerOrigin'> & { markerOrigin?: 'stream-start' | 'startup-start' };
 
 export interface MpaConnection extends ScenarioResult {
   /** Absolute SeqStart per direction (client, server). */
@@ -39,9 +43,17 @@ export function buildMpaConnection(s: MpaConnectionSpec): MpaConnection {
   const crc = s.encodeCrc ?? !!(s.request?.c || s.reply?.c);
   const mI2r = s.encodeMarkers?.[0] ?? !!s.reply?.m;
   const mR2i = s.encodeMarkers?.[1] ?? !!s.request?.m;
-  const i2r = encodeFpdus(s.i2r ?? [], { markers: mI2r, crc });
-  const r2i = encodeFpdus(s.r2i ?? [], { markers: mR2i, crc });
   const pre = s.streamingPrefix ?? [new Uint8Array(0), new Uint8Array(0)];
+  const mistake = (dir: 0 | 1): { mistake?: SenderMistakeSpec } => {
+    const m = s.senderMistake?.[dir];
+    if (!m) return {};
+    const startup = (dir === 0 ? req : rep)?.length ?? 0;
+    const { markerOrigin, ...rest } = m;
+    const origin = markerOrigin === 'stream-start' ? -(pre[dir].length + startup) : markerOrigin === 'startup-start' ? -startup : undefined;
+    return { mistake: { ...rest, ...(origin !== undefined ? { markerOrigin: origin } : {}) } };
+  };
+  const i2r = encodeFpdus(s.i2r ?? [], { markers: mI2r, crc, ...mistake(0) });
+  const r2i = encodeFpdus(s.r2i ?? [], { markers: mR2i, crc, ...mistake(1) });
   const sends: Send[] = [];
   if (pre[0].length) sends.push({ dir: 0, bytes: pre[0] });
   if (pre[1].length) sends.push({ dir: 1, bytes: pre[1] });

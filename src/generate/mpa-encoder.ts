@@ -63,6 +63,21 @@ export interface FpduFault {
   padByte?: number;
 }
 
+/**
+ * Mistakes real senders make in the FPDU format (each breaks an RFC receiver's framing), for the
+ * analyzer's diagnosis (dissectors/mpa/sender-mistakes.ts) to name.
+ */
+export interface SenderMistakeSpec {
+  /** PAD as (ULPDU_Length+2) mod 4 (SoftUiWarp), or none at all. */
+  pad?: 'len-plus-2' | 'none';
+  /** ULPDU_Length also counts its own 2 octets, or the 4-octet CRC. */
+  lengthCounts?: 'length-field' | 'crc';
+  /** ULPDU_Length least significant octet first. */
+  lengthLittleEndian?: boolean;
+  /** Markers placed from this rel offset (0 = SeqStart) instead of SeqStart: the wrong phase. */
+  markerOrigin?: number;
+}
+
 export interface FpduSpec {
   ulpdu: Uint8Array;
   fault?: FpduFault;
@@ -82,7 +97,13 @@ export interface EncodedFpdu {
  * Encodes FPDUs as the bytes a sender puts on the wire after its startup frame. `rel` 0 = SeqStart.
  * `startRel` lets a stream continue from an earlier call.
  */
-export function encodeFpdus(fpdus: readonly FpduSpec[], opts: { markers: boolean; crc: boolean; startRel?: number }): { bytes: Uint8Array; fpdus: EncodedFpdu[] } {
+export function encodeFpdus(
+  fpdus: readonly FpduSpec[],
+  opts: { markers: boolean; crc: boolean; startRel?: number; mistake?: SenderMistakeSpec },
+): { bytes: Uint8Array; fpdus: EncodedFpdu[] } {
+  const mk = opts.mistake ?? {};
+  const origin = mk.markerOrigin ?? 0;
+  const markerAt = (r: number) => opts.markers && (((r - origin) % 512) + 512) % 512 === 0;
   const out: number[] = [];
   const infos: EncodedFpdu[] = [];
   let rel = opts.startRel ?? 0;
@@ -102,19 +123,20 @@ export function encodeFpdus(fpdus: readonly FpduSpec[], opts: { markers: boolean
       markers++;
     };
     const put = (b: number) => {
-      if (opts.markers && rel % 512 === 0) marker();
+      if (markerAt(rel)) marker();
       out.push(b & 0xff);
       rel++;
     };
     const len = f.ulpdu.length;
-    const pad = (4 - ((2 + len) % 4)) % 4;
-    if (opts.markers && rel % 512 === 0) marker();
+    const pad = mk.pad === 'len-plus-2' ? (2 + len) % 4 : mk.pad === 'none' ? 0 : (4 - ((2 + len) % 4)) % 4;
+    if (markerAt(rel)) marker();
     lenRel = rel;
-    put(len >> 8);
-    put(len & 0xff);
+    const field = len + (mk.lengthCounts === 'length-field' ? 2 : mk.lengthCounts === 'crc' ? 4 : 0);
+    put(mk.lengthLittleEndian ? field & 0xff : field >> 8);
+    put(mk.lengthLittleEndian ? field >> 8 : field & 0xff);
     for (const b of f.ulpdu) put(b);
     for (let i = 0; i < pad; i++) put(fault.padByte ?? 0);
-    if (opts.markers && rel % 512 === 0) marker(); // a marker right after PAD, before the CRC, is covered
+    if (markerAt(rel)) marker(); // a marker right after PAD, before the CRC, is covered
     let crc = opts.crc ? crc32c(Uint8Array.from(out.slice(startIdx))) : 0;
     if (fault.badCrc) crc = (crc ^ 1) >>> 0;
     if (fault.crcByteSwap) out.push((crc >>> 24) & 0xff, (crc >>> 16) & 0xff, (crc >>> 8) & 0xff, crc & 0xff);

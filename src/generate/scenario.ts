@@ -28,6 +28,8 @@ export interface ScenarioOptions {
   noHandshake?: boolean;
   /** How the connection ends. */
   close?: 'fin' | 'rst' | 'none';
+  /** Instead of `close`: these FIN/RST segments in this order (e.g. FIN then two RSTs from the server). */
+  closing?: ReadonlyArray<{ dir: 0 | 1; flag: 'fin' | 'rst' }>;
   /** Post-processing on the list of data frames (indexes in emission order): drop, duplicate, reorder. */
   drop?: (i: number, dir: 0 | 1) => boolean;
   duplicate?: (i: number) => boolean;
@@ -129,7 +131,15 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
     push(d.frame);
     if (o.duplicate?.(i)) push(d.frame);
   });
-  if (o.close === 'fin' || o.close === undefined) {
+  if (o.closing) {
+    const finSent = [false, false];
+    for (const c of o.closing) {
+      // A RST after the sender's FIN carries the sequence number after the FIN.
+      const at = (seq[c.dir] + (finSent[c.dir] ? 1 : 0)) >>> 0;
+      push(seg(c.dir, c.flag === 'fin' ? FIN | ACK : RST, at));
+      if (c.flag === 'fin') finSent[c.dir] = true;
+    }
+  } else if (o.close === 'fin' || o.close === undefined) {
     push(seg(0, FIN | ACK, seq[0]));
     push(seg(1, FIN | ACK, seq[1]));
   } else if (o.close === 'rst') {

@@ -68,6 +68,8 @@ function mpaDirectionJson(d: MpaDirectionSummary, ddp: unknown): Record<string, 
     markerCount: d.markerCount,
     afterError: d.afterError,
     bytesSkipped: d.bytesSkipped,
+    senderMistake: d.senderMistake,
+    senderMistakeFpdus: d.senderMistakeFpdus,
     alignment: d.alignment,
     ddp: ddp ?? null,
   };

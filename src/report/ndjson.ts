@@ -74,6 +74,7 @@ export function fpduEvent(r: FpduRecord): Record<string, unknown> {
     crcStatus: r.crcStatus,
     padNonZero: r.padNonZero,
     afterError: r.afterError,
+    senderMistake: r.senderMistake ?? null,
     ulpduHead: hex(r.head),
     ddp: isDdpSegmentRecord(r.upper) ? ddpJson(r.upper) : null,
   };

@@ -301,6 +301,8 @@ class Flow implements FlowHandle {
   lastFrame: number;
   /** A FIN or RST was seen in either direction (a new ISN on a SYN then means port reuse). */
   closedAny = false;
+  /** Frame of the first RST in either direction (FlowHandle.resetFrame). */
+  resetFrame: number | null = null;
   heldCost = 0;
 
   constructor(
@@ -421,6 +423,7 @@ export class Reassembler {
     this.cfCount = 0;
 
     let keepalive = false;
+    if (f & TCP_RST && d.flow.resetFrame === null) d.flow.resetFrame = s.frame;
     if (f & TCP_SYN) this.syn(d, s);
     if (s.payload.length > 0 || s.missing > 0 || (f & (TCP_FIN | TCP_RST)) !== 0) {
       keepalive = this.carry(d, s, (f & TCP_SYN) !== 0 ? (s.seq + 1) >>> 0 : s.seq);

@@ -47,6 +47,8 @@ export interface FlowHandle {
   readonly server: string;
   /** Facts about one direction; baseSeq is meaningful once the direction carried a SYN or data. */
   info(dir: 0 | 1): DirectionInfo;
+  /** Frame of the first RST seen in either direction, else null (a RST aborts both directions, RFC 9293 §3.5.3). */
+  readonly resetFrame?: number | null;
 }
 
 export interface FlowConsumer {

@@ -124,7 +124,7 @@ describe('message assembly', () => {
     expect(bad.skipped).toBe('CRC does not verify');
     expect(bad.message).toBeNull();
     c.a(send(6, 'f'));
-    expect(c.sink.rules()).toEqual(['ddp.capture-loss', 'ddp.capture-loss']);
+    expect(c.sink.rules()).toEqual(['ddp.capture-loss', 'ddp.after-crc-discard']);
     expect(c.sink.findings[0]!.message).toMatch(/MSN 4, expected 2 \(2 messages missing\)/);
     expect(c.an.directionStats(0)).toMatchObject({ segments: 4, byOpcode: { send: 4 }, skipped: 1, msnErrors: 0 });
   });

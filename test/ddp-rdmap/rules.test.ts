@@ -298,7 +298,8 @@ describe('sequence rules', () => {
     c.a(send(5, 'x'));
     c.an.noteCaptureGap(0, 9999, 1448);
     c.a(send(9, 'x'));
-    expectRules(c, ['ddp.capture-loss', 'ddp.capture-loss', 'ddp.capture-loss']);
+    expectRules(c, ['ddp.after-crc-discard', 'ddp.capture-loss', 'ddp.capture-loss']);
+    expect(c.sink.findings[0]!.rule).toBe('ddp.after-crc-discard'); // not capture loss: the analyzer left it out
     expect(c.sink.findings[0]!.message).toMatch(/MSN 3, expected 2 .*left out because its CRC does not verify/);
     expect(c.sink.findings[1]!.message).toMatch(/100 octets missing from the stream/);
     expect(c.sink.findings[2]!.message).toMatch(/capture gap of 1448 octets at seq 9999/);
@@ -424,6 +425,53 @@ describe('Terminate rules', () => {
     c.a(send(1, 'x'));
     c.a(send(2, 'x'));
     expectRules(c, ['rdmap.terminate', 'rdmap.after-terminate']);
+  });
+});
+
+describe('byte order of RDMAP and DDP fields', () => {
+  // SoftUiWarp writes the Read Request in host (little-endian) order: the Response matches it swapped.
+  const le32 = (v: number) => (((v & 0xff) << 24) | ((v & 0xff00) << 8) | ((v >>> 8) & 0xff00) | (v >>> 24)) >>> 0;
+  const le64 = (v: bigint) => {
+    let r = 0n;
+    for (let i = 0; i < 8; i++) r = (r << 8n) | ((v >> BigInt(8 * i)) & 0xffn);
+    return r;
+  };
+  it('rdmap.read-request-byte-order: one finding per field and direction, Responses paired under the swapped reading', () => {
+    const c = conv();
+    for (let i = 1; i <= 3; i++) {
+      c.a(readRequest({ msn: i, sinkStag: le32(0xa5aa9000), sinkTo: le64(0x7f29a5aa9000n), size: le32(1024), srcStag: le32(0x5057a000), srcTo: le64(0x7f0e5057a000n) }));
+      c.b(readResponse(0xa5aa9000, 0x7f29a5aa9000n, filled(1024)));
+    }
+    c.an.end(1, 'fin');
+    expectRules(c, Array(5).fill('rdmap.read-request-byte-order'));
+    const m = c.sink.findings.map((f) => f.message).join('\n');
+    expect(m).toMatch(/RDMA Read Message Size 262144 in network byte order, 1024 byte-swapped/);
+    expect(m).toMatch(/Data Sink STag 0x0090aaa5 in network byte order, 0xa5aa9000 byte-swapped/);
+    expect(c.an.outstandingReads(0)).toBe(0);
+  });
+
+  it('rdmap.read-request-byte-order stays silent when Request and Response agree in network order, or disagree otherwise', () => {
+    const c = conv();
+    c.a(readRequest({ msn: 1, sinkStag: 0xa5aa9000, sinkTo: 0x7f29a5aa9000n, size: 1024, srcStag: 1, srcTo: 2n }));
+    c.b(readResponse(0xa5aa9000, 0x7f29a5aa9000n, filled(1024)));
+    c.a(readRequest({ msn: 2, sinkStag: 0x11, sinkTo: 0x1000n, size: 4, srcStag: 1, srcTo: 2n }));
+    c.b(readResponse(0x12, 0x1000n, 'abcd'));
+    expectRules(c, ['rdmap.read-response-mismatch']);
+  });
+
+  it('ddp.mo-byte-order: a later segment\'s MO in host order, once per direction', () => {
+    const c = conv();
+    const payload = filled(3000);
+    const segs = sendSegments(1, payload, 1000);
+    // MO of the later segments written little-endian (1000 -> 0xe8030000).
+    for (const [i, s] of segs.entries()) {
+      if (i > 0) new DataView(s.buffer, s.byteOffset).setUint32(14, le32(i * 1000));
+      c.a(s);
+    }
+    for (const s of sendSegments(2, payload, 1000)) c.a(s);
+    expectRules(c, ['ddp.mo-byte-order']);
+    expect(c.sink.findings[0]!.message).toMatch(/MO 0xe8030000 .* is 1000 byte-swapped/);
+    expect(c.an.directionStats(0).messagesComplete).toBe(2);
   });
 });
 

@@ -189,6 +189,15 @@ describe('MPA rules fire on captures built for them', () => {
       'mpa.framing-lost',
       'mpa.tcp-closed-mid-fpdu',
       'mpa.mid-stream',
+      // Sender mistakes: fire and stay silent in test/diagnose/sender-mistakes.test.ts.
+      'mpa.pad-miscomputed',
+      'mpa.pad-omitted',
+      'mpa.ulpdu-length-counts-header',
+      'mpa.ulpdu-length-counts-crc',
+      'mpa.ulpdu-length-byte-order',
+      'mpa.markers-unrequested',
+      'mpa.markers-missing',
+      'mpa.marker-phase',
     ]);
     expect(MPA_RULES.map((r) => r.id).filter((id) => !tested.has(id))).toEqual([]);
   });

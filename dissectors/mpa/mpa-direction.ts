@@ -1,0 +1,238 @@
+/**
+ * One direction of an MPA connection: its state in the startup / framing / resync state machine,
+ * the bytes it holds, its framer and its counters (the per-direction summary). The transitions
+ * themselves live in MpaFlow, which sees both directions (negotiation spans them).
+ */
+import type { DirectionConsumer, DirectionInfo, EndReason, StreamChunk } from '../../src/tcp/stream.js';
+import { ByteLog } from './byte-log.js';
+import { FpduFramer, type FramerParams } from './framer.js';
+import { KEY_PREFIX, type StartupRecord } from './startup.js';
+import type { FpduRecord, MpaDirectionSummary } from './mpa-types.js';
+import type { MpaFlow } from './mpa-flow.js';
+
+export type State = 'scan' | 'startup' | 'await' | 'frame' | 'diagnose' | 'hunt' | 'streaming' | 'ended';
+
+/** An FPDU that broke the ULPDU_Length chain, held until diagnosed (sender-mistakes.ts). */
+export interface FramingBreak {
+  prevStart: number | null;
+  prevSeq: number | null;
+  badStart: number;
+  badSeq: number;
+  badFrames: number[];
+  /** The broken FPDU still has a plausible DDP header (only its CRC or markers failed). */
+  headerOk: boolean;
+  what: string;
+  /** The FPDU the chain broke after (in the finding's words), when there is one. */
+  afterSeq: number | null;
+}
+
+/** Held bytes kept behind the framer (for diagnosing a break) before trimming to the last FPDU. */
+const RETAIN_BYTES = 256 * 1024;
+
+const HUNT_TRY_STEP = 2048;
+
+/** One direction of an MPA connection. */
+export class MpaDirection implements DirectionConsumer {
+  state: State = 'scan';
+  readonly log = new ByteLog();
+  framer: FpduFramer | null = null;
+  params: FramerParams | null = null;
+  /** Stream offset of SeqStart (first octet after this sender's startup frame), when known. */
+  seqStartOffset: number | null = null;
+  seqStartExact = true;
+  startupRec: StartupRecord | null = null;
+  /** Stream offset of the startup frame being collected. */
+  private startupAt = 0;
+  private scanFrom = 0;
+  private lastTry = 0;
+  huntScanned = 0;
+  huntReason: 'gap' | 'error' | 'midstream' | 'negotiation' = 'midstream';
+  afterErrorFlag = false;
+  // counters
+  fpdus = 0;
+  ulpduBytes = 0;
+  crcErrors = 0;
+  markerErrors = 0;
+  afterError = 0;
+  bytesSkipped = 0;
+  // alignment counters of framers that have been retired
+  retired = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 };
+  consecutiveBad = 0;
+  firstFpduFirstFrame: number | null = null;
+  firstFpduLastFrame: number | null = null;
+  firstFpduSeq: number | null = null;
+  emssReported = false;
+  emssCount = 0;
+  fpduAfterRejectReported = false;
+  earlyReported = false;
+  /** `--mpa seqstart=`: absolute SeqStart given by the user. */
+  forcedSeqStart: number | null = null;
+  // --- framing breaks and diagnosed sender mistakes ---
+  /** RFC 5044 framing parameters of this direction (negotiated or inferred), without any mistake. */
+  rfcParams: FramerParams | null = null;
+  /** Stream offset and seq of the last FPDU that framed plausibly (the break is diagnosed from it). */
+  lastStart: number | null = null;
+  lastSeq: number | null = null;
+  lastRecord: FpduRecord | null = null;
+  brk: FramingBreak | null = null;
+  /** Why the framer was stopped: resync (hunt after it) or a break (diagnose from before it). */
+  stopKind: 'resync' | 'break' = 'resync';
+  /** The FPDU at this offset was diagnosed as a bad one on its own: frame it without checking again. */
+  exemptStart: number | null = null;
+  /** The FPDU at this offset was already reported under RFC framing: re-framed only to mark it. */
+  suppressStart: number | null = null;
+  /** Rule ids of sender mistakes reported in this direction (once each). */
+  readonly mistakesReported = new Set<string>();
+  senderMistake: string | null = null;
+  senderMistakeFpdus = 0;
+  /** A pad-not-zero finding held while the FPDU after it is in doubt (it may be a PAD mistake). */
+  pendingPad: { seq: number; frames: number[]; message: string } | null = null;
+  /** A framing-lost finding is open (not to be repeated when the hunt gives up at the end). */
+  framingLostOpen = false;
+
+  constructor(
+    readonly flow: MpaFlow,
+    readonly dir: 0 | 1,
+  ) {}
+
+  private cachedInfo: DirectionInfo | null = null;
+
+  /** The reassembler learns baseSeq from the first SYN or data segment: cached from the first data on. */
+  get info(): DirectionInfo {
+    return this.cachedInfo ?? this.flow.handle.info(this.dir);
+  }
+
+  seqOf(offset: number): number {
+    return (this.info.baseSeq + offset) >>> 0;
+  }
+
+  data(c: StreamChunk): void {
+    if (this.state === 'ended') return;
+    if (this.cachedInfo === null) this.cachedInfo = this.flow.handle.info(this.dir);
+    this.feed(c.data, c.offset, c.frame, c.segmentStart, c.segmentEnd);
+  }
+
+  /** Bytes in stream order: straight into the framer, else held; a framer that stops hands the rest back. */
+  feed(data: Uint8Array, offset: number, frame: number, segStart: boolean, segEnd: boolean): void {
+    if (this.state === 'frame') {
+      const fr = this.framer!;
+      // The framer's bytes stay held from the last plausible FPDU on: a break is diagnosed from there.
+      if (this.log.end !== offset || this.log.length === 0) this.log.reset(offset);
+      this.log.append(data, 0, data.length, frame, segStart, segEnd);
+      fr.push(data, offset, frame, segStart, segEnd);
+      if (!fr.isStopped) {
+        if (this.log.length > RETAIN_BYTES) this.log.dropBefore(Math.min(this.lastStart ?? fr.pendingStart, fr.pendingStart), true); // the buffer is reused: no churn
+        return;
+      }
+      this.flow.afterFramerStop(this);
+      if ((this.state as State) !== 'ended') this.flow.progress(this, false);
+      return;
+    }
+    if (this.state === 'ended') return;
+    if (this.log.length === 0) this.log.reset(offset);
+    this.log.append(data, 0, data.length, frame, segStart, segEnd);
+    this.flow.progress(this, false);
+  }
+
+  gap(offset: number, _seq: number, length: number): void {
+    if (this.state === 'ended') return;
+    this.flow.onGap(this, offset, length);
+  }
+
+  end(reason: EndReason, frame: number | null): void {
+    if (this.state === 'ended') return;
+    this.flow.onEnd(this, reason, frame);
+  }
+
+  /** Scans held bytes for a startup key from where the last scan stopped. */
+  findKey(): number | null {
+    const b = this.log.bytes;
+    const from = Math.max(0, this.scanFrom - this.log.base);
+    if (b.length - from < KEY_PREFIX.length) return null;
+    const idx = Buffer.from(b.buffer, b.byteOffset, b.length).indexOf(KEY_PREFIX, from);
+    if (idx < 0) {
+      this.scanFrom = this.log.base + b.length - (KEY_PREFIX.length - 1);
+      return null;
+    }
+    return this.log.base + idx;
+  }
+
+  beginStartup(at: number): void {
+    this.state = 'startup';
+    this.startupAt = at;
+    this.log.dropBefore(at);
+  }
+
+  get startupOffset(): number {
+    return this.startupAt;
+  }
+
+  shouldTryHunt(final: boolean): boolean {
+    if (final) return this.log.length > 0;
+    if (this.log.length - this.lastTry < HUNT_TRY_STEP && this.log.length >= this.lastTry) return false;
+    this.lastTry = this.log.length;
+    return true;
+  }
+
+  resetHuntTries(): void {
+    this.lastTry = 0;
+  }
+
+  startFramer(params: FramerParams, at: number): void {
+    this.retireFramer();
+    this.params = params;
+    if (!params.mistake) this.rfcParams = params;
+    this.lastStart = null;
+    this.lastSeq = null;
+    this.framer = new FpduFramer(params, at, this.info.baseSeq, (f) => this.flow.onFpdu(this, f));
+    this.state = 'frame';
+  }
+
+  retireFramer(): void {
+    const f = this.framer;
+    if (!f) return;
+    this.retired.segments += f.segments;
+    this.retired.fpduAligned += f.fpduAligned;
+    this.retired.headerAligned += f.headerAligned;
+    this.retired.spanning += f.spanning;
+    this.retired.markers += f.markerCount;
+    this.framer = null;
+  }
+
+  /** Feeds held bytes from `from` on into the framer (after a lock or once negotiation is known). */
+  replayInto(from: number): void {
+    const log = this.log;
+    // Detach the held bytes: the framer may stop and hand control back, refilling the log.
+    const pieces: Array<[Uint8Array, number, number, boolean, boolean]> = [];
+    log.replay(from, (d, off, fr, s, e) => pieces.push([d.slice(), off, fr, s, e]));
+    log.reset(log.end);
+    for (const [d, off, fr, s, e] of pieces) this.feed(d, off, fr, s, e);
+  }
+
+  summary(): MpaDirectionSummary {
+    const f = this.framer;
+    const r = this.retired;
+    return {
+      from: this.info.from,
+      to: this.info.to,
+      markers: this.params ? this.params.markers : null,
+      seqStart: this.seqStartOffset === null ? null : this.seqOf(this.seqStartOffset),
+      seqStartExact: this.seqStartExact,
+      fpdus: this.fpdus,
+      ulpduBytes: this.ulpduBytes,
+      crcErrors: this.crcErrors,
+      markerErrors: this.markerErrors,
+      markerCount: r.markers + (f?.markerCount ?? 0),
+      afterError: this.afterError,
+      bytesSkipped: this.bytesSkipped,
+      senderMistake: this.senderMistake,
+      senderMistakeFpdus: this.senderMistakeFpdus,
+      alignment: {
+        segments: r.segments + (f?.segments ?? 0),
+        fpduAligned: r.fpduAligned + (f?.fpduAligned ?? 0),
+        headerAligned: r.headerAligned + (f?.headerAligned ?? 0),
+        spanning: r.spanning + (f?.spanning ?? 0),
+      },
+    };
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Contracts of the MPA layer: what it hands the layer above, what it reports, its options and
+ * summaries (report-schema MpaFlow / MpaDirection). No behaviour.
+ */
+import type { EndReason } from '../../src/tcp/stream.js';
+import type { FramedFpdu } from './framer.js';
+import type { StartupRecord } from './startup.js';
+import type { MpaContext, Ulpdu } from './ulpdu.js';
+import type { MpaFlow } from './mpa-flow.js';
+
+/** What the layer above MPA (DDP/RDMAP) offers; MPA knows nothing more of it. */
+export interface UpperLayer {
+  ulpdu(u: Ulpdu): unknown;
+  /** The direction ended; `frame` is the FIN or RST (for an abort: the RST that ended the connection). */
+  end(dir: 0 | 1, reason: EndReason, frame?: number | null): void;
+  noteMpaError?(dir: 0 | 1, code: number, seq: number, frames: number[]): void;
+  /** Octets of this direction missing from the capture: sequence jumps above are explained by it. */
+  noteCaptureGap?(dir: 0 | 1, seq: number, length: number): void;
+}
+
+/** One framed FPDU as the MPA layer reports it (the analyzer's record; outputs format it). */
+export interface FpduRecord extends FramedFpdu {
+  kind: 'fpdu';
+  flow: number;
+  dir: 0 | 1;
+  from: string;
+  to: string;
+  afterError: boolean;
+  /** Record of the layer above for this ULPDU (DDP/RDMAP), when there is one. */
+  upper: unknown;
+}
+
+export interface MpaOutputs {
+  startup?(r: StartupRecord): void;
+  fpdu?(r: FpduRecord): void;
+}
+
+/** `--mpa`: force MPA on a flow the heuristic cannot lock on to. */
+export interface ForcedMpa {
+  /** Markers per direction (0 = client to server). */
+  markers: [boolean, boolean];
+  crc: boolean;
+  /** Absolute SeqStart per direction, when known. */
+  seqStart: [number | null, number | null];
+}
+
+export interface MpaFlowOptions {
+  forced?: ForcedMpa | null;
+  upper?: (ctx: MpaContext) => UpperLayer;
+  /** Held-bytes cap per direction while hunting or waiting for negotiation (default 256 KiB). */
+  holdBytes?: number;
+  /** Bytes a direction without startup frames is searched for mid-stream FPDUs (default 4 MiB). */
+  huntBudget?: number;
+  /** Both directions ended: the owner can keep the summary and let the dissector go. */
+  onClosed?: (flow: MpaFlow) => void;
+}
+
+/** Per-direction MPA summary (report-schema MpaDirection). */
+export interface MpaDirectionSummary {
+  from: string;
+  to: string;
+  markers: boolean | null;
+  seqStart: number | null;
+  /** False when only SeqStart mod 512 is known (mid-stream lock-on). */
+  seqStartExact: boolean;
+  fpdus: number;
+  ulpduBytes: number;
+  crcErrors: number;
+  markerErrors: number;
+  markerCount: number;
+  afterError: number;
+  bytesSkipped: number;
+  /** Rule id of the sender mistake diagnosed in this direction (the last one, if several), else null. */
+  senderMistake: string | null;
+  /** FPDUs framed under a diagnosed sender mistake whose framing it changed. */
+  senderMistakeFpdus: number;
+  alignment: { segments: number; fpduAligned: number; headerAligned: number; spanning: number };
+}
+
+export interface MpaFlowSummary {
+  detection: 'startup' | 'heuristic' | 'forced';
+  initiator: string | null;
+  responder: string | null;
+  request: StartupRecord | null;
+  reply: StartupRecord | null;
+  crc: boolean | null;
+  rejected: boolean;
+  directions: [MpaDirectionSummary, MpaDirectionSummary];
+}
