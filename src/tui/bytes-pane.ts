@@ -56,6 +56,23 @@ export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: num
   } else {
     out.push([{ t: 'K key', s: 'key' }, { t: '  ' }, { t: 'flags, Rev, PD_Length', s: 'length' }, { t: '  ' }, { t: 'E RFC 6581 IRD/ORD', s: 'marker' }]);
   }
+  if (fp) {
+    for (const m of r.markers) {
+      const ok = (m.fpduptr & ~3) === m.expected;
+      const at = m.offset - r.start;
+      out.push([
+        { t: `FPDUPTR @${base !== null ? `+${rel(at)}` : `octet ${at}`}: seen ${m.fpduptr}, expected ${m.expected}  ` },
+        ok ? { t: 'ok', s: 'good' } : { t: 'MISMATCH', s: 'error' },
+      ]);
+    }
+    const crcText: Span =
+      r.crcStatus === 'unchecked' ? { t: 'not checked (CRC off)', s: 'dim' }
+      : r.crcStatus === 'good' ? { t: 'ok', s: 'good' }
+      : r.crcStatus === 'byte-swapped' ? { t: 'BYTE-SWAPPED', s: 'error' }
+      : { t: 'BAD', s: 'error' };
+    out.push([{ t: `CRC seen ${hex8(r.crcWire)}, expected ${hex8(r.crcComputed)}  ` }, crcText]);
+    if (r.pad > 0) out.push([{ t: `PAD ${r.pad} octet${r.pad === 1 ? '' : 's'}: ` }, r.padNonZero ? { t: 'NOT ZERO', s: 'warning' } : { t: 'zero', s: 'good' }]);
+  }
   if (!data) {
     out.push([{ t: 'octets not available (the frames cannot be read back)', s: 'dim' }]);
   } else {
@@ -68,7 +85,7 @@ export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: num
         for (let k = row; k < Math.min(n, row + per); k++) {
           const o = rel(k);
           if (o % MARKER_INTERVAL === 0) {
-            out.push([{ t: `${'─'.repeat(offW)}── marker boundary SeqStart+${o} (${o / MARKER_INTERVAL}×512) at octet ${k} ──`, s: 'marker' }]);
+            out.push([{ t: `${'─'.repeat(offW)}─ marker boundary SeqStart+${o} (${o / MARKER_INTERVAL}×512) ─────`, s: 'marker' }]);
           }
         }
       }
@@ -91,24 +108,6 @@ export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: num
       spans.push({ t: ` ${ascii}`, s: 'dim' });
       out.push(spans);
     }
-  }
-  if (fp) {
-    out.push([]);
-    for (const m of r.markers) {
-      const ok = (m.fpduptr & ~3) === m.expected;
-      const at = m.offset - r.start;
-      out.push([
-        { t: `Marker at octet ${at}${base !== null ? ` (SeqStart+${rel(at)})` : ''}: FPDUPTR seen ${m.fpduptr}, expected ${m.expected}  ` },
-        ok ? { t: 'ok', s: 'good' } : { t: 'MISMATCH', s: 'error' },
-      ]);
-    }
-    const crcText: Span =
-      r.crcStatus === 'unchecked' ? { t: 'not checked (CRC off)', s: 'dim' }
-      : r.crcStatus === 'good' ? { t: 'ok', s: 'good' }
-      : r.crcStatus === 'byte-swapped' ? { t: 'BYTE-SWAPPED', s: 'error' }
-      : { t: 'BAD', s: 'error' };
-    out.push([{ t: `CRC seen ${hex8(r.crcWire)}, expected ${hex8(r.crcComputed)}  ` }, crcText]);
-    if (r.pad > 0) out.push([{ t: `PAD ${r.pad} octet${r.pad === 1 ? '' : 's'}: ` }, r.padNonZero ? { t: 'NOT ZERO', s: 'warning' } : { t: 'zero', s: 'good' }]);
   }
   return out;
 }

@@ -133,7 +133,11 @@ export class CaptureModel {
   private tNow = 0;
   private readonly listeners: Array<() => void> = [];
 
-  constructor(readonly source: TuiSource) {}
+  /** `cacheSize`: records kept as the pipeline made them; beyond it they are rebuilt on demand. */
+  constructor(
+    readonly source: TuiSource,
+    private readonly cacheSize = CACHE,
+  ) {}
 
   /** Called after every batch of new items, and when the state changes. */
   onChange(fn: () => void): void {
@@ -319,7 +323,7 @@ export class CaptureModel {
 
   private remember(i: number, r: MpaRecord): void {
     this.cache.set(i, r);
-    if (this.cache.size > CACHE) {
+    if (this.cache.size > this.cacheSize) {
       const oldest = this.cache.keys().next();
       if (oldest.done !== true) {
         this.cache.delete(oldest.value);
