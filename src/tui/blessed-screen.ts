@@ -63,7 +63,11 @@ export class BlessedScreen {
     this.promptBox = blessed.box({ parent: this.screen, tags: true, border: { type: 'line' }, left: 0, width: '100%', hidden: true, style: { border: { fg: 'cyan' } } });
     this.overlayBox = blessed.box({ parent: this.screen, tags: true, border: { type: 'line' }, top: 'center', left: 'center', hidden: true, style: { border: { fg: 'cyan' } } });
     this.screen.enableMouse();
-    this.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined) => this.guard(() => this.act(vm.key(key?.full ?? ch ?? '', ch))));
+    this.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined) => {
+      // blessed reports a carriage return twice, as "return" and then as "enter": take one.
+      if (key?.full === 'return') return;
+      this.guard(() => this.act(vm.key(key?.full ?? ch ?? '', ch)));
+    });
     this.screen.on('resize', () => this.guard(() => this.render()));
     for (const sig of ['SIGTERM', 'SIGHUP'] as const) process.once(sig, () => this.close(sig === 'SIGTERM' ? 143 : 129));
     process.once('uncaughtException', (e) => this.fail(e));

@@ -460,6 +460,12 @@ export class CaptureModel {
   /** Items whose cached record was rebuilt from the index (not the pipeline's own record). */
   private readonly rebuiltSet = new Set<number>();
 
+  /** The Info column of item i (no tree built). */
+  infoOf(i: number): string {
+    const r = this.record(i);
+    return r ? this.info(r) : (this.findingsOf(i)[0]?.message ?? '');
+  }
+
   /** The Info column: the DDP/RDMAP summary of an FPDU, the startup frame's parameters. */
   info(r: MpaRecord): string {
     if (isFpdu(r)) return isDdpSegmentRecord(r.upper) ? ddpSummary(r.upper) : '';

@@ -775,7 +775,7 @@ export class ViewModel {
       const v = ix.verdict[i]!;
       const isF = kind === KIND_FPDU;
       const crc = !isF ? '' : ix.crc[i] === 0 ? 'n/a' : ix.crc[i] === 1 ? 'ok' : ix.crc[i] === 3 ? 'SWP' : 'BAD';
-      const info = kind === KIND_FINDING ? (m.findingsOf(i)[0]?.message ?? '') : m.decode(i).info;
+      const info = m.infoOf(i);
       const sev: StyleName | undefined = v & V_ERROR ? 'error' : v & V_WARNING ? 'warning' : undefined;
       const spans: Span[] = [
         { t: `${padLeft(frames, 7)} ${padLeft(ix.time[i]!.toFixed(6), 8)} ${ix.dir[i] === 0 ? '→' : '←'} ${padLeft(kind === KIND_FINDING && ix.seq[i] === 0 ? '' : String(ix.seq[i]), 10)} ${fit(m.kindText(i), 7)} ${padLeft(kind === KIND_FINDING ? '' : String(ix.ulpduLength[i]), 5)} ${padLeft(isF && ix.markerCount[i] ? String(ix.markerCount[i]) : '', 2)} ` },
