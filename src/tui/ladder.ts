@@ -113,13 +113,13 @@ export function ladderLines(model: CaptureModel, fl: FlowRow, width: number): Li
   }
   const out: Line[] = [];
   const colW = 8;
-  const arrowW = Math.max(16, width - colW - 4);
+  const arrowW = Math.max(16, width - colW);
   const left = fl.client;
   const right = fl.server;
-  out.push([{ t: ' '.repeat(colW) + left.padEnd(arrowW - Math.min(arrowW - 1, right.length) + 1) + right, s: 'bold' }]);
+  out.push([{ t: ' '.repeat(colW) + left.padEnd(Math.max(left.length + 1, arrowW - right.length)) + right, s: 'bold' }]);
   for (const s of steps) {
     const label = ` ${s.text}${s.broke.length ? ` ✗ ${s.broke.join(', ')}` : ''} `;
-    const body = arrowW - 2;
+    const body = arrowW - 3;
     const lab = label.length > body - 4 ? label.slice(0, body - 5) + '… ' : label;
     const dashes = Math.max(2, body - lab.length);
     const arrow = s.dir === 0 ? `|--${lab}${'-'.repeat(dashes - 2)}>|` : `|<${'-'.repeat(dashes - 2)}${lab}--|`;

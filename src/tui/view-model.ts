@@ -728,14 +728,23 @@ export class ViewModel {
 
   private flowsPane(w: number, h: number): { title: string; lines: Line[]; selected: number } {
     const m = this.model;
-    const head = `${padLeft('Stream', 6)}  ${fit('Client → Server', 38)}  ${fit('MPA', 9)}  Rev  M c/s  C    P2P  RTR         IRD/ORD  ${padLeft('FPDUs c→s/s→c', 14)}  ${padLeft('Bytes', 9)}  Err  Warn  Upper`;
-    const lines: Line[] = [[{ t: head, s: 'head' }]];
-    const rows = h - 1;
     const ids = [ALL, ...this.flowOrder];
-    for (let k = this.flowTop; k < Math.min(ids.length, this.flowTop + rows); k++) {
+    // The endpoints column as wide as the widest pair shown (IPv6 pairs are long), within reason.
+    let epW = 15;
+    for (let k = this.flowTop; k < Math.min(ids.length, this.flowTop + h - 1); k++) {
+      const f = ids[k] === ALL ? undefined : m.flow(ids[k]!);
+      if (f) epW = Math.max(epW, Array.from(`${f.client} → ${f.server}`).length);
+    }
+    epW = Math.min(epW, Math.max(30, w - 48));
+    // Most telling columns first, so a narrow terminal cuts the least useful ones.
+    const head =
+      `${padLeft('Stream', 6)} ${fit('Client → Server', epW)} ${fit('MPA', 9)} ${padLeft('Err', 4)} ${padLeft('Warn', 4)} ${padLeft('FPDUs c→s/s→c', 13)} ${padLeft('Bytes', 10)} ` +
+      `Rev M   C P2P RTR ${fit('IRD/ORD', 11)} Upper`;
+    const lines: Line[] = [[{ t: head, s: 'head' }]];
+    for (let k = this.flowTop; k < Math.min(ids.length, this.flowTop + h - 1); k++) {
       const id = ids[k]!;
       if (id === ALL) {
-        lines.push([{ t: `${padLeft('*', 6)}  all flows (${this.flowOrder.length}), ${m.fpdus} FPDUs, ${m.errors} errors, ${m.warnings} warnings` }]);
+        lines.push([{ t: `${padLeft('*', 6)} all flows (${this.flowOrder.length}), ${m.fpdus} FPDUs, ${m.errors} errors, ${m.warnings} warnings` }]);
         continue;
       }
       const f = m.flow(id)!;
@@ -744,20 +753,23 @@ export class ViewModel {
       const e = q?.enhancedBlock ?? null;
       const ep = p?.enhancedBlock ?? null;
       const yn = (v: boolean | undefined): string => (v === undefined ? '-' : v ? '1' : '0');
-      const rtr = e ? [e.rtr.send ? 'send' : '', e.rtr.write ? 'write' : '', e.rtr.read ? 'read' : ''].filter((x) => x).join(',') || '-' : '-';
+      // RTR kinds the Initiator offered (RFC 6581 §5): S send, W write, R read.
+      const rtr = e ? `${e.rtr.send ? 'S' : ''}${e.rtr.write ? 'W' : ''}${e.rtr.read ? 'R' : ''}` || '-' : '-';
       const irdOrd = e ? `${e.ird}/${e.ord}${ep ? ` ${ep.ird}/${ep.ord}` : ''}` : '-';
-      const t =
-        `${padLeft(String(id - 1), 6)}  ${fit(`${f.client} → ${f.server}`, 38)}  ${fit(f.detection ?? (m.state === 'done' ? 'not MPA' : '…'), 9)}  ` +
-        `${fit(q ? String(q.rev) : p ? String(p.rev) : '-', 3)}  ${fit(`${yn(q?.m)}/${yn(p?.m)}`, 5)}  ${fit(q && p ? (q.c || p.c ? '1' : '0') : yn(q?.c ?? p?.c), 3)}  ` +
-        `${fit(e ? (e.p2p ? 'yes' : 'no') : '-', 3)}  ${fit(rtr, 10)}  ${fit(irdOrd, 7)}  ${padLeft(`${f.fpdus[0]}/${f.fpdus[1]}`, 14)}  ${padLeft(String(f.bytes[0] + f.bytes[1]), 9)}  `;
-      const line: Line = [{ t }];
-      line.push({ t: padLeft(String(f.errors), 3), ...(f.errors ? { s: 'error' as StyleName } : {}) });
-      line.push({ t: '  ' });
-      line.push({ t: padLeft(String(f.warnings), 4), ...(f.warnings ? { s: 'warning' as StyleName } : {}) });
-      line.push({ t: `  ${f.upper ?? '-'}` });
+      const line: Line = [
+        { t: `${padLeft(String(id - 1), 6)} ${fit(`${f.client} → ${f.server}`, epW)} ${fit(f.detection ?? (m.state === 'done' ? 'not MPA' : '…'), 9)} ` },
+        { t: padLeft(String(f.errors), 4), ...(f.errors ? { s: 'error' as StyleName } : {}) },
+        { t: ' ' },
+        { t: padLeft(String(f.warnings), 4), ...(f.warnings ? { s: 'warning' as StyleName } : {}) },
+        {
+          t:
+            ` ${padLeft(`${f.fpdus[0]}/${f.fpdus[1]}`, 13)} ${padLeft(String(f.bytes[0] + f.bytes[1]), 10)} ` +
+            `${fit(q ? String(q.rev) : p ? String(p.rev) : '-', 3)} ${fit(`${yn(q?.m)}/${yn(p?.m)}`, 3)} ${q && p ? (q.c || p.c ? '1' : '0') : yn(q?.c ?? p?.c)} ` +
+            `${fit(e ? (e.p2p ? 'yes' : 'no') : '-', 3)} ${fit(rtr, 3)} ${fit(irdOrd, 11)} ${f.upper ?? '-'}`,
+        },
+      ];
       lines.push(line);
     }
-    void w;
     return { title: `Flows (tcp.stream; sorted by ${this.sort}; s to change)`, lines, selected: this.flowSel - this.flowTop + 1 };
   }
 
