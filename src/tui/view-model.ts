@@ -868,7 +868,7 @@ export class ViewModel {
     const id = this.selectedFlow !== ALL ? this.selectedFlow : this.current ? this.model.index.flow[this.current.item]! : this.flowOrder[0];
     const fl = id !== undefined ? this.model.flow(id) : undefined;
     if (!fl) return { title: 'Startup ladder', lines: [[{ t: 'select a flow', s: 'dim' }]], selected: -1 };
-    return { title: `Startup ladder: tcp.stream ${fl.id - 1} (l for findings)`, lines: ladderLines(this.model, fl, w).slice(0, h), selected: -1 };
+    return { title: `Startup ladder: tcp.stream ${fl.id - 1}`, lines: ladderLines(this.model, fl, w).slice(0, h), selected: -1 };
   }
 
   // ------------------------------------------------------------------------------------------
