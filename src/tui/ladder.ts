@@ -27,7 +27,9 @@ const ITEM_SCAN = 4096;
 interface Step {
   frames: string;
   dir: 0 | 1;
+  /** What the arrow is ("MPA Request"); the broken rules follow it, then `detail`. */
   text: string;
+  detail?: string;
   broke: string[];
   sev: StyleName | null;
 }
@@ -82,7 +84,7 @@ export function ladderLines(model: CaptureModel, fl: FlowRow, width: number): Li
     const sev: StyleName | null = ix.verdict[i]! & V_ERROR ? 'error' : ix.verdict[i]! & V_WARNING ? 'warning' : null;
     const frames = framesText(ix.framesOf(i));
     if (kind === KIND_REQUEST || kind === KIND_REPLY) {
-      steps.push({ frames, dir, text: `MPA ${kind === KIND_REQUEST ? 'Request' : 'Reply'} ${model.decode(i).info}`, broke, sev });
+      steps.push({ frames, dir, text: `MPA ${kind === KIND_REQUEST ? 'Request' : 'Reply'}`, detail: model.infoOf(i), broke, sev });
       continue;
     }
     if (kind === KIND_FINDING) {
@@ -103,9 +105,9 @@ export function ladderLines(model: CaptureModel, fl: FlowRow, width: number): Li
       }
     }
     if (first || (isRtr && !rtr) || (isTerm && !terminate)) {
-      const info = model.decode(i).info;
-      const tag = isRtr ? 'RTR ' : isTerm ? '' : first ? 'first FPDU ' : '';
-      steps.push({ frames, dir, text: `${tag}${info || 'FPDU'}`, broke, sev });
+      const info = model.infoOf(i);
+      const tag = isRtr ? 'RTR' : isTerm ? 'Terminate' : 'first FPDU';
+      steps.push({ frames, dir, text: tag, detail: isTerm ? info.replace(/^Terminate /, '') : info, broke, sev });
     }
     if (first) firstFpdu[dir] = true;
     if (isRtr) rtr = true;
@@ -118,7 +120,8 @@ export function ladderLines(model: CaptureModel, fl: FlowRow, width: number): Li
   const right = fl.server;
   out.push([{ t: ' '.repeat(colW) + left.padEnd(Math.max(left.length + 1, arrowW - right.length)) + right, s: 'bold' }]);
   for (const s of steps) {
-    const label = ` ${s.text}${s.broke.length ? ` ✗ ${s.broke.join(', ')}` : ''} `;
+    // The broken rule right after what the arrow is, so a narrow pane cuts the detail, not the rule.
+    const label = ` ${s.text}${s.broke.length ? ` ✗ ${s.broke.join(', ')}` : ''}${s.detail ? ` ${s.detail}` : ''} `;
     const body = arrowW - 3;
     const lab = label.length > body - 4 ? label.slice(0, body - 5) + '… ' : label;
     const dashes = Math.max(2, body - lab.length);

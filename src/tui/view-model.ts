@@ -262,7 +262,8 @@ export class ViewModel {
     const rest = H - flowsH;
     const midH = Math.max(3, Math.floor(rest * 0.45));
     const botH = Math.max(3, rest - midH);
-    const pduW = Math.round(W * 0.64);
+    // The ladder needs room for its arrows: it takes more of the row than the findings list.
+    const pduW = Math.round(W * (this.ladder ? 0.45 : 0.64));
     const bytesW = W >= 150 ? 80 : Math.max(24, Math.min(52, Math.round(W * 0.45)));
     return {
       flows: { left: 0, top: 0, width: W, height: flowsH },

@@ -6,6 +6,8 @@ import { analyze } from '../../src/analysis/pipeline.js';
 import { buildPcap } from '../../src/report/pcap-writer.js';
 import { ACK, PSH, SYN, tcpFrame } from '../helpers/frames.js';
 import { KIND_FPDU } from '../../src/tui/pdu-index.js';
+import { buildMpaConnection } from '../../src/generate/mpa-connection.js';
+import { patternBytes, sendUlpdu } from '../../src/generate/mpa-encoder.js';
 import { lineText } from '../../src/tui/lines.js';
 import { capture, openModel, paneLines, paneText, paneTitle, type } from './helpers.js';
 
@@ -299,6 +301,57 @@ describe('view model: errors.pcap', () => {
     vm.key('s', 's');
     expect(vm.sort).toBe('bytes');
     expect(paneTitle(vm, 'flows')).toContain('sorted by bytes');
+  });
+});
+
+describe('view model: startup ladder and field highlight', () => {
+  it('writes the broken startup rule on its arrow', async () => {
+    const c = buildMpaConnection({ request: { res: 0x08 }, reply: {}, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(100, 1)) }] });
+    const path = join(tmp, 'reserved.pcap');
+    writeFileSync(path, c.pcap);
+    const { vm } = await openModel(path);
+    vm.key('l', 'l');
+    const lad = paneLines(vm, 'findings');
+    const req = lad.find((l) => lineText(l).includes('MPA Request'))!;
+    expect(lineText(req)).toMatch(/\|-- MPA Request.*✗ mpa\.reserved-flags/);
+    expect(req.some((x) => x.s === 'warning' || x.s === 'error')).toBe(true);
+    const rep = lad.find((l) => lineText(l).includes('MPA Reply'))!;
+    expect(lineText(rep)).not.toContain('✗');
+  });
+
+  it('stays silent on a clean startup', async () => {
+    const { vm } = await openModel(capture('sample.pcap'));
+    vm.key('l', 'l');
+    const lad = paneText(vm, 'findings').join('\n');
+    expect(lad).toMatch(/MPA Request/);
+    expect(lad).toMatch(/RTR /);
+    expect(lad).not.toContain('✗');
+  });
+
+  it('a tree field selected highlights its octets in the bytes pane', async () => {
+    const { vm } = await openModel(capture('errors.pcap'), { height: 80 });
+    selectSeq(vm, 2397);
+    vm.key('enter');
+    expect(vm.focus).toBe('tree');
+    // "CRC: ..." is a field of 4 octets at the end of the FPDU.
+    const rows = paneText(vm, 'tree');
+    const at = rows.findIndex((l) => l.trim().startsWith('CRC: 0x546af3a7'));
+    for (let k = 0; k < at; k++) vm.key('down');
+    vm.move('bytes', Infinity);
+    const lit = paneLines(vm, 'bytes').flatMap((l) => l.filter((x) => x.s === 'field').map((x) => x.t));
+    expect(lit).toEqual(['a7', 'f3', '6a', '54']);
+    // ULPDU length: the two octets of the length field.
+    vm.key('g', 'g');
+    vm.key('down');
+    vm.move('bytes', -Infinity);
+    const len = paneLines(vm, 'bytes').flatMap((l) => l.filter((x) => x.s === 'field').map((x) => x.t));
+    expect(len).toEqual(['02', 'c4']);
+  });
+
+  it('-Y as the initial filter applies to records as they are read', async () => {
+    const { vm } = await openModel(capture('errors.pcap'), { filter: 'finding.rule == "mpa.pad-not-zero"' });
+    expect(vm.visibleItems().map((i) => vm.model.index.seq[i])).toEqual([7313]);
+    expect(vm.status().map((x) => x.t).join('')).toContain('filter: finding.rule == "mpa.pad-not-zero"');
   });
 });
 
