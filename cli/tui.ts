@@ -55,6 +55,14 @@ export async function fileSource(path: string, options: AnalysisOptions, thresho
   return { label: path, path, options, frames, randomAccess: regular, totalBytes: size, ...(thresholds ? { thresholds } : {}) };
 }
 
+/**
+ * A source that cannot be read back (a pipe today; `tui -i IFACE` next): `options` carries the
+ * stream or packet source for analyze(); the bytes pane and `w` see the frames still in the window.
+ */
+export function streamSource(label: string, options: AnalysisOptions, thresholds: TuiSource['thresholds'], frames = new WindowFrames()): TuiSource {
+  return { label, path: label, options, frames, randomAccess: false, totalBytes: null, ...(thresholds ? { thresholds } : {}) };
+}
+
 export async function runTui(o: TuiOptions): Promise<number> {
   if (process.stdout.isTTY !== true || process.stdin.isTTY !== true) {
     process.stderr.write('mpa-dissect tui: not a terminal (the TUI needs a terminal on standard input and output); use mpa-dissect CAPTURE, --json or --ndjson instead\n');

@@ -1,7 +1,7 @@
 /**
  * The only module that knows blessed: draws what the view model says, passes keys, clicks, wheel
  * and resize back to it. A fork (neo-blessed, reblessed) replaces blessed here alone. The terminal
- * is given back (normal screen, cursor shown) on q, Ctrl-C, SIGTERM, SIGHUP and any exception.
+ * is given back (normal screen, cursor shown) on q, Ctrl-C, SIGTERM, SIGHUP, SIGINT and any exception.
  */
 import blessed from 'blessed';
 import type { Line, StyleName } from './lines.js';
@@ -69,7 +69,8 @@ export class BlessedScreen {
       this.guard(() => this.act(vm.key(key?.full ?? ch ?? '', ch)));
     });
     this.screen.on('resize', () => this.guard(() => this.render()));
-    for (const sig of ['SIGTERM', 'SIGHUP'] as const) process.once(sig, () => this.close(sig === 'SIGTERM' ? 143 : 129));
+    // Exit status 128 + signal number, as a shell reports a process killed by it.
+    for (const [sig, code] of [['SIGTERM', 143], ['SIGHUP', 129], ['SIGINT', 130]] as const) process.once(sig, () => this.close(code));
     process.once('uncaughtException', (e) => this.fail(e));
     process.once('unhandledRejection', (e) => this.fail(e));
     // The model reads in the background; the list catches up in bounded slices (never > ~20 ms of work).

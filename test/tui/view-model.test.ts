@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyze } from '../../src/analysis/pipeline.js';
@@ -352,6 +352,30 @@ describe('view model: startup ladder and field highlight', () => {
     const { vm } = await openModel(capture('errors.pcap'), { filter: 'finding.rule == "mpa.pad-not-zero"' });
     expect(vm.visibleItems().map((i) => vm.model.index.seq[i])).toEqual([7313]);
     expect(vm.status().map((x) => x.t).join('')).toContain('filter: finding.rule == "mpa.pad-not-zero"');
+  });
+});
+
+describe('view model: a stream source (no random access)', () => {
+  it('browses what it keeps and says when the octets are gone', async () => {
+    const { analysisOptions, streamSource } = await import('../../cli/tui.js');
+    const { CaptureModel } = await import('../../src/tui/capture-model.js');
+    const { ViewModel } = await import('../../src/tui/view-model.js');
+    const { WindowFrames } = await import('../../src/report/frame-store.js');
+    const bytes = readFileSync(capture('errors.pcap'));
+    const { options } = analysisOptions({ capture: '-', displayFilter: null, rules: null, mpa: [], checksums: false });
+    // Keep only the last 2 frames and 1 record: the first FPDUs must be rebuilt without their octets.
+    const src = streamSource('live', { ...options, stream: (async function* () { yield new Uint8Array(bytes); })() }, undefined, new WindowFrames(1 << 20, 2));
+    const model = new CaptureModel(src, 1);
+    const vm = new ViewModel(model);
+    vm.resize(120, 40);
+    await model.run();
+    vm.settle();
+    expect(model.state).toBe('done');
+    expect(vm.visibleCount()).toBe(15);
+    selectSeq(vm, 1025);
+    expect(paneText(vm, 'bytes').join('\n')).toContain('octets not available');
+    expect(paneText(vm, 'tree').join('\n')).toContain('ULPDU length: 318');
+    expect(paneText(vm, 'pdus').join('\n')).toMatch(/2397 FPDU\s+708\s+2 BAD/);
   });
 });
 
