@@ -79,9 +79,32 @@ export class BlessedScreen {
     this.render();
   }
 
+  private chasing = false;
+
   private tick(): void {
     const changed = this.vm.pump(20);
     if (changed || this.vm.model.state === 'reading' || this.vm.pending()) this.render();
+    // A new filter over a big capture: keep evaluating in 40 ms slices, turning the event loop
+    // between them (keys stay responsive), rather than 20 ms every 100 ms.
+    if (this.vm.pending() && !this.chasing) {
+      this.chasing = true;
+      let last = Date.now();
+      const step = (): void => {
+        if (this.destroyed || !this.vm.pending()) {
+          this.chasing = false;
+          return;
+        }
+        this.guard(() => {
+          this.vm.pump(40);
+          if (Date.now() - last >= 100) {
+            last = Date.now();
+            this.render();
+          }
+        });
+        setImmediate(step);
+      };
+      setImmediate(step);
+    }
   }
 
   private schedule(): void {
