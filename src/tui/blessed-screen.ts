@@ -101,7 +101,9 @@ export class BlessedScreen {
             this.render();
           }
         });
-        setImmediate(step);
+        // Waiting for a replay: look again shortly instead of spinning.
+        if (this.vm.waiting()) setTimeout(step, 30);
+        else setImmediate(step);
       };
       setImmediate(step);
     }

@@ -241,6 +241,41 @@ export class CaptureModel {
     this.changed();
   }
 
+  /**
+   * Runs the pipeline over the file again and hands out every item's record and findings, in item
+   * order (the pipeline is deterministic: the k-th group is item k). Re-dissecting the whole file
+   * beats rebuilding every record one by one when a new filter must look at all of them, and gives
+   * the DDP analysis fields too. Only for a source that can be read again; `stop` aborts. Resolves
+   * true when it reached the end.
+   */
+  async replay(each: (i: number, r: MpaRecord | null, findings: Finding[]) => void, stop: () => boolean): Promise<boolean> {
+    if (!this.source.randomAccess || this.state !== 'done') return false;
+    let next = 0;
+    const asm = new EventAssembler((g) => {
+      if (g.record === null) for (const f of g.findings) each(next++, null, [f]);
+      else each(next++, g.record, g.findings);
+    });
+    const stopped = new Error('replay stopped');
+    try {
+      await analyze(this.source.path, {
+        chunkSize: 256 << 10,
+        ...this.source.options,
+        onPacket: (p: PacketRecord) => {
+          if (stop()) throw stopped;
+          asm.time(p.tsSec, p.tsNsec);
+        },
+        onStartup: (r) => asm.record(r),
+        onFpdu: (r) => asm.record(r),
+        onFinding: (f) => asm.finding(f),
+      });
+      asm.end();
+      return true;
+    } catch {
+      // Stopped, or the file changed under us: the caller evaluates what is left itself.
+      return false;
+    }
+  }
+
   private keepFinding(f: Finding, item: number): void {
     if (f.severity === 'error') this.errors++;
     else if (f.severity === 'warning') this.warnings++;

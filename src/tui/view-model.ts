@@ -6,6 +6,7 @@
  */
 import { basename } from 'node:path';
 import type { TreeNode } from '../analysis/fields.js';
+import type { Finding } from '../analysis/findings.js';
 import { isFpdu, type EventGroup } from '../report/events.js';
 import { addressWord, EventFields, knownField } from '../report/fields.js';
 import { compileFilter, FilterError, formatFilterError, type CompiledFilter } from '../report/filter/filter.js';
@@ -154,6 +155,8 @@ export class ViewModel {
     let n = 0;
     while (this.scanPos < scopeLen) {
       const i = this.scopeItem(this.scanPos);
+      // A replay is evaluating the filter: wait for it rather than rebuild records one by one.
+      if (this.replayActive && this.filter && this.match[i] === 0 && !(this.errorsOnly && (ix.verdict[i]! & V_ERROR) === 0)) break;
       this.scanPos++;
       if (this.passes(i)) this.visible.push(i);
       if (++n % SLICE === 0 && Date.now() - t0 > budgetMs) break;
@@ -163,8 +166,37 @@ export class ViewModel {
     return this.visible.length !== before || this.flowOrder.length !== flowsBefore;
   }
 
-  /** Runs pump until every item is looked at (tests; small captures). */
+  /** Items above which a new filter is evaluated by re-dissecting the file (see CaptureModel.replay). */
+  replayMin = 20_000;
+  private replayGen = 0;
+  private replayActive = false;
+
+  /** True while the list waits for a replay (no point in pumping in a tight loop). */
+  waiting(): boolean {
+    return this.replayActive;
+  }
+
+  private startReplay(): void {
+    const gen = ++this.replayGen;
+    this.replayActive = true;
+    const f = this.filter;
+    void this.model
+      .replay(
+        (i, r, fs) => {
+          if (gen !== this.replayGen || i >= this.match.length || this.match[i] !== 0 || !f) return;
+          this.match[i] = this.matchesGroup(f, r, fs) ? 1 : 2;
+        },
+        () => gen !== this.replayGen,
+      )
+      .finally(() => {
+        if (gen === this.replayGen) this.replayActive = false;
+      });
+  }
+
+  /** Runs pump until every item is looked at (tests; small captures); a replay under way is abandoned. */
   settle(): void {
+    this.replayGen++;
+    this.replayActive = false;
     while (this.pending()) this.pump(Infinity);
     this.pump(Infinity);
   }
@@ -198,9 +230,11 @@ export class ViewModel {
 
   /** A record matches when it or any finding raised on it does (as a Wireshark packet on its expert infos). */
   private evaluate(i: number): boolean {
-    const f = this.filter!;
-    const rec = this.model.record(i);
-    const g: EventGroup = { record: rec, findings: this.model.findingsOf(i), tsSec: 0, tsNsec: 0 };
+    return this.matchesGroup(this.filter!, this.model.record(i), this.model.findingsOf(i));
+  }
+
+  private matchesGroup(f: CompiledFilter, rec: EventGroup['record'], findings: Finding[]): boolean {
+    const g: EventGroup = { record: rec, findings, tsSec: 0, tsNsec: 0 };
     const got = this.fields.group(g);
     if (got.record && f.matches(got.record)) return true;
     return got.findings.some((x) => f.matches(x));
@@ -648,6 +682,9 @@ export class ViewModel {
     this.filter = got.compiled;
     this.filterText = got.compiled ? text : '';
     this.match = new Uint8Array(this.model.index.count);
+    this.replayGen++;
+    this.replayActive = false;
+    if (this.filter && this.model.state === 'done' && this.model.source.randomAccess && this.model.index.count > this.replayMin) this.startReplay();
     this.rescan(this.current?.item ?? null);
     return true;
   }
