@@ -101,6 +101,9 @@ export interface Decoded {
 
 const CACHE = 2_000;
 
+/** Findings that stand for octets missing from a stream (shown as "gap" in the PDU list). */
+const GAP_RULES: ReadonlySet<string> = new Set(['tcp.capture-loss', 'tcp.buffer-cap']);
+
 function severityBit(s: Finding['severity']): number {
   return s === 'error' ? V_ERROR : s === 'warning' ? V_WARNING : V_INFO;
 }
@@ -516,6 +519,10 @@ export class CaptureModel {
   /** Item kind as a word. */
   kindText(i: number): string {
     const k = this.index.kind[i]!;
-    return k === KIND_REQUEST ? 'Request' : k === KIND_REPLY ? 'Reply' : k === KIND_FPDU ? 'FPDU' : this.findingsOf(i)[0]?.rule.includes('gap') ? 'gap' : 'finding';
+    if (k === KIND_REQUEST) return 'Request';
+    if (k === KIND_REPLY) return 'Reply';
+    if (k === KIND_FPDU) return 'FPDU';
+    const rule = this.findingsOf(i)[0]?.rule;
+    return rule !== undefined && GAP_RULES.has(rule) ? 'gap' : 'finding';
   }
 }

@@ -543,7 +543,8 @@ export class ViewModel {
         this.selectFlowRow(to(this.flowSel, this.flowOrder.length + 1));
         break;
       case 'pdus':
-        if (delta !== Infinity || !this.follow) this.follow = this.follow && delta === Infinity;
+        // Moving anywhere but to the end leaves follow mode.
+        if (delta !== Infinity) this.follow = false;
         this.selectPdu(to(this.pduSel, this.visible.length));
         break;
       case 'tree':
@@ -751,7 +752,7 @@ export class ViewModel {
       case 'flows':
         return this.flowsPane(w, h);
       case 'pdus':
-        return this.pduPane(w, h);
+        return this.pduPane(h);
       case 'tree':
         return this.treePane(h);
       case 'bytes': {
@@ -811,7 +812,7 @@ export class ViewModel {
     return { title: `Flows (tcp.stream; sorted by ${this.sort}; s to change)`, lines, selected: this.flowSel - this.flowTop + 1 };
   }
 
-  private pduPane(w: number, h: number): { title: string; lines: Line[]; selected: number } {
+  private pduPane(h: number): { title: string; lines: Line[]; selected: number } {
     const m = this.model;
     const ix = m.index;
     const head = `${padLeft('No.', 7)} ${padLeft('Time', 8)}   ${padLeft('Seq', 10)} ${fit('Kind', 7)} ${padLeft('Len', 5)} Mk ${fit('CRC', 3)} Info`;
@@ -838,7 +839,6 @@ export class ViewModel {
       lines.push(spans);
     }
     if (this.visible.length === 0) lines.push([{ t: this.emptyListText(), s: 'dim' }]);
-    void w;
     const scope = this.selectedFlow === ALL ? 'all flows' : `tcp.stream ${this.selectedFlow - 1}`;
     const extra = [this.filter ? 'filtered' : '', this.errorsOnly ? 'errors only' : '', this.follow ? 'follow' : '', this.pending() ? 'filtering…' : ''].filter((x) => x).join(', ');
     return { title: `PDUs: ${scope}, ${this.visible.length} shown${extra ? ` (${extra})` : ''}`, lines, selected: this.visible.length ? this.pduSel - this.pduTop + 1 : -1 };
