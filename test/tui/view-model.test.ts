@@ -341,6 +341,21 @@ describe('view model: startup ladder and field highlight', () => {
     expect(lineText(rep)).not.toContain('✗');
   });
 
+  it('a segment lost from the capture shows as a gap row', async () => {
+    const c = buildMpaConnection({
+      request: { m: true, c: true },
+      reply: { m: true, c: true },
+      i2r: Array.from({ length: 6 }, (_, k) => ({ ulpdu: sendUlpdu(k + 1, patternBytes(900, k)) })),
+      scenario: { drop: (i, dir) => dir === 0 && i === 4 },
+    });
+    const path = join(tmp, 'loss.pcap');
+    writeFileSync(path, c.pcap);
+    const { vm } = await openModel(path);
+    const rows = paneText(vm, 'pdus');
+    expect(rows.some((l) => / gap /.test(l))).toBe(true);
+    expect(rows.filter((l) => / finding /.test(l)).every((l) => !/capture-loss/.test(l))).toBe(true);
+  });
+
   it('stays silent on a clean startup', async () => {
     const { vm } = await openModel(capture('sample.pcap'));
     vm.key('l', 'l');
