@@ -50,6 +50,9 @@ async function main(rawArgv: string[]): Promise<number> {
     .command('$0 [capture]', 'Analyze a capture (pcap or pcapng; - for standard input)', (y) => y.positional('capture', { type: 'string', describe: 'capture file, or - for standard input' }))
     .command('rules', 'List every rule: id, severity, RFC reference, MPA error code, meaning (--rules FILE: the severity in force; --json)')
     .command('fields', 'List every field a display filter can name (as tshark -G fields)')
+    .command('tui [capture]', 'Browse a capture in the terminal: flows, PDUs, detail tree, bytes, findings (-Y initial filter; --mpa, --rules as above)', (y) =>
+      y.positional('capture', { type: 'string', describe: 'capture file' }),
+    )
     .option('r', { alias: 'read-file', type: 'string', describe: 'Read this capture (as tshark -r); the same as giving it as the argument' })
     .option('Y', { alias: 'display-filter', type: 'string', describe: 'Show only the event lines this display filter matches (Wireshark syntax)' })
     .option('V', { type: 'boolean', describe: 'Print the detail tree of each startup frame and FPDU (markers, FPDUPTR expected vs seen, CRC seen vs computed, DDP/RDMAP)' })
@@ -112,6 +115,7 @@ async function main(rawArgv: string[]): Promise<number> {
   if (positional !== undefined && readFile !== undefined && positional !== readFile) {
     throw new UsageError(`two captures given (-r ${readFile} and ${positional}); give one`);
   }
+  if (cmd === 'tui') return tuiCommand(readFile ?? positional, args);
   const write = undash(args.w);
   const junit = undash(args.junit);
   if (write === '-' || junit === '-') throw new UsageError(`${write === '-' ? '-w' : '--junit'} needs a file name; standard output carries the text or JSON output`);
@@ -155,6 +159,26 @@ async function main(rawArgv: string[]): Promise<number> {
     },
     { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) },
   );
+}
+
+/** `tui [capture]`: the terminal UI (cli/tui.ts), loaded only when asked for. */
+async function tuiCommand(capture: string | undefined, args: { Y?: string | undefined; rules?: string | undefined; mpa?: string[] | undefined; checksums: boolean; 'tcp-buffer-flow': number; 'tcp-buffer-total': number; 'tcp-reorder-window': number }): Promise<number> {
+  if (capture === undefined) throw new UsageError('tui: give a capture file (mpa-dissect tui capture.pcap)');
+  const { runTui } = await import('./tui.js');
+  const code = await runTui({
+    capture,
+    displayFilter: undash(args.Y) ?? null,
+    rules: undash(args.rules) ?? null,
+    mpa: args.mpa ?? [],
+    checksums: args.checksums,
+    reassembly: {
+      maxBufferedPerFlow: mib(args['tcp-buffer-flow'], '--tcp-buffer-flow'),
+      maxBufferedTotal: mib(args['tcp-buffer-total'], '--tcp-buffer-total'),
+      reorderWindow: mib(args['tcp-reorder-window'], '--tcp-reorder-window'),
+    },
+  });
+  // The capture may still be being read in the background: quitting does not wait for it.
+  process.exit(code);
 }
 
 /** A size option given in MiB, checked (a usage error names the option). */

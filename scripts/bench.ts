@@ -38,6 +38,13 @@ try {
         `  [target > ${t.mbps} MB/s: ${mbps >= t.mbps ? 'met' : 'NOT met'}; RSS < ${t.rss} MB: ${r.maxRssMB < t.rss ? 'met' : 'NOT met'}]`,
     );
   }
+  // The terminal UI on the same capture: peak RSS while it is read and browsed (target < 300 MB).
+  const tui = JSON.parse(execFileSync(process.execPath, [join(here, 'bench-tui.js'), file], { encoding: 'utf8' })) as { readSeconds: number; firstFlowMs: number | null; maxStallMs: number; items: number; indexMB: number; middlePduMs: number; maxRssMB: number };
+  console.log(
+    `terminal UI      : read in ${tui.readSeconds.toFixed(1)} s, first flow after ${tui.firstFlowMs?.toFixed(0) ?? '-'} ms, longest event-loop stall ${tui.maxStallMs.toFixed(0)} ms, ` +
+      `${tui.items} items in a ${tui.indexMB.toFixed(0)} MB index, a PDU rebuilt from the file in ${tui.middlePduMs.toFixed(0)} ms, peak RSS ${tui.maxRssMB.toFixed(0)} MB` +
+      `  [RSS < 300 MB: ${tui.maxRssMB < 300 ? 'met' : 'NOT met'}; stall < 100 ms: ${tui.maxStallMs < 100 ? 'met' : 'NOT met'}]`,
+  );
 } finally {
   if (!keep) unlinkSync(file);
 }

@@ -1,0 +1,92 @@
+/**
+ * `mpa-dissect tui [capture]`: options to a TUI source, then the terminal UI until the user quits.
+ * Refuses (exit 2, one line) when standard output is not a terminal. `tui -i IFACE` belongs to the
+ * live-capture work: it builds a TuiSource whose options carry the packet source and whose frame
+ * store is a WindowFrames (randomAccess false); the rest of the UI does not change.
+ */
+import { statSync } from 'node:fs';
+import { defaultUpper } from '../src/analysis/upper.js';
+import type { AnalysisOptions } from '../src/analysis/pipeline.js';
+import { FileFrames, WindowFrames } from '../src/report/frame-store.js';
+import { loadRulesFile } from '../src/report/rules-file.js';
+import { addressWord, knownField } from '../src/report/fields.js';
+import { compileFilter, FilterError, formatFilterError } from '../src/report/filter/filter.js';
+import { NO_THRESHOLDS } from '../src/report/threshold-rules.js';
+import { CaptureModel, type TuiSource } from '../src/tui/capture-model.js';
+import { ViewModel } from '../src/tui/view-model.js';
+import { parseForcedMpa, UsageError } from './options.js';
+
+export interface TuiOptions {
+  capture: string;
+  displayFilter: string | null;
+  rules: string | null;
+  mpa: string[];
+  checksums: boolean;
+  reassembly?: AnalysisOptions['reassembly'];
+}
+
+/** The AnalysisOptions every source shares (decoder, reassembly, rules, --mpa, DDP/RDMAP). */
+export function analysisOptions(o: TuiOptions): { options: AnalysisOptions; thresholds: TuiSource['thresholds'] } {
+  const config = o.rules !== null ? loadRulesFile(o.rules) : null;
+  return {
+    options: {
+      forced: o.mpa.map(parseForcedMpa),
+      upper: defaultUpper,
+      decoder: { checksums: o.checksums },
+      ...(o.reassembly ? { reassembly: o.reassembly } : {}),
+      rules: config?.overrides ?? null,
+    },
+    thresholds: config?.thresholds ?? NO_THRESHOLDS,
+  };
+}
+
+/** A capture file: read in the background, frames read back by offset. A FIFO keeps recent frames only. */
+export async function fileSource(path: string, options: AnalysisOptions, thresholds: TuiSource['thresholds']): Promise<TuiSource> {
+  let regular = true;
+  let size: number | null = null;
+  try {
+    const st = statSync(path);
+    regular = st.isFile();
+    size = regular ? st.size : null;
+  } catch {
+    // analyze() says what is wrong with the path; the UI shows it.
+  }
+  const frames = regular ? await FileFrames.open(path) : new WindowFrames();
+  return { label: path, path, options, frames, randomAccess: regular, totalBytes: size, ...(thresholds ? { thresholds } : {}) };
+}
+
+/**
+ * A source that cannot be read back (a pipe today; `tui -i IFACE` next): `options` carries the
+ * stream or packet source for analyze(); the bytes pane and `w` see the frames still in the window.
+ */
+export function streamSource(label: string, options: AnalysisOptions, thresholds: TuiSource['thresholds'], frames = new WindowFrames()): TuiSource {
+  return { label, path: label, options, frames, randomAccess: false, totalBytes: null, ...(thresholds ? { thresholds } : {}) };
+}
+
+export async function runTui(o: TuiOptions): Promise<number> {
+  if (process.stdout.isTTY !== true || process.stdin.isTTY !== true) {
+    process.stderr.write('mpa-dissect tui: not a terminal (the TUI needs a terminal on standard input and output); use mpa-dissect CAPTURE, --json or --ndjson instead\n');
+    return 2;
+  }
+  if (o.capture === '-') throw new UsageError('tui reads keys from the terminal, so it cannot read the capture from standard input; give a file');
+  if (o.displayFilter !== null && o.displayFilter.trim() !== '') {
+    try {
+      compileFilter(o.displayFilter, knownField, addressWord);
+    } catch (e) {
+      if (e instanceof FilterError) throw new UsageError(`-Y: column ${e.column}: ${formatFilterError(o.displayFilter, e)}`);
+      throw e;
+    }
+  }
+  const { options, thresholds } = analysisOptions(o);
+  const source = await fileSource(o.capture, options, thresholds);
+  const model = new CaptureModel(source);
+  const vm = new ViewModel(model);
+  if (o.displayFilter !== null && o.displayFilter.trim() !== '') vm.applyFilter(o.displayFilter);
+  // Loaded only here: the other commands never pay for blessed.
+  const { BlessedScreen } = await import('../src/tui/blessed-screen.js');
+  const screen = new BlessedScreen(vm);
+  void model.run();
+  const code = await screen.done;
+  source.frames.close();
+  return code;
+}

@@ -1,0 +1,47 @@
+/**
+ * What a pane shows, independent of the terminal library: lines of styled spans. The blessed
+ * layer maps each style to its colours; tests read the text and the styles directly.
+ */
+export type StyleName =
+  | 'error'
+  | 'warning'
+  | 'info'
+  | 'dim'
+  | 'bold'
+  | 'head'
+  /** Octet classes of the bytes pane (as -x marks them). */
+  | 'length'
+  | 'marker'
+  | 'pad'
+  | 'crc'
+  | 'crc-bad'
+  | 'key'
+  /** Octets of the tree field selected. */
+  | 'field'
+  | 'good';
+
+export interface Span {
+  readonly t: string;
+  readonly s?: StyleName;
+}
+
+export type Line = Span[];
+
+export const plain = (t: string): Line => [{ t }];
+export const styled = (t: string, s: StyleName): Line => [{ t, s }];
+
+export function lineText(l: Line): string {
+  return l.map((x) => x.t).join('');
+}
+
+/** Cuts or pads a string to exactly `w` columns (one column per code point). */
+export function fit(s: string, w: number): string {
+  const cps = Array.from(s);
+  if (cps.length > w) return w <= 1 ? cps.slice(0, w).join('') : cps.slice(0, w - 1).join('') + '…';
+  return s + ' '.repeat(w - cps.length);
+}
+
+export function padLeft(s: string, w: number): string {
+  const n = Array.from(s).length;
+  return n >= w ? s : ' '.repeat(w - n) + s;
+}
