@@ -10,10 +10,10 @@ import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { StreamBytes } from '../report/frame-store.js';
 import { isFpdu, type MpaRecord } from '../report/events.js';
 import type { Line, Span, StyleName } from './lines.js';
+import { crcHex } from '../../dissectors/mpa/fields.js';
 
 const MARKER_INTERVAL = 512;
 
-const hex8 = (n: number): string => `0x${(n >>> 0).toString(16).padStart(8, '0')}`;
 
 function fpduClasses(r: FpduRecord, crcBad: boolean): (StyleName | null)[] {
   const layout = fpduLayout(r);
@@ -70,7 +70,7 @@ export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: num
       : r.crcStatus === 'good' ? { t: 'ok', s: 'good' }
       : r.crcStatus === 'byte-swapped' ? { t: 'BYTE-SWAPPED', s: 'error' }
       : { t: 'BAD', s: 'error' };
-    out.push([{ t: `CRC seen ${hex8(r.crcWire)}, expected ${hex8(r.crcComputed)}  ` }, crcText]);
+    out.push([{ t: `CRC seen ${crcHex(r.crcWire)}, expected ${crcHex(r.crcComputed)}  ` }, crcText]);
     if (r.pad > 0) out.push([{ t: `PAD ${r.pad} octet${r.pad === 1 ? '' : 's'}: ` }, r.padNonZero ? { t: 'NOT ZERO', s: 'warning' } : { t: 'zero', s: 'good' }]);
   }
   if (!data) {

@@ -41,12 +41,12 @@ describe('view model: errors.pcap', () => {
     const { vm } = await openModel(capture('errors.pcap'));
     selectSeq(vm, 2397);
     const tree = paneText(vm, 'tree').join('\n');
-    expect(tree).toContain('CRC: 0x546af3a7 [incorrect, should be 0x546af3a6]');
+    expect(tree).toContain('CRC: 0xa7f36a54 [incorrect, should be 0xa6f36a54]');
     const bytes = paneLines(vm, 'bytes');
     const all = bytes.map(lineText).join('\n');
     expect(all).toContain('FPDU at seq 2397');
     expect(all).toMatch(/SeqStart\+\d+/);
-    expect(all).toMatch(/CRC seen 0x546af3a7, expected 0x546af3a6\s+BAD/);
+    expect(all).toMatch(/CRC seen 0xa7f36a54, expected 0xa6f36a54\s+BAD/);
     // The four CRC octets are drawn in the bad-CRC style (the last octets of the FPDU).
     vm.move('bytes', Infinity);
     const end = paneLines(vm, 'bytes');
@@ -372,7 +372,7 @@ describe('view model: startup ladder and field highlight', () => {
     expect(vm.focus).toBe('tree');
     // "CRC: ..." is a field of 4 octets at the end of the FPDU.
     const rows = paneText(vm, 'tree');
-    const at = rows.findIndex((l) => l.trim().startsWith('CRC: 0x546af3a7'));
+    const at = rows.findIndex((l) => l.trim().startsWith('CRC: 0xa7f36a54'));
     for (let k = 0; k < at; k++) vm.key('down');
     vm.move('bytes', Infinity);
     const lit = paneLines(vm, 'bytes').flatMap((l) => l.filter((x) => x.s === 'field').map((x) => x.t));
