@@ -4,17 +4,17 @@
  * reading frames back) is set up only when that output is asked for, so a plain --json run pays
  * for none of it.
  */
-import { closeSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import { analyze, type AnalysisOptions, type AnalysisResult } from '../src/analysis/pipeline.js';
 import { defaultUpper } from '../src/analysis/upper.js';
 import { SEVERITY_RANK, type Finding, type Severity } from '../src/analysis/findings.js';
 import type { PacketRecord } from '../src/capture/packet.js';
-import { openReason } from '../src/capture/read-capture.js';
+import { isGzipFile, openReason, readErrorRule } from '../src/capture/read-capture.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 import { buildReport } from '../src/report/json-report.js';
 import { buildJUnit } from '../src/report/junit.js';
 import { allRules } from '../src/analysis/rules-catalog.js';
-import { EventAssembler, isFpdu, type EventGroup } from '../src/report/events.js';
+import { CaptureOrder, EventAssembler, groupFrame, isFpdu, type EventGroup } from '../src/report/events.js';
 import { addressWord, EventFields, knownField, recordTree, type FieldGetter } from '../src/report/fields.js';
 import { compileFilter, formatFilterError, FilterError, type CompiledFilter } from '../src/report/filter/filter.js';
 import { FileFrames, WindowFrames, type FrameStore } from '../src/report/frame-store.js';
@@ -28,6 +28,8 @@ import { findingLine, fpduLine, makeStyle, startupLine, summaryText, type Style 
 import { NO_THRESHOLDS, thresholdFindings } from '../src/report/threshold-rules.js';
 import { treeLines } from '../src/report/tree-text.js';
 import { parseForcedMpa, UsageError } from './options.js';
+import { fieldsHeader, fieldsRow, type FieldsFormat } from './fields-output.js';
+import { OutputError, writeFileOrFail, writeReason } from './output.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
@@ -54,6 +56,12 @@ export interface RunOptions {
   reassembly?: ReassemblyOptions;
   color: boolean;
   progress: boolean;
+  /** --wide: the flow table with every column. */
+  wide?: boolean;
+  /** --allow-truncated: a capture cut mid-record exits by its findings, not 2. */
+  allowTruncated?: boolean;
+  /** -T fields: rows of field values instead of event lines and summary. */
+  fields?: FieldsFormat | null;
 }
 
 export interface RunIo {
@@ -89,7 +97,18 @@ function checkCombinations(o: RunOptions): void {
     throw new UsageError('-Y filters event lines; the --json report always describes the whole capture (use --ndjson for filtered events)');
   }
   if (o.writeFilter !== null && o.write === null) throw new UsageError('--write-filter chooses the frames -w writes; give -w FILE too');
+  if (o.fields && (o.json || o.ndjson || o.verbose || o.hex)) throw new UsageError('-T fields is an output of its own; it does not combine with --json, --ndjson, -V or -x');
 }
+
+/**
+ * Findings that describe normal behaviour: shown in the flow table (Closed: fin/fin) and kept in
+ * -V, --ndjson, --json and the findings by rule, but not as an event line of their own unless
+ * -V, -Y or a rules file asks for them. A clean FIN between FPDUs is how connections end.
+ */
+const QUIET_IN_EVENT_LINES: ReadonlySet<string> = new Set(['mpa.tcp-closed-between']);
+
+/** Capture-reader findings are said once, as the error line at the end, not also as an event line. */
+const isCaptureFinding = (f: Finding): boolean => f.rule === 'capture.truncated' || f.rule === 'capture.read-error';
 
 /** Runs the analysis and every output; returns the exit status (0, 1; usage problems throw). */
 export async function run(o: RunOptions, io: RunIo): Promise<number> {
@@ -102,11 +121,16 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   if (o.write !== null) checkWritable(o.write, '-w', o.capture);
   const started = Date.now();
   const st: Style = makeStyle(o.color);
-  const text = !o.json && !o.ndjson;
-  const eventLines = (text && !o.quiet) || o.ndjson;
-  const needEvents = eventLines || o.write !== null;
+  const fieldsFmt = o.fields ?? null;
+  const text = !o.json && !o.ndjson && !fieldsFmt;
+  // -q with -z prints only the statistics (as tshark -q -z).
+  const statsOnly = o.quiet && o.stats.length > 0;
+  const eventLines = (text && !o.quiet) || o.ndjson || fieldsFmt !== null;
+  const quietRules = new Set([...QUIET_IN_EVENT_LINES].filter((id) => !o.verbose && (display === null) && !config?.overrides.severity.has(id)));
+  const needEvents = (eventLines && !statsOnly) || o.write !== null;
 
-  // Output buffering: lines go out in blocks (or one by one with -l, as tshark -l).
+  // Output buffering: lines go out in blocks (or one by one with -l, as tshark -l). io.out writes
+  // synchronously (cli/output.ts), so a slow reader holds the analysis back instead of memory growing.
   const buf: string[] = [];
   const flush = (): void => {
     if (buf.length) io.out(buf.join('\n') + '\n');
@@ -116,17 +140,26 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     buf.push(s);
     if (buf.length >= 256) flush();
   };
+  // Event lines in capture order: a group's lines are formatted at once (its frames are still in the
+  // window for -x) and put back in frame order by CaptureOrder; -l shows each as it comes.
+  const ordered = o.lineBuffered ? null : new CaptureOrder<string[]>((ls) => ls.forEach(line));
+  let groupLines: string[] = [];
+  const eventLine = (s: string): void => {
+    groupLines.push(s);
+  };
+  if (fieldsFmt?.header) line(fieldsHeader(fieldsFmt));
 
   const stdin = o.capture === '-';
   // A pipe given by name (a FIFO, /dev/fd/N) cannot be read twice either: keep copies as for stdin.
-  const stream = stdin || !isRegularFile(o.capture);
+  // A gzip file is read through the decompressor, so frames cannot be read back by offset either.
+  const stream = stdin || !isRegularFile(o.capture) || isGzipFile(o.capture);
   let store: FrameStore | null = null;
   if (o.hex || o.write !== null) store = stream ? new WindowFrames() : await FileFrames.open(o.capture);
   const exporter = o.write !== null && store ? new FrameExport(store, stream) : null;
 
   const flows = new Map<number, { client: string; server: string }>();
   const fields =
-    display || writeFilter
+    display || writeFilter || fieldsFmt
       ? new EventFields((flow, from) => {
           const fl = flow === null ? undefined : flows.get(flow);
           if (!fl || from === null) return null;
@@ -144,7 +177,10 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const upperInfo = (u: unknown): string | null => defaultUpper?.summarize?.(u) ?? null;
   const matches = (f: CompiledFilter | null, get: FieldGetter | null): boolean => f === null || (get !== null && f.matches(get));
 
+  let packets = 0;
   const onGroup = (g: EventGroup): void => {
+    // An unreadable capture is said once, by the error line at the end.
+    if (packets === 0 && g.record === null && g.findings.every(isCaptureFinding)) return;
     const got = fields ? fields.group(g) : null;
     const rec = g.record;
     if (rec && !isFpdu(rec)) exporter?.noteStartup(rec.flow, rec.frames);
@@ -162,30 +198,43 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     }
     if (!eventLines) return;
     const shownRec = rec !== null && matches(display, got ? got.record : null) ? rec : null;
-    const shown: Finding[] = g.findings.filter((_, i) => matches(display, got ? got.findings[i]! : null));
-    if (o.ndjson) {
-      if (shownRec) line(JSON.stringify(isFpdu(shownRec) ? fpduEvent(shownRec) : startupEvent(shownRec)));
-      for (const f of shown) line(JSON.stringify(findingEvent(f)));
+    const shownIdx: number[] = [];
+    g.findings.forEach((_, i) => {
+      if (matches(display, got ? got.findings[i]! : null)) shownIdx.push(i);
+    });
+    const shown: Finding[] = shownIdx.map((i) => g.findings[i]!);
+    groupLines = [];
+    if (fieldsFmt) {
+      if (shownRec) eventLine(fieldsRow(fieldsFmt, got!.record!));
+      for (const i of shownIdx) if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsRow(fieldsFmt, got!.findings[i]!));
+    } else if (o.ndjson) {
+      if (shownRec) eventLine(JSON.stringify(isFpdu(shownRec) ? fpduEvent(shownRec) : startupEvent(shownRec)));
+      for (const f of shown) eventLine(JSON.stringify(findingEvent(f)));
     } else {
       const time = rel(g.tsSec, g.tsNsec);
-      if (shownRec) line(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : startupLine(shownRec, time, st));
-      for (const f of shown) line(findingLine(f, st));
+      if (shownRec) eventLine(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : startupLine(shownRec, time, st));
+      for (const f of shown) if (!quietRules.has(f.rule) && !isCaptureFinding(f)) eventLine(findingLine(f, st));
       if (shownRec && (o.verbose || o.hex)) {
-        if (o.verbose) for (const l of treeLines(recordTree(shownRec))) line(l);
-        if (o.hex && store) for (const l of recordDump(shownRec, store, st)) line(l);
-        line('');
+        if (o.verbose) for (const l of treeLines(recordTree(shownRec))) eventLine(l);
+        if (o.hex && store) for (const l of recordDump(shownRec, store, st)) eventLine(l);
+        eventLine('');
       }
     }
-    if (o.lineBuffered) flush();
+    if (groupLines.length === 0) return;
+    if (ordered) ordered.push(groupFrame(g), groupLines);
+    else {
+      groupLines.forEach(line);
+      flush();
+    }
   };
 
-  const assembler = needEvents ? new EventAssembler(onGroup) : null;
+  const assembler = needEvents ? new EventAssembler(onGroup, o.lineBuffered) : null;
   const sizes = o.stats.includes('fpdu-sizes') ? new FpduSizes() : null;
 
   let progress: Progress | null = null;
   if (o.progress) {
     let total: number | null = null;
-    if (!stdin) {
+    if (!stdin && !isGzipFile(o.capture)) {
       try {
         total = statSync(o.capture).size;
       } catch {
@@ -195,16 +244,13 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     progress = new Progress(io.err, total);
   }
 
-  const timeColumn = text && !o.quiet;
-  const onPacket =
-    store || progress || timeColumn
-      ? (p: PacketRecord): void => {
-          if (t0 === null) t0 = [p.tsSec, p.tsNsec];
-          assembler?.time(p.tsSec, p.tsNsec);
-          store?.note(p);
-          progress?.tick(p.fileOffset, p.frame);
-        }
-      : undefined;
+  const onPacket = (p: PacketRecord): void => {
+    packets++;
+    if (t0 === null) t0 = [p.tsSec, p.tsNsec];
+    assembler?.time(p.tsSec, p.tsNsec, p.frame);
+    store?.note(p);
+    progress?.tick(p.fileOffset, p.frame);
+  };
 
   const opts: AnalysisOptions = {
     forced,
@@ -212,7 +258,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     decoder: { checksums: o.checksums },
     ...(o.reassembly ? { reassembly: o.reassembly } : {}),
     rules: config?.overrides ?? null,
-    ...(onPacket ? { onPacket } : {}),
+    onPacket,
     ...(fields ? { onFlow: (h) => flows.set(h.id, { client: h.client, server: h.server }) } : {}),
     ...(assembler
       ? {
@@ -239,6 +285,18 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     r.findings.report(id, input); // streams to the event outputs through the collector's listener
   }
   assembler?.end();
+  ordered?.drain();
+
+  // A file that is no capture (empty, another format, unreadable at its first record): one line,
+  // exit 2, and no empty report after it.
+  const capErr = r.capture.error;
+  const errLine = capErr ? `mpa-dissect: ${capErr.file}: offset ${capErr.offset}, frame ${capErr.frame}: ${capErr.message}\n` : '';
+  if (capErr && r.capture.packets === 0) {
+    flush();
+    store?.close();
+    io.err(errLine);
+    return 2;
+  }
 
   const statsBlock = o.stats.map((n) => statsText(n, r, sizes));
   if (o.json) {
@@ -246,17 +304,28 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   } else if (o.ndjson) {
     for (const e of closingEvents(buildReport(r))) line(JSON.stringify(e));
     flush();
+  } else if (fieldsFmt) {
+    flush();
+    for (const s of statsBlock) io.out(`\n${s}\n`);
+  } else if (statsOnly) {
+    flush();
+    io.out(statsBlock.join('\n\n') + '\n');
   } else {
     flush();
-    io.out(`${o.quiet ? '' : '\n'}${summaryText(r, st)}\n`);
+    io.out(`${o.quiet ? '' : '\n'}${summaryText(r, st, { wide: o.wide === true })}\n`);
     for (const s of statsBlock) io.out(`\n${s}\n`);
   }
   // With a JSON form on standard output, human tables go to stderr so the JSON stays parseable.
-  if (!text) for (const s of statsBlock) io.err(`${s}\n\n`);
+  if (o.json || o.ndjson) for (const s of statsBlock) io.err(`${s}\n\n`);
 
   if (o.junit !== null) writeJUnit(o, r, (Date.now() - started) / 1000);
   if (exporter && o.write !== null) {
-    const res = exporter.write(o.write);
+    let res;
+    try {
+      res = exporter.write(o.write);
+    } catch (e) {
+      throw new OutputError(`-w ${o.write}: cannot write: ${writeReason(e)}`);
+    }
     const notes: string[] = [];
     if (res.missing) notes.push(`${res.missing} selected frames were no longer available${stream ? ' (a stream keeps only its recent frames)' : ''}`);
     if (res.otherLinkType) notes.push(`${res.otherLinkType} frames of another link type left out`);
@@ -264,10 +333,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   store?.close();
 
-  if (r.capture.error) {
-    const e = r.capture.error;
-    io.err(`mpa-dissect: ${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}\n`);
-    if (r.capture.packets === 0) return 2;
+  if (capErr) {
+    io.err(errLine);
+    // tshark exits 2 on a capture it could not read to the end; a gate must not pass on half a capture.
+    // --allow-truncated accepts a capture stopped mid-record (Ctrl-C), judging it by its findings.
+    if (!(o.allowTruncated === true && readErrorRule(capErr) === 'capture.truncated')) return 2;
   }
   return failed(r, o.failOn) ? 1 : 0;
 }
@@ -276,13 +346,13 @@ function writeJUnit(o: RunOptions, r: AnalysisResult, seconds: number): void {
   const xml = buildJUnit({
     timeSeconds: seconds,
     captureName: o.capture === '-' ? '<stdin>' : o.capture,
-    flows: r.flows.map((f) => ({ id: f.tcp.id, name: `flow ${f.tcp.id} ${f.tcp.client} -> ${f.tcp.server}` })),
+    flows: r.flows.map((f) => ({ id: f.tcp.id, name: `stream ${f.tcp.id - 1} ${f.tcp.client} -> ${f.tcp.server}` })),
     rules: allRules(),
     findings: r.findings.findings,
     failOn: o.failOn,
     disabled: allRules().filter((x) => !r.findings.enabled(x.id)).map((x) => x.id),
   });
-  writeFileSync(o.junit!, xml);
+  writeFileOrFail(o.junit!, '--junit', xml);
 }
 
 /** Opens an output file before the run, so a bad path fails at once rather than after a long capture. */
