@@ -4,7 +4,7 @@
  * reading frames back) is set up only when that output is asked for, so a plain --json run pays
  * for none of it.
  */
-import { closeSync, openSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { analyze, type AnalysisOptions, type AnalysisResult } from '../src/analysis/pipeline.js';
 import { defaultUpper } from '../src/analysis/upper.js';
 import { SEVERITY_RANK, type Finding, type Severity } from '../src/analysis/findings.js';
@@ -107,6 +107,25 @@ function checkCombinations(o: RunOptions): void {
  */
 const QUIET_IN_EVENT_LINES: ReadonlySet<string> = new Set(['mpa.tcp-closed-between']);
 
+/**
+ * Whether the rules file names `id` itself with a setting other than "off" (e.g. "info", its
+ * default, which RulesConfig does not record as an override): the user asked to see it. The file
+ * was already read and checked by loadRulesFile; anything unreadable now just means "no".
+ */
+function namedInRulesFile(path: string | null, id: string): boolean {
+  if (path === null) return false;
+  try {
+    if (!statSync(path).isFile()) return false;
+    const doc: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    const rules = typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>)['rules'] : undefined;
+    if (typeof rules !== 'object' || rules === null) return false;
+    const v = (rules as Record<string, unknown>)[id];
+    return typeof v === 'string' && v !== 'off';
+  } catch {
+    return false;
+  }
+}
+
 /** Capture-reader findings are said once, as the error line at the end, not also as an event line. */
 const isCaptureFinding = (f: Finding): boolean => f.rule === 'capture.truncated' || f.rule === 'capture.read-error';
 
@@ -126,7 +145,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // -q with -z prints only the statistics (as tshark -q -z).
   const statsOnly = o.quiet && o.stats.length > 0;
   const eventLines = (text && !o.quiet) || o.ndjson || fieldsFmt !== null;
-  const quietRules = new Set([...QUIET_IN_EVENT_LINES].filter((id) => !o.verbose && (display === null) && !config?.overrides.severity.has(id)));
+  const quietRules = new Set([...QUIET_IN_EVENT_LINES].filter((id) => !o.verbose && display === null && !config?.overrides.severity.has(id) && !namedInRulesFile(o.rules, id)));
   const needEvents = (eventLines && !statsOnly) || o.write !== null;
 
   // Output buffering: lines go out in blocks (or one by one with -l, as tshark -l). io.out writes
