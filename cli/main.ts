@@ -33,7 +33,7 @@ function version(): string {
 
 const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
 
-Filters use Wireshark's language and names (iwarp_mpa.*, iwarp_ddp.*, iwarp_rdma.*), plus frame.number, tcp.stream (our flow id), tcp.srcport, ip.src, finding.rule, finding.severity, finding.code, finding.message: "mpa-dissect fields" lists them all. A record matches on its findings too, as a Wireshark packet on its expert infos.
+Filters use Wireshark's language and names (iwarp_mpa.*, iwarp_ddp.*, iwarp_rdma.*), plus frame.number, tcp.stream (the Stream column of the flow table), tcp.srcport, ip.src, finding.rule, finding.severity, finding.code, finding.message: "mpa-dissect fields" lists them all. A record matches on its findings too, as a Wireshark packet on its expert infos.
 
 With no capture argument, standard input is read when it is not a terminal (cat x.pcap | mpa-dissect); the shipped sample is analyzed only when standard input is a terminal. Captures compressed with gzip (x.pcap.gz) are read directly, from a file or standard input.
 

@@ -24,7 +24,7 @@ import { FrameExport } from '../src/report/pcap-export.js';
 import { Progress } from '../src/report/progress.js';
 import { loadRulesFile, type RulesConfig } from '../src/report/rules-file.js';
 import { FpduSizes, statsText, type StatName } from '../src/report/stats.js';
-import { findingLine, fpduLine, makeStyle, startupLine, summaryText, type Style } from '../src/report/text.js';
+import { findingLine, fpduLine, makeStyle, plural, startupLine, summaryText, type Style } from '../src/report/text.js';
 import { NO_THRESHOLDS, thresholdFindings } from '../src/report/threshold-rules.js';
 import { treeLines } from '../src/report/tree-text.js';
 import { parseForcedMpa, UsageError } from './options.js';
@@ -346,8 +346,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
       throw new OutputError(`-w ${o.write}: cannot write: ${writeReason(e)}`);
     }
     const notes: string[] = [];
-    if (res.missing) notes.push(`${res.missing} selected frames were no longer available${stream ? ' (a stream keeps only its recent frames)' : ''}`);
-    if (res.otherLinkType) notes.push(`${res.otherLinkType} frames of another link type left out`);
+    if (res.missing) notes.push(`${plural(res.missing, 'selected frame was', 'selected frames were')} no longer available${stream ? ' (a stream keeps only its recent frames)' : ''}`);
+    if (res.otherLinkType) notes.push(`${plural(res.otherLinkType, 'frame')} of another link type left out`);
     if (notes.length) io.err(`mpa-dissect: -w ${o.write}: ${notes.join('; ')}\n`);
   }
   store?.close();

@@ -334,3 +334,43 @@ describe.skipIf(process.platform !== 'linux')('bounded memory', () => {
     }
   }, 180_000);
 });
+
+describe('-l: no one-event lag', () => {
+  it('each frame\'s event line is out before the next frame is written', async () => {
+    requireBuilt();
+    const conn = buildMpaConnection({ request: { c: true }, reply: { c: true }, i2r: [1, 2, 3].map((i) => ({ ulpdu: new Uint8Array(20 + i) })) });
+    const child = spawn(process.execPath, [CLI, '-l', '--fail-on', 'never'], { cwd: CAPTURES, stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
+    let out = '';
+    const waiters: Array<() => void> = [];
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      for (const w of waiters.splice(0)) w();
+    });
+    const waitFor = (re: RegExp, ms: number): Promise<boolean> =>
+      new Promise((resolve) => {
+        const check = (): void => {
+          if (re.test(out)) resolve(true);
+          else waiters.push(check);
+        };
+        setTimeout(() => resolve(re.test(out)), ms);
+        check();
+      });
+    // The pcap header, then one frame at a time; the stream stays open between frames.
+    child.stdin.write(conn.pcap.subarray(0, 24));
+    let off = 24;
+    const seen: number[] = [];
+    for (const f of conn.frames) {
+      const len = 16 + f.data.length;
+      child.stdin.write(conn.pcap.subarray(off, off + len));
+      off += len;
+      const frame = seen.length + 1;
+      seen.push(frame);
+      if (frame === 4 || frame === 5 || frame === 6) {
+        // The MPA Request (4), Reply (5) and the first FPDU (6) each show while the capture is still open.
+        expect(await waitFor(new RegExp(`^ +${frame} +\\d+\\.\\d{6} `, 'm'), 10_000), `frame ${frame}:\n${out}`).toBe(true);
+      }
+    }
+    child.stdin.end();
+    await new Promise((r) => child.on('exit', r));
+  }, 60_000);
+});
