@@ -143,7 +143,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const fieldsFmt = o.fields ?? null;
   const text = !o.json && !o.ndjson && !fieldsFmt;
   // -q with -z prints only the statistics (as tshark -q -z).
-  const statsOnly = o.quiet && o.stats.length > 0;
+  const statsOnly = text && o.quiet && o.stats.length > 0;
   const eventLines = (text && !o.quiet) || o.ndjson || fieldsFmt !== null;
   const quietRules = new Set([...QUIET_IN_EVENT_LINES].filter((id) => !o.verbose && display === null && !config?.overrides.severity.has(id) && !namedInRulesFile(o.rules, id)));
   const needEvents = (eventLines && !statsOnly) || o.write !== null;
@@ -378,7 +378,9 @@ function writeJUnit(o: RunOptions, r: AnalysisResult, seconds: number): void {
 function checkWritable(path: string, flag: string, capture: string): void {
   if (capture !== '-' && sameFile(path, capture)) throw new UsageError(`${flag} ${path}: that is the capture being read; choose another file`);
   try {
-    closeSync(openSync(path, 'w'));
+    // 'a', not 'w': an existing file is left as it is until the output is written at the end, so a
+    // run that fails (no capture on standard input, a bad filter) destroys nothing.
+    closeSync(openSync(path, 'a'));
   } catch (e) {
     throw new UsageError(`${flag} ${path}: cannot write: ${openReason(e)}`);
   }

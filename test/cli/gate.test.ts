@@ -93,6 +93,14 @@ describe('output errors: one line naming the output, exit 2', () => {
       expect(r.stderr).toContain('no such file or directory');
     }
   });
+  it('-w FILE with no capture on standard input leaves an existing FILE as it was', () => {
+    const f = join(dir, 'precious.pcap');
+    writeFileSync(f, sample());
+    const r = cli(['-q', '-w', f]); // "-w" taken for "-r": standard input is an empty pipe
+    expect(r.code).toBe(2);
+    oneLine(r.stderr);
+    expect(readFileSync(f).equals(sample())).toBe(true);
+  });
   it('a reader that goes away (| head) is not an error', () => {
     const r = spawnSync('sh', ['-c', `${process.execPath} ${CLI} -V -x sample.pcap | head -1`], { cwd: CAPTURES, encoding: 'utf8' });
     expect(r.status).toBe(0);
