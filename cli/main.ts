@@ -137,8 +137,9 @@ async function main(rawArgv: string[]): Promise<number> {
     .example('cat capture.pcap.gz | $0', 'standard input (gzip-compressed or not) when no capture is named')
     .epilog(EPILOG)
     .strict()
-    .help()
-    .alias('h', 'help')
+    // Our own -h/--help, written like every other output (so `--help > /dev/full` fails honestly).
+    .help(false)
+    .option('h', { alias: 'help', type: 'boolean', describe: 'Show help' })
     // process.stdout is not touched for a pipe: creating it makes the descriptor non-blocking.
     .wrap(isatty(1) ? Math.min(120, process.stdout.columns ?? 100) : 120)
     .fail((msg, err) => {
@@ -159,6 +160,10 @@ async function main(rawArgv: string[]): Promise<number> {
     return [...o.string, ...o.boolean, ...o.number, ...o.array, ...Object.keys(o.alias), ...Object.values(o.alias).flat()].filter((k) => k.length === 1);
   };
   const args = await parser.parseAsync();
+  if (args.h === true) {
+    out.write(`${await (parser as unknown as { getHelp(): Promise<string> }).getHelp()}\n`);
+    return 0;
+  }
   if (args.v === true) {
     out.write(`mpa-dissect ${version()} (Node.js ${process.versions.node})\n`);
     return 0;

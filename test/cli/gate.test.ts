@@ -67,7 +67,7 @@ describe('output errors: one line naming the output, exit 2', () => {
     requireBuilt();
     const full = openSync('/dev/full', 'w');
     try {
-      for (const args of [['sample.pcap'], ['--json', 'sample.pcap'], ['-V', '-x', 'sample.pcap']]) {
+      for (const args of [['sample.pcap'], ['--json', 'sample.pcap'], ['-V', '-x', 'sample.pcap'], ['--help'], ['rules'], ['-G', 'fields']]) {
         const r = spawnSync(process.execPath, [CLI, ...args], { cwd: CAPTURES, stdio: ['pipe', full, 'pipe'], encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
         expect(r.status, args.join(' ')).toBe(2);
         oneLine(r.stderr);
