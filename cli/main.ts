@@ -144,7 +144,7 @@ async function main(rawArgv: string[]): Promise<number> {
     .wrap(isatty(1) ? Math.min(120, process.stdout.columns ?? 100) : 120)
     .fail((msg, err) => {
       if (err) throw err;
-      const unknown = unknownOptionMessage(msg ?? '', longOptions(), shortOptions());
+      const unknown = unknownOptionMessage(msg ?? '', longOptions(), shortOptions(), rawArgv);
       throw new UsageError(unknown ?? msg);
     });
   // Option names for "did you mean", from yargs' own table so a new option is suggested too.

@@ -215,6 +215,10 @@ describe('tshark habits', () => {
     oneLine(r.stderr);
     expect(r.stderr).toContain('unknown option --jsno; did you mean --json?');
     expect(cli(['--wdie', 'golden.pcap']).stderr).toContain('did you mean --wide?');
+    expect(cli(['-X', 'golden.pcap']).stderr).toContain('unknown option -X; did you mean -x?');
+    const two = cli(['golden.pcap', 'sample.pcap']); // a second capture is not an option
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('unexpected argument "sample.pcap"');
   });
   it('a missing -w argument is a usage error, not "analyzing the sample"', () => {
     for (const args of [['golden.pcap', '-w'], ['golden.pcap', '--junit']]) {
