@@ -80,12 +80,20 @@ export async function maybeGunzip(stream: AsyncIterable<Uint8Array | string>): P
   }
   const first = Buffer.concat(head);
   const rest: AsyncIterable<Uint8Array | string> = (async function* () {
-    if (first.length) yield first;
-    if (done) return;
-    for (;;) {
-      const r = await it.next();
-      if (r.done === true) return;
-      yield r.value;
+    try {
+      if (first.length) yield first;
+      if (done) return;
+      for (;;) {
+        const r = await it.next();
+        if (r.done === true) {
+          done = true;
+          return;
+        }
+        yield r.value;
+      }
+    } finally {
+      // Reading stopped early (a bad record): stop the source too, so standard input lets the process exit.
+      if (!done) await it.return?.();
     }
   })();
   return isGzipMagic(first) ? gunzip(rest) : rest;
