@@ -386,3 +386,25 @@ describe('-l: no one-event lag', () => {
     await new Promise((r) => child.on('exit', r));
   }, 60_000);
 });
+
+describe('standard input that stops early', () => {
+  it('a bad record on standard input ends the run at once, though the writer keeps the pipe open', async () => {
+    requireBuilt();
+    const child = spawn(process.execPath, [CLI, '-q'], { cwd: CAPTURES, stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    child.stdin.on('error', () => {}); // the reader is gone: EPIPE is expected
+    child.stdin.write(sample().subarray(0, 24));
+    child.stdin.write(Buffer.alloc(64, 0xff)); // a record header promising 4 GB
+    const code = await new Promise<number | null>((resolve) => {
+      const t = setTimeout(() => resolve(-1), 15_000);
+      child.on('exit', (c) => {
+        clearTimeout(t);
+        resolve(c);
+      });
+    });
+    child.stdin.destroy();
+    expect(code).toBe(2);
+    oneLine(err);
+  }, 30_000);
+});
