@@ -139,9 +139,27 @@ function findingCounts(r: AnalysisResult): { errors: Map<number, number>; warnin
   return { errors, warnings };
 }
 
-const DETECTION_SHORT: Record<string, string> = { startup: 'startup', heuristic: 'mid-strm', forced: 'forced' };
+/** How MPA was found, short: its Rev when startup frames were seen, else how framing was found. */
+function mpaShort(m: NonNullable<AnalysisResult['flows'][number]['mpa']>): string {
+  const rev = m.reply?.rev ?? m.request?.rev ?? null;
+  if (m.detection === 'startup') return rev !== null ? `Rev ${rev}` : 'startup';
+  return m.detection === 'heuristic' ? 'mid-strm' : 'forced';
+}
+
+const FIT = 100;
 
 function compactFlowTable(r: AnalysisResult, st: Style): string {
+  // Endpoints are shortened (the middle of long addresses elided) until the table fits 100 columns.
+  let text = '';
+  for (const max of [40, 30, 24, 20, 16, 12]) {
+    text = compactRows(r, st, max);
+    if (text.split('\n').every((l) => visible(l) <= FIT)) break;
+  }
+  const note = st.dim('a/b: client→server/server→client. --wide: frames, bytes, alignment, gaps (also -z conv).');
+  return `${text}\n${note}`;
+}
+
+function compactRows(r: AnalysisResult, st: Style, endpointMax: number): string {
   const { errors, warnings } = findingCounts(r);
   const rows: string[][] = [['Stream', 'Client → Server', 'MPA', 'Markers', 'CRC', 'FPDUs', 'Err/Warn', 'Closed']];
   for (const f of r.flows) {
@@ -152,11 +170,10 @@ function compactFlowTable(r: AnalysisResult, st: Style): string {
     const crcDir = (bad: number) => (!m || m.crc === null ? '?' : !m.crc ? 'off' : bad ? st.red(`${bad} bad`) : 'ok');
     const nErr = errors.get(t.id) ?? 0;
     const nWarn = warnings.get(t.id) ?? 0;
-    const rev = m ? m.reply?.rev ?? m.request?.rev ?? null : null;
     rows.push([
       String(streamNumber(t.id)),
-      `${shortEndpoint(t.client, 24)} → ${shortEndpoint(t.server, 24)}`,
-      m ? `${DETECTION_SHORT[m.detection] ?? m.detection}${rev !== null ? ` v${rev}` : ''}` : '-',
+      `${shortEndpoint(t.client, endpointMax)} → ${shortEndpoint(t.server, endpointMax)}`,
+      m ? mpaShort(m) : '-',
       m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : '-',
       m ? `${crcDir(m.directions[0].crcErrors)}/${crcDir(m.directions[1].crcErrors)}` : '-',
       m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : '-',
@@ -164,9 +181,7 @@ function compactFlowTable(r: AnalysisResult, st: Style): string {
       d.map((x) => x.closed ?? '-').join('/'),
     ]);
   }
-  const note = st.dim('a/b: client→server/server→client. --wide: frames, bytes, alignment, gaps (also -z conv).');
-  return `${table(rows, [true, false, false, false, false, false, false, false])}
-${note}`;
+  return table(rows, [true, false, false, false, false, false, false, false]);
 }
 
 /** Every column, however wide (--wide). */

@@ -238,6 +238,20 @@ describe('the flow table', () => {
       const table = r.stdout.slice(r.stdout.indexOf('Flows\n'), r.stdout.indexOf('Findings by rule'));
       for (const l of table.split('\n')) expect([...l].length, l).toBeLessThanOrEqual(100);
     }
+    // Long IPv6 endpoints and large counts: the endpoints are shortened until it fits.
+    const v6 = buildMpaConnection({
+      request: { c: true },
+      reply: { c: true },
+      i2r: Array.from({ length: 1200 }, () => ({ ulpdu: new Uint8Array(4) })),
+      scenario: { client: { addr: 'fd00:1234:5678:9abc:def0:1234:5678:9abc', port: 40001 }, server: { addr: 'fd00:1234:5678:9abc:def0:1234:5678:9abd', port: 4420 } },
+    });
+    const f6 = join(dir, 'v6.pcap');
+    writeFileSync(f6, v6.pcap);
+    const t6 = cli([f6]).stdout;
+    const table6 = t6.slice(t6.indexOf('Flows\n'), t6.indexOf('Findings by rule'));
+    expect(table6).toMatch(/1200\/0/);
+    for (const l of table6.split('\n')) expect([...l].length, l).toBeLessThanOrEqual(100);
+    expect(cli(['--wide', f6]).stdout).toContain('[fd00:1234:5678:9abc:def0:1234:5678:9abc]:40001');
     const wide = cli(['--wide', 'golden.pcap']).stdout;
     expect(wide).toMatch(/Frames +Bytes c→s\/s→c .* Aligned c→s\/s→c +Gaps +Closed/);
   });
