@@ -107,7 +107,7 @@ async function main(rawArgv: string[]): Promise<number> {
     .option('junit', { type: 'string', describe: 'Also write a JUnit XML file: one testsuite per flow, one testcase per rule' })
     .option('fail-on', { choices: ['error', 'warning', 'never'] as const, default: 'error' as FailOn, describe: 'Exit 1 when a finding at or above this severity was found' })
     .option('rules', { type: 'string', describe: 'JSON rules file: turn rules off, change severities, set thresholds (see README)' })
-    .option('z', { alias: 'stats', type: 'string', array: true, nargs: 1, describe: `Print statistics after the summary (as tshark -z): ${STAT_NAMES.join(', ')}; repeat or separate with commas` })
+    .option('z', { alias: 'stats', type: 'string', array: true, nargs: 1, describe: `Print statistics after the summary (as tshark -z; with -q only them): ${STAT_NAMES.join(', ')}, or tshark's conv,tcp and expert; repeat or separate with commas` })
     .option('w', { type: 'string', describe: 'Write frames as pcap: by default those involved in findings, plus each flow\'s MPA Request and Reply' })
     .option('write-filter', { type: 'string', describe: 'Display filter choosing the events whose frames -w writes (default: every finding)' })
     .option('mpa', { type: 'string', array: true, nargs: 1, describe: 'Force MPA on a flow: flow=SEL,markers=both|none|c2s|s2c,crc=on|off,seqstart=C:S' })
