@@ -13,7 +13,7 @@ import { STAT_NAMES, type StatName } from '../src/report/stats.js';
 import { fieldsText, rulesText } from '../src/report/text.js';
 import { UsageError } from './options.js';
 import { run, type FailOn } from './run.js';
-import { OutputError, ReaderGone, SyncOutput } from './output.js';
+import { OutputError, ReaderGone, SyncOutput, writeAllSync } from './output.js';
 import { unknownOptionMessage } from './suggest.js';
 import { glossaryFields, parseFieldsOptions } from './fields-output.js';
 
@@ -210,7 +210,7 @@ async function main(rawArgv: string[]): Promise<number> {
         throw new UsageError(`no capture given (and standard input is a terminal): give one as the argument or with -r, or pipe one in`);
       }
       capture = SAMPLE;
-      process.stderr.write(`mpa-dissect: no capture given and standard input is a terminal; analyzing the shipped sample ${SAMPLE}\n`);
+      errWrite(`mpa-dissect: no capture given and standard input is a terminal; analyzing the shipped sample ${SAMPLE}\n`);
     }
   }
   const fieldsFormat = parseFieldsOptions(undash(args.T), args.e ?? [], args.E ?? [], (n) => FILTER_FIELDS.get(n));
@@ -221,7 +221,7 @@ async function main(rawArgv: string[]): Promise<number> {
   const color = args.color ?? (stdoutTty && !process.env['NO_COLOR']);
   // A bar on a terminal that also shows the event lines would be torn by them: only when stdout is elsewhere or quiet.
   const streamingToTerminal = stdoutTty && !json && !quiet;
-  const progress = args.progress ?? (process.stderr.isTTY === true && !process.env['CI'] && !streamingToTerminal);
+  const progress = args.progress ?? (isatty(2) && !process.env['CI'] && !streamingToTerminal);
   return run(
     {
       capture,
@@ -251,7 +251,7 @@ async function main(rawArgv: string[]): Promise<number> {
       allowTruncated: args['allow-truncated'] === true,
       fields: fieldsFormat,
     },
-    { out: (s) => out.write(s), err: (s) => process.stderr.write(s) },
+    { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );
 }
 
@@ -263,6 +263,15 @@ function mib(v: number, flag: string): number {
 
 /** Standard output, written synchronously so a slow reader holds the analysis back (cli/output.ts). */
 const out = new SyncOutput(1, 'standard output');
+
+/** Standard error, synchronously too; when even it cannot be written there is nowhere left to say so. */
+function errWrite(s: string): void {
+  try {
+    writeAllSync(2, Buffer.from(s, 'utf8'));
+  } catch {
+    // the exit status still tells
+  }
+}
 
 main(hideBin(process.argv)).then(
   (code) => {
@@ -276,8 +285,8 @@ main(hideBin(process.argv)).then(
     }
     const known = err instanceof UsageError || err instanceof CaptureOpenError || err instanceof RulesFileError || err instanceof OutputError;
     const msg = known ? err.message : err instanceof Error ? err.message : String(err);
-    process.stderr.write(`mpa-dissect: ${msg}\n`);
-    if (process.env['MPA_DISSECT_DEBUG'] && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    errWrite(`mpa-dissect: ${msg}\n`);
+    if (process.env['MPA_DISSECT_DEBUG'] && err instanceof Error) errWrite(`${err.stack}\n`);
     process.exitCode = 2;
   },
 );

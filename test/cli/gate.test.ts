@@ -77,6 +77,16 @@ describe('output errors: one line naming the output, exit 2', () => {
       closeSync(full);
     }
   });
+  it('standard error on a full disk still gives the exit status', () => {
+    requireBuilt();
+    const full = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(process.execPath, [CLI, join(dir, 'no-such.pcap')], { cwd: CAPTURES, stdio: ['pipe', 'pipe', full], encoding: 'utf8' });
+      expect(r.status).toBe(2);
+    } finally {
+      closeSync(full);
+    }
+  });
   it('--junit and -w on a full disk', () => {
     for (const [flag, name] of [['--junit', '--junit /dev/full'], ['-w', '-w /dev/full']] as const) {
       const r = cli(['-q', flag, '/dev/full', 'errors.pcap']);
