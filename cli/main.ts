@@ -250,6 +250,7 @@ async function main(rawArgv: string[]): Promise<number> {
       wide: args.wide === true,
       allowTruncated: args['allow-truncated'] === true,
       fields: fieldsFormat,
+      implicitStdin: readFile === undefined && positional === undefined,
     },
     { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );

@@ -60,6 +60,8 @@ export interface RunOptions {
   wide?: boolean;
   /** --allow-truncated: a capture cut mid-record exits by its findings, not 2. */
   allowTruncated?: boolean;
+  /** Standard input is read because no capture was named (said in the error when it holds no capture). */
+  implicitStdin?: boolean;
   /** -T fields: rows of field values instead of event lines and summary. */
   fields?: FieldsFormat | null;
 }
@@ -313,7 +315,9 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   if (capErr && r.capture.packets === 0) {
     flush();
     store?.close();
-    io.err(errLine);
+    // `mpa-dissect` in a CI step that forgot its argument reads an empty standard input: say why.
+    const why = o.implicitStdin === true && capErr.offset === 0 ? ' (no capture was named, so standard input was read: name a capture file)' : '';
+    io.err(errLine.replace(/\n$/, `${why}\n`));
     return 2;
   }
 

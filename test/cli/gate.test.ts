@@ -46,6 +46,7 @@ describe('standard input without "-"', () => {
     expect(r.code).toBe(2);
     oneLine(r.stderr);
     expect(r.stderr).toContain('<stdin>');
+    expect(r.stderr).toContain('no capture was named, so standard input was read');
     expect(r.stdout).toBe('');
   });
   it('a pipe of errors fails the gate: exit 1, not the sample\'s 0', () => {
