@@ -3,6 +3,8 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { CaptureOpenError } from '../src/capture/read-capture.js';
 import { allRules } from '../src/analysis/rules-catalog.js';
 import { FILTER_FIELDS } from '../src/report/fields.js';
@@ -11,31 +13,74 @@ import { STAT_NAMES, type StatName } from '../src/report/stats.js';
 import { fieldsText, rulesText } from '../src/report/text.js';
 import { UsageError } from './options.js';
 import { run, type FailOn } from './run.js';
+import { OutputError, ReaderGone, SyncOutput, writeAllSync } from './output.js';
+import { unknownOptionMessage } from './suggest.js';
+import { glossaryFields, parseFieldsOptions } from './fields-output.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The sample shipped in captures/, analyzed when no capture is given. */
 export const SAMPLE = join(here, '..', '..', 'captures', 'sample.pcap');
 
+/** The package version, read from package.json (dist/cli/main.js -> ../../package.json). */
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(here, '..', '..', 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
 
-Filters use Wireshark's language and names (iwarp_mpa.*, iwarp_ddp.*, iwarp_rdma.*), plus frame.number, tcp.stream (from 0, as in Wireshark), tcp.srcport, ip.src, finding.rule, finding.severity, finding.code, finding.message: "mpa-dissect fields" lists them all. A record matches on its findings too, as a Wireshark packet on its expert infos.
+Filters use Wireshark's language and names (iwarp_mpa.*, iwarp_ddp.*, iwarp_rdma.*), plus frame.number, tcp.stream (from 0, as in Wireshark: the Stream column of the flow table), tcp.srcport, ip.src, finding.rule, finding.severity, finding.code, finding.message: "mpa-dissect fields" lists them all. A record matches on its findings too, as a Wireshark packet on its expert infos.
+
+With no capture argument, standard input is read when it is not a terminal (cat x.pcap | mpa-dissect); the shipped sample is analyzed only when standard input is a terminal. Captures compressed with gzip (x.pcap.gz) are read directly, from a file or standard input.
 
 Exit status:
   0  nothing at or above --fail-on was found
   1  a finding at or above --fail-on (error by default) was found
-  2  usage error (bad option, filter or rules file) or unreadable capture
+  2  usage error (bad option, filter or rules file), unreadable capture, a capture cut off in the middle of a record (unless --allow-truncated), or an output that could not be written
 
 Colour only on a terminal and never with NO_COLOR set; the progress bar only when stderr is a terminal and CI is unset.`;
 
+/**
+ * tshark's -z spellings for the statistics we have: `conv,tcp` is our conv table, `expert` (with
+ * or without a level) our findings by rule. Other tshark statistics are named in the error.
+ */
+const TSHARK_STATS: ReadonlyArray<readonly [RegExp, StatName]> = [
+  [/^conv,tcp$/, 'conv'],
+  [/^expert(,(error|warn|note|chat|comment))?$/, 'rules'],
+];
+
 function statsList(v: readonly string[] | undefined): StatName[] {
   const out: StatName[] = [];
-  for (const part of (v ?? []).flatMap((s) => s.split(','))) {
-    const name = part.trim();
-    if (name === '') continue;
-    if (!(STAT_NAMES as readonly string[]).includes(name)) throw new UsageError(`--stats: unknown statistic "${name}" (choose from ${STAT_NAMES.join(', ')})`);
-    if (!out.includes(name as StatName)) out.push(name as StatName);
+  const push = (n: StatName): void => {
+    if (!out.includes(n)) out.push(n);
+  };
+  for (const value of v ?? []) {
+    const whole = TSHARK_STATS.find(([re]) => re.test(value.trim()));
+    if (whole) {
+      push(whole[1]);
+      continue;
+    }
+    for (const part of value.split(',')) {
+      const name = part.trim();
+      if (name === '') continue;
+      if (!(STAT_NAMES as readonly string[]).includes(name)) {
+        const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
+        throw new UsageError(`-z: unknown statistic "${shown}" (choose from ${STAT_NAMES.join(', ')}; tshark's conv,tcp and expert are accepted too)`);
+      }
+      push(name as StatName);
+    }
   }
   return out;
+}
+
+/** An option that takes a value given none (`-w` last on the line): yargs leaves ''. */
+function needValue(v: string | undefined, flag: string, what: string): string | undefined {
+  if (v === '') throw new UsageError(`${flag} needs ${what}`);
+  return v;
 }
 
 /** yargs turns a lone "-" into "", so it travels as this placeholder and is turned back after parsing. */
@@ -46,7 +91,8 @@ async function main(rawArgv: string[]): Promise<number> {
   const argv = rawArgv.map((a) => (a === '-' ? DASH : a));
   const parser = yargs(argv)
     .scriptName('mpa-dissect')
-    .usage('$0 [options] [capture | -]\n\nAnalyze iWARP traffic: MPA startup, markers, CRC32c, FPDU framing, DDP/RDMAP.\nOne line per MPA event (startup frame, FPDU, finding), then a table per flow and the findings by rule.\nWith no capture, the shipped sample captures/sample.pcap is analyzed.')
+    .version(false) // our own -v/--version (tshark's -v), defined below
+    .usage('$0 [options] [capture | -]\n\nAnalyze iWARP traffic: MPA startup, markers, CRC32c, FPDU framing, DDP/RDMAP.\nOne line per MPA event (startup frame, FPDU, finding), then a table per flow and the findings by rule.\nWith no capture, standard input is read (the shipped sample captures/sample.pcap when it is a terminal).')
     .command('$0 [capture]', 'Analyze a capture (pcap or pcapng; - for standard input)', (y) => y.positional('capture', { type: 'string', describe: 'capture file, or - for standard input' }))
     .command('rules', 'List every rule: id, severity, RFC reference, MPA error code, meaning (--rules FILE: the severity in force; --json)')
     .command('fields', 'List every field a display filter can name (as tshark -G fields)')
@@ -64,7 +110,7 @@ async function main(rawArgv: string[]): Promise<number> {
     .option('junit', { type: 'string', describe: 'Also write a JUnit XML file: one testsuite per flow, one testcase per rule' })
     .option('fail-on', { choices: ['error', 'warning', 'never'] as const, default: 'error' as FailOn, describe: 'Exit 1 when a finding at or above this severity was found' })
     .option('rules', { type: 'string', describe: 'JSON rules file: turn rules off, change severities, set thresholds (see README)' })
-    .option('z', { alias: 'stats', type: 'string', array: true, nargs: 1, describe: `Print statistics after the summary (as tshark -z): ${STAT_NAMES.join(', ')}; repeat or separate with commas` })
+    .option('z', { alias: 'stats', type: 'string', array: true, nargs: 1, describe: `Print statistics after the summary (as tshark -z; with -q only them): ${STAT_NAMES.join(', ')}, or tshark's conv,tcp and expert; repeat or separate with commas` })
     .option('w', { type: 'string', describe: 'Write frames as pcap: by default those involved in findings, plus each flow\'s MPA Request and Reply' })
     .option('write-filter', { type: 'string', describe: 'Display filter choosing the events whose frames -w writes (default: every finding)' })
     .option('mpa', { type: 'string', array: true, nargs: 1, describe: 'Force MPA on a flow: flow=SEL,markers=both|none|c2s|s2c,crc=on|off,seqstart=C:S' })
@@ -74,6 +120,13 @@ async function main(rawArgv: string[]): Promise<number> {
     .option('tcp-reorder-window', { type: 'number', default: 4, describe: 'MiB buffered beyond a hole before it is declared capture loss (FIN, RST, the peer\'s ACK or the end do it sooner)' })
     .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
     .option('progress', { type: 'boolean', describe: 'Progress bar on stderr (default: when stderr is a terminal, CI is unset and the output is not streaming there)' })
+    .option('wide', { type: 'boolean', describe: 'Print the flow table with every column, however wide (default: fit 100 columns)' })
+    .option('allow-truncated', { type: 'boolean', describe: 'A capture cut off in the middle of a record is not an error (exit status from the findings, as for a capture stopped with Ctrl-C)' })
+    .option('T', { type: 'string', describe: 'Output format as tshark -T: fields (with -e), or text (the default)' })
+    .option('e', { type: 'string', array: true, nargs: 1, describe: 'With -T fields: a field to print (repeat; mpa-dissect -G fields lists them)' })
+    .option('E', { type: 'string', array: true, nargs: 1, describe: 'With -T fields: separator=C, header=y|n, quote=d|s|n, occurrence=f|l|a, aggregator=C' })
+    .option('G', { type: 'string', describe: 'Glossary as tshark -G: fields (tab-separated, tshark\'s layout)' })
+    .option('v', { alias: 'version', type: 'boolean', describe: 'Print the version and exit' })
     .example('$0 capture.pcap', 'desk check: one line per MPA event, then a table per flow and the findings by rule')
     .example("$0 -V -Y 'iwarp_mpa.crc_status == \"bad\"' capture.pcap", 'detail trees of the FPDUs whose CRC is bad')
     .example("$0 -x -Y 'finding.rule == \"mpa.fpduptr-mismatch\"' capture.pcap", 'octets of the FPDUs with a wrong FPDUPTR, markers marked')
@@ -82,17 +135,47 @@ async function main(rawArgv: string[]): Promise<number> {
     .example("$0 --mpa 'flow=port:4420,markers=both,crc=on' midstream.pcap", 'capture started mid-stream: force MPA on port 4420')
     .example('tcpdump -i eth0 -U -w - port 4420 | $0 -l -', 'live traffic on standard input, a line per event as it comes')
     .example('$0 -q -w findings.pcap capture.pcap', 'the frames behind the findings, for a colleague with Wireshark')
-    .example('$0 -q -z conv -z fpdu-sizes capture.pcap', 'conversation table and FPDU size histogram')
+    .example('$0 -q -z conv -z fpdu-sizes capture.pcap', 'conversation table and FPDU size histogram, nothing else')
+    .example("$0 -T fields -e frame.number -e iwarp_mpa.ulpdu_length -E separator=, capture.pcap", 'one CSV row per event line, for scripts')
+    .example('cat capture.pcap.gz | $0', 'standard input (gzip-compressed or not) when no capture is named')
     .epilog(EPILOG)
     .strict()
-    .help()
-    .alias('h', 'help')
-    .version('0.1.0')
-    .wrap(process.stdout.isTTY === true ? Math.min(120, process.stdout.columns ?? 100) : 120)
+    // Our own -h/--help, written like every other output (so `--help > /dev/full` fails honestly).
+    .help(false)
+    .option('h', { alias: 'help', type: 'boolean', describe: 'Show help' })
+    // process.stdout is not touched for a pipe: creating it makes the descriptor non-blocking.
+    .wrap(isatty(1) ? Math.min(120, process.stdout.columns ?? 100) : 120)
     .fail((msg, err) => {
-      throw err ?? new UsageError(msg);
+      if (err) throw err;
+      const unknown = unknownOptionMessage(msg ?? '', longOptions(), shortOptions(), rawArgv);
+      throw new UsageError(unknown ?? msg);
     });
+  // Option names for "did you mean", from yargs' own table so a new option is suggested too.
+  // getOptions() is public yargs API but missing from @types/yargs.
+  type OptionTable = { string: string[]; boolean: string[]; number: string[]; array: string[]; alias: Record<string, string[]> };
+  const table = (): OptionTable => (parser as unknown as { getOptions(): OptionTable }).getOptions();
+  const longOptions = (): string[] => {
+    const o = table();
+    return [...o.string, ...o.boolean, ...o.number, ...o.array, ...Object.values(o.alias).flat()].filter((k) => k.length > 1 && !/[A-Z]/.test(k));
+  };
+  const shortOptions = (): string[] => {
+    const o = table();
+    return [...o.string, ...o.boolean, ...o.number, ...o.array, ...Object.keys(o.alias), ...Object.values(o.alias).flat()].filter((k) => k.length === 1);
+  };
   const args = await parser.parseAsync();
+  if (args.h === true) {
+    out.write(`${await (parser as unknown as { getHelp(): Promise<string> }).getHelp()}\n`);
+    return 0;
+  }
+  if (args.v === true) {
+    out.write(`mpa-dissect ${version()} (Node.js ${process.versions.node})\n`);
+    return 0;
+  }
+  if (args.G !== undefined) {
+    if (args.G !== '' && args.G !== 'fields') throw new UsageError(`-G: unknown glossary "${args.G.slice(0, 40)}" (choose from fields)`);
+    out.write(glossaryFields(FILTER_FIELDS.values()) + '\n');
+    return 0;
+  }
   const cmd = args._.map(String)[0];
   if (cmd === 'rules') {
     const rules = allRules();
@@ -100,37 +183,49 @@ async function main(rawArgv: string[]): Promise<number> {
     const inForce = cfg ? (r: (typeof rules)[number]) => (cfg.overrides.disabled.has(r.id) ? 'off' : cfg.overrides.severity.get(r.id) ?? r.severity) : undefined;
     if (args.json === true) {
       const list = rules.map((r) => ({ id: r.id, severity: r.severity, ...(inForce ? { inForce: inForce(r) } : {}), ref: r.ref, rfcErrorCode: r.rfcErrorCode, summary: r.summary, explanation: r.explanation }));
-      process.stdout.write(JSON.stringify(list, null, 1) + '\n');
+      out.write(JSON.stringify(list, null, 1) + '\n');
     } else {
-      process.stdout.write(rulesText(rules, inForce) + '\n');
+      out.write(rulesText(rules, inForce) + '\n');
     }
     return 0;
   }
   if (cmd === 'fields') {
-    process.stdout.write(fieldsText(FILTER_FIELDS.values()) + '\n');
+    out.write(fieldsText(FILTER_FIELDS.values()) + '\n');
     return 0;
   }
   const positional = typeof args['capture'] === 'string' ? undash(args['capture']) : undefined;
-  const readFile = undash(args.r);
+  const readFile = needValue(undash(args.r), '-r', 'a capture file name (-r FILE, or - for standard input)');
   if (positional !== undefined && readFile !== undefined && positional !== readFile) {
     throw new UsageError(`two captures given (-r ${readFile} and ${positional}); give one`);
   }
   if (cmd === 'tui') return tuiCommand(readFile ?? positional, args);
-  const write = undash(args.w);
-  const junit = undash(args.junit);
+  const write = needValue(undash(args.w), '-w', 'a file name (-w FILE)');
+  const junit = needValue(undash(args.junit), '--junit', 'a file name (--junit FILE)');
+  needValue(undash(args.rules), '--rules', 'a rules file name (--rules FILE)');
   if (write === '-' || junit === '-') throw new UsageError(`${write === '-' ? '-w' : '--junit'} needs a file name; standard output carries the text or JSON output`);
   let capture = readFile ?? positional;
   if (capture === undefined) {
-    capture = SAMPLE;
-    process.stderr.write(`mpa-dissect: no capture given; analyzing the shipped sample ${SAMPLE}\n`);
+    if (!isatty(0)) {
+      // `cat x.pcap | mpa-dissect`: a pipeline that forgets the "-" must not analyze the sample and pass.
+      capture = '-';
+    } else {
+      // A terminal: nothing to read. Writing -w or --junit about the sample would only mislead.
+      if (write !== undefined || junit !== undefined) {
+        throw new UsageError(`no capture given (and standard input is a terminal): give one as the argument or with -r, or pipe one in`);
+      }
+      capture = SAMPLE;
+      errWrite(`mpa-dissect: no capture given and standard input is a terminal; analyzing the shipped sample ${SAMPLE}\n`);
+    }
   }
+  const fieldsFormat = parseFieldsOptions(undash(args.T), args.e ?? [], args.E ?? [], (n) => FILTER_FIELDS.get(n));
   const json = args.json === true;
   const ndjson = args.ndjson === true;
   const quiet = args.q === true;
-  const color = args.color ?? (process.stdout.isTTY === true && !process.env['NO_COLOR']);
+  const stdoutTty = isatty(1);
+  const color = args.color ?? (stdoutTty && !process.env['NO_COLOR']);
   // A bar on a terminal that also shows the event lines would be torn by them: only when stdout is elsewhere or quiet.
-  const streamingToTerminal = process.stdout.isTTY === true && !json && !quiet;
-  const progress = args.progress ?? (process.stderr.isTTY === true && !process.env['CI'] && !streamingToTerminal);
+  const streamingToTerminal = stdoutTty && !json && !quiet;
+  const progress = args.progress ?? (isatty(2) && !process.env['CI'] && !streamingToTerminal);
   return run(
     {
       capture,
@@ -156,8 +251,12 @@ async function main(rawArgv: string[]): Promise<number> {
       },
       color,
       progress,
+      wide: args.wide === true,
+      allowTruncated: args['allow-truncated'] === true,
+      fields: fieldsFormat,
+      implicitStdin: readFile === undefined && positional === undefined,
     },
-    { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) },
+    { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );
 }
 
@@ -187,21 +286,32 @@ function mib(v: number, flag: string): number {
   return Math.round(v * 1024 * 1024);
 }
 
-// A reader that went away (| head) is not an error worth a stack trace.
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw e;
-});
+/** Standard output, written synchronously so a slow reader holds the analysis back (cli/output.ts). */
+const out = new SyncOutput(1, 'standard output');
+
+/** Standard error, synchronously too; when even it cannot be written there is nowhere left to say so. */
+function errWrite(s: string): void {
+  try {
+    writeAllSync(2, Buffer.from(s, 'utf8'));
+  } catch {
+    // the exit status still tells
+  }
+}
 
 main(hideBin(process.argv)).then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
-    const known = err instanceof UsageError || err instanceof CaptureOpenError || err instanceof RulesFileError;
+    // A reader that went away (| head) is not an error worth a line.
+    if (err instanceof ReaderGone) {
+      process.exitCode = 0;
+      return;
+    }
+    const known = err instanceof UsageError || err instanceof CaptureOpenError || err instanceof RulesFileError || err instanceof OutputError;
     const msg = known ? err.message : err instanceof Error ? err.message : String(err);
-    process.stderr.write(`mpa-dissect: ${msg}\n`);
-    if (process.env['MPA_DISSECT_DEBUG'] && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    errWrite(`mpa-dissect: ${msg}\n`);
+    if (process.env['MPA_DISSECT_DEBUG'] && err instanceof Error) errWrite(`${err.stack}\n`);
     process.exitCode = 2;
   },
 );

@@ -4,7 +4,7 @@ export class UsageError extends Error {}
 
 /**
  * `--mpa flow=SEL[,markers=both|none|c2s|s2c][,crc=on|off][,seqstart=C:S]`
- * SEL: `all`, a flow id, `port:N`, or an endpoint `ADDR:PORT` (IPv6 in brackets).
+ * SEL: `all`, a stream number (tcp.stream, as the flow table shows it), `port:N`, or an endpoint `ADDR:PORT` (IPv6 in brackets).
  */
 export function parseForcedMpa(text: string): ForcedMpaSpec {
   const kv = new Map<string, string>();
@@ -17,10 +17,11 @@ export function parseForcedMpa(text: string): ForcedMpaSpec {
   const sel = kv.get('flow') ?? 'all';
   let selector: FlowSelector;
   if (sel === 'all') selector = { kind: 'all' };
-  else if (/^\d+$/.test(sel)) selector = { kind: 'id', id: Number(sel) };
+  // A number is Wireshark's tcp.stream, as the flow table shows it (0-based); flow ids count from 1.
+  else if (/^\d+$/.test(sel)) selector = { kind: 'id', id: Number(sel) + 1 };
   else if (/^port:\d+$/.test(sel)) selector = { kind: 'port', port: Number(sel.slice(5)) };
   else if (/:\d+$/.test(sel)) selector = { kind: 'endpoint', endpoint: sel };
-  else throw new UsageError(`--mpa: flow "${sel}" must be all, a flow id, port:N or ADDR:PORT`);
+  else throw new UsageError(`--mpa: flow "${sel}" must be all, a stream number (tcp.stream), port:N or ADDR:PORT`);
   const mk = kv.get('markers') ?? 'none';
   const markers: [boolean, boolean] | undefined = ({ both: [true, true], none: [false, false], c2s: [true, false], s2c: [false, true] } as const satisfies Record<string, [boolean, boolean]>)[mk as 'both'] as [boolean, boolean] | undefined;
   if (!markers) throw new UsageError(`--mpa: markers "${mk}" must be both, none, c2s or s2c`);

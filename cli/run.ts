@@ -4,17 +4,17 @@
  * reading frames back) is set up only when that output is asked for, so a plain --json run pays
  * for none of it.
  */
-import { closeSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { analyze, type AnalysisOptions, type AnalysisResult } from '../src/analysis/pipeline.js';
 import { defaultUpper } from '../src/analysis/upper.js';
 import { SEVERITY_RANK, type Finding, type Severity } from '../src/analysis/findings.js';
 import type { PacketRecord } from '../src/capture/packet.js';
-import { openReason } from '../src/capture/read-capture.js';
+import { isGzipFile, openReason, readErrorRule } from '../src/capture/read-capture.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 import { buildReport } from '../src/report/json-report.js';
 import { buildJUnit } from '../src/report/junit.js';
 import { allRules } from '../src/analysis/rules-catalog.js';
-import { EventAssembler, isFpdu, type EventGroup } from '../src/report/events.js';
+import { CaptureOrder, EventAssembler, groupFrame, isFpdu, type EventGroup } from '../src/report/events.js';
 import { addressWord, EventFields, filterType, knownField, recordTree, type FieldGetter } from '../src/report/fields.js';
 import { compileFilter, formatFilterError, FilterError, type CompiledFilter } from '../src/report/filter/filter.js';
 import { FileFrames, WindowFrames, type FrameStore } from '../src/report/frame-store.js';
@@ -24,10 +24,12 @@ import { FrameExport } from '../src/report/pcap-export.js';
 import { Progress } from '../src/report/progress.js';
 import { loadRulesFile, type RulesConfig } from '../src/report/rules-file.js';
 import { FpduSizes, statsText, type StatName } from '../src/report/stats.js';
-import { findingLine, fpduLine, makeStyle, startupLine, summaryText, type Style } from '../src/report/text.js';
+import { findingLine, fpduLine, makeStyle, plural, startupLine, summaryText, type Style } from '../src/report/text.js';
 import { NO_THRESHOLDS, thresholdFindings } from '../src/report/threshold-rules.js';
 import { treeLines } from '../src/report/tree-text.js';
 import { parseForcedMpa, UsageError } from './options.js';
+import { fieldsHeader, fieldsRow, type FieldsFormat } from './fields-output.js';
+import { OutputError, writeFileOrFail, writeReason } from './output.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
@@ -54,6 +56,14 @@ export interface RunOptions {
   reassembly?: ReassemblyOptions;
   color: boolean;
   progress: boolean;
+  /** --wide: the flow table with every column. */
+  wide?: boolean;
+  /** --allow-truncated: a capture cut mid-record exits by its findings, not 2. */
+  allowTruncated?: boolean;
+  /** Standard input is read because no capture was named (said in the error when it holds no capture). */
+  implicitStdin?: boolean;
+  /** -T fields: rows of field values instead of event lines and summary. */
+  fields?: FieldsFormat | null;
 }
 
 export interface RunIo {
@@ -90,7 +100,37 @@ function checkCombinations(o: RunOptions): void {
     throw new UsageError('-Y filters event lines; the --json report always describes the whole capture (use --ndjson for filtered events)');
   }
   if (o.writeFilter !== null && o.write === null) throw new UsageError('--write-filter chooses the frames -w writes; give -w FILE too');
+  if (o.fields && (o.json || o.ndjson || o.verbose || o.hex)) throw new UsageError('-T fields is an output of its own; it does not combine with --json, --ndjson, -V or -x');
 }
+
+/**
+ * Findings that describe normal behaviour: shown in the flow table (Closed: fin/fin) and kept in
+ * -V, --ndjson, --json and the findings by rule, but not as an event line of their own unless
+ * -V, -Y or a rules file asks for them. A clean FIN between FPDUs is how connections end.
+ */
+const QUIET_IN_EVENT_LINES: ReadonlySet<string> = new Set(['mpa.tcp-closed-between']);
+
+/**
+ * Whether the rules file names `id` itself with a setting other than "off" (e.g. "info", its
+ * default, which RulesConfig does not record as an override): the user asked to see it. The file
+ * was already read and checked by loadRulesFile; anything unreadable now just means "no".
+ */
+function namedInRulesFile(path: string | null, id: string): boolean {
+  if (path === null) return false;
+  try {
+    if (!statSync(path).isFile()) return false;
+    const doc: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    const rules = typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>)['rules'] : undefined;
+    if (typeof rules !== 'object' || rules === null) return false;
+    const v = (rules as Record<string, unknown>)[id];
+    return typeof v === 'string' && v !== 'off';
+  } catch {
+    return false;
+  }
+}
+
+/** Capture-reader findings are said once, as the error line at the end, not also as an event line. */
+const isCaptureFinding = (f: Finding): boolean => f.rule === 'capture.truncated' || f.rule === 'capture.read-error';
 
 /** Runs the analysis and every output; returns the exit status (0, 1; usage problems throw). */
 export async function run(o: RunOptions, io: RunIo): Promise<number> {
@@ -103,11 +143,16 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   if (o.write !== null) checkWritable(o.write, '-w', o.capture);
   const started = Date.now();
   const st: Style = makeStyle(o.color);
-  const text = !o.json && !o.ndjson;
-  const eventLines = (text && !o.quiet) || o.ndjson;
-  const needEvents = eventLines || o.write !== null;
+  const fieldsFmt = o.fields ?? null;
+  const text = !o.json && !o.ndjson && !fieldsFmt;
+  // -q with -z prints only the statistics (as tshark -q -z).
+  const statsOnly = text && o.quiet && o.stats.length > 0;
+  const eventLines = (text && !o.quiet) || o.ndjson || fieldsFmt !== null;
+  const quietRules = new Set([...QUIET_IN_EVENT_LINES].filter((id) => !o.verbose && display === null && !config?.overrides.severity.has(id) && !namedInRulesFile(o.rules, id)));
+  const needEvents = (eventLines && !statsOnly) || o.write !== null;
 
-  // Output buffering: lines go out in blocks (or one by one with -l, as tshark -l).
+  // Output buffering: lines go out in blocks (or one by one with -l, as tshark -l). io.out writes
+  // synchronously (cli/output.ts), so a slow reader holds the analysis back instead of memory growing.
   const buf: string[] = [];
   const flush = (): void => {
     if (buf.length) io.out(buf.join('\n') + '\n');
@@ -117,17 +162,26 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     buf.push(s);
     if (buf.length >= 256) flush();
   };
+  // Event lines in capture order: a group's lines are formatted at once (its frames are still in the
+  // window for -x) and put back in frame order by CaptureOrder; -l shows each as it comes.
+  const ordered = o.lineBuffered ? null : new CaptureOrder<string[]>((ls) => ls.forEach(line));
+  let groupLines: string[] = [];
+  const eventLine = (s: string): void => {
+    groupLines.push(s);
+  };
+  if (fieldsFmt?.header) line(fieldsHeader(fieldsFmt));
 
   const stdin = o.capture === '-';
   // A pipe given by name (a FIFO, /dev/fd/N) cannot be read twice either: keep copies as for stdin.
-  const stream = stdin || !isRegularFile(o.capture);
+  // A gzip file is read through the decompressor, so frames cannot be read back by offset either.
+  const stream = stdin || !isRegularFile(o.capture) || isGzipFile(o.capture);
   let store: FrameStore | null = null;
   if (o.hex || o.write !== null) store = stream ? new WindowFrames() : await FileFrames.open(o.capture);
   const exporter = o.write !== null && store ? new FrameExport(store, stream) : null;
 
   const flows = new Map<number, { client: string; server: string }>();
   const fields =
-    display || writeFilter
+    display || writeFilter || fieldsFmt
       ? new EventFields((flow, from) => {
           const fl = flow === null ? undefined : flows.get(flow);
           if (!fl || from === null) return null;
@@ -145,7 +199,10 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const upperInfo = (u: unknown): string | null => defaultUpper?.summarize?.(u) ?? null;
   const matches = (f: CompiledFilter | null, get: FieldGetter | null): boolean => f === null || (get !== null && f.matches(get));
 
+  let packets = 0;
   const onGroup = (g: EventGroup): void => {
+    // An unreadable capture is said once, by the error line at the end.
+    if (packets === 0 && g.record === null && g.findings.every(isCaptureFinding)) return;
     const got = fields ? fields.group(g) : null;
     const rec = g.record;
     if (rec && !isFpdu(rec)) exporter?.noteStartup(rec.flow, rec.frames);
@@ -163,30 +220,43 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     }
     if (!eventLines) return;
     const shownRec = rec !== null && matches(display, got ? got.record : null) ? rec : null;
-    const shown: Finding[] = g.findings.filter((_, i) => matches(display, got ? got.findings[i]! : null));
-    if (o.ndjson) {
-      if (shownRec) line(JSON.stringify(isFpdu(shownRec) ? fpduEvent(shownRec) : startupEvent(shownRec)));
-      for (const f of shown) line(JSON.stringify(findingEvent(f)));
+    const shownIdx: number[] = [];
+    g.findings.forEach((_, i) => {
+      if (matches(display, got ? got.findings[i]! : null)) shownIdx.push(i);
+    });
+    const shown: Finding[] = shownIdx.map((i) => g.findings[i]!);
+    groupLines = [];
+    if (fieldsFmt) {
+      if (shownRec) eventLine(fieldsRow(fieldsFmt, got!.record!));
+      for (const i of shownIdx) if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsRow(fieldsFmt, got!.findings[i]!));
+    } else if (o.ndjson) {
+      if (shownRec) eventLine(JSON.stringify(isFpdu(shownRec) ? fpduEvent(shownRec) : startupEvent(shownRec)));
+      for (const f of shown) eventLine(JSON.stringify(findingEvent(f)));
     } else {
       const time = rel(g.tsSec, g.tsNsec);
-      if (shownRec) line(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : startupLine(shownRec, time, st));
-      for (const f of shown) line(findingLine(f, st));
+      if (shownRec) eventLine(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : startupLine(shownRec, time, st));
+      for (const f of shown) if (!quietRules.has(f.rule) && !isCaptureFinding(f)) eventLine(findingLine(f, st));
       if (shownRec && (o.verbose || o.hex)) {
-        if (o.verbose) for (const l of treeLines(recordTree(shownRec))) line(l);
-        if (o.hex && store) for (const l of recordDump(shownRec, store, st)) line(l);
-        line('');
+        if (o.verbose) for (const l of treeLines(recordTree(shownRec))) eventLine(l);
+        if (o.hex && store) for (const l of recordDump(shownRec, store, st)) eventLine(l);
+        eventLine('');
       }
     }
-    if (o.lineBuffered) flush();
+    if (groupLines.length === 0) return;
+    if (ordered) ordered.push(groupFrame(g), groupLines);
+    else {
+      groupLines.forEach(line);
+      flush();
+    }
   };
 
-  const assembler = needEvents ? new EventAssembler(onGroup) : null;
+  const assembler = needEvents ? new EventAssembler(onGroup, o.lineBuffered) : null;
   const sizes = o.stats.includes('fpdu-sizes') ? new FpduSizes() : null;
 
   let progress: Progress | null = null;
   if (o.progress) {
     let total: number | null = null;
-    if (!stdin) {
+    if (!stdin && !isGzipFile(o.capture)) {
       try {
         total = statSync(o.capture).size;
       } catch {
@@ -196,16 +266,13 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     progress = new Progress(io.err, total);
   }
 
-  const timeColumn = text && !o.quiet;
-  const onPacket =
-    store || progress || timeColumn
-      ? (p: PacketRecord): void => {
-          if (t0 === null) t0 = [p.tsSec, p.tsNsec];
-          assembler?.time(p.tsSec, p.tsNsec);
-          store?.note(p);
-          progress?.tick(p.fileOffset, p.frame);
-        }
-      : undefined;
+  const onPacket = (p: PacketRecord): void => {
+    packets++;
+    if (t0 === null) t0 = [p.tsSec, p.tsNsec];
+    assembler?.time(p.tsSec, p.tsNsec, p.frame);
+    store?.note(p);
+    progress?.tick(p.fileOffset, p.frame);
+  };
 
   const opts: AnalysisOptions = {
     forced,
@@ -213,7 +280,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     decoder: { checksums: o.checksums },
     ...(o.reassembly ? { reassembly: o.reassembly } : {}),
     rules: config?.overrides ?? null,
-    ...(onPacket ? { onPacket } : {}),
+    onPacket,
     ...(fields ? { onFlow: (h) => flows.set(h.id, { client: h.client, server: h.server }) } : {}),
     ...(assembler
       ? {
@@ -240,6 +307,20 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     r.findings.report(id, input); // streams to the event outputs through the collector's listener
   }
   assembler?.end();
+  ordered?.drain();
+
+  // A file that is no capture (empty, another format, unreadable at its first record): one line,
+  // exit 2, and no empty report after it.
+  const capErr = r.capture.error;
+  const errLine = capErr ? `mpa-dissect: ${capErr.file}: offset ${capErr.offset}, frame ${capErr.frame}: ${capErr.message}\n` : '';
+  if (capErr && r.capture.packets === 0) {
+    flush();
+    store?.close();
+    // `mpa-dissect` in a CI step that forgot its argument reads an empty standard input: say why.
+    const why = o.implicitStdin === true && capErr.offset === 0 ? ' (no capture was named, so standard input was read: name a capture file)' : '';
+    io.err(errLine.replace(/\n$/, `${why}\n`));
+    return 2;
+  }
 
   const statsBlock = o.stats.map((n) => statsText(n, r, sizes));
   if (o.json) {
@@ -247,28 +328,40 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   } else if (o.ndjson) {
     for (const e of closingEvents(buildReport(r))) line(JSON.stringify(e));
     flush();
+  } else if (fieldsFmt) {
+    flush();
+    for (const s of statsBlock) io.out(`\n${s}\n`);
+  } else if (statsOnly) {
+    flush();
+    io.out(statsBlock.join('\n\n') + '\n');
   } else {
     flush();
-    io.out(`${o.quiet ? '' : '\n'}${summaryText(r, st)}\n`);
+    io.out(`${o.quiet ? '' : '\n'}${summaryText(r, st, { wide: o.wide === true })}\n`);
     for (const s of statsBlock) io.out(`\n${s}\n`);
   }
   // With a JSON form on standard output, human tables go to stderr so the JSON stays parseable.
-  if (!text) for (const s of statsBlock) io.err(`${s}\n\n`);
+  if (o.json || o.ndjson) for (const s of statsBlock) io.err(`${s}\n\n`);
 
   if (o.junit !== null) writeJUnit(o, r, (Date.now() - started) / 1000);
   if (exporter && o.write !== null) {
-    const res = exporter.write(o.write);
+    let res;
+    try {
+      res = exporter.write(o.write);
+    } catch (e) {
+      throw new OutputError(`-w ${o.write}: cannot write: ${writeReason(e)}`);
+    }
     const notes: string[] = [];
-    if (res.missing) notes.push(`${res.missing} selected frames were no longer available${stream ? ' (a stream keeps only its recent frames)' : ''}`);
-    if (res.otherLinkType) notes.push(`${res.otherLinkType} frames of another link type left out`);
+    if (res.missing) notes.push(`${plural(res.missing, 'selected frame was', 'selected frames were')} no longer available${stream ? ' (a stream keeps only its recent frames)' : ''}`);
+    if (res.otherLinkType) notes.push(`${plural(res.otherLinkType, 'frame')} of another link type left out`);
     if (notes.length) io.err(`mpa-dissect: -w ${o.write}: ${notes.join('; ')}\n`);
   }
   store?.close();
 
-  if (r.capture.error) {
-    const e = r.capture.error;
-    io.err(`mpa-dissect: ${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}\n`);
-    if (r.capture.packets === 0) return 2;
+  if (capErr) {
+    io.err(errLine);
+    // tshark exits 2 on a capture it could not read to the end; a gate must not pass on half a capture.
+    // --allow-truncated accepts a capture stopped mid-record (Ctrl-C), judging it by its findings.
+    if (!(o.allowTruncated === true && readErrorRule(capErr) === 'capture.truncated')) return 2;
   }
   return failed(r, o.failOn) ? 1 : 0;
 }
@@ -277,20 +370,22 @@ function writeJUnit(o: RunOptions, r: AnalysisResult, seconds: number): void {
   const xml = buildJUnit({
     timeSeconds: seconds,
     captureName: o.capture === '-' ? '<stdin>' : o.capture,
-    flows: r.flows.map((f) => ({ id: f.tcp.id, name: `flow ${f.tcp.id} ${f.tcp.client} -> ${f.tcp.server}` })),
+    flows: r.flows.map((f) => ({ id: f.tcp.id, name: `stream ${f.tcp.id - 1} ${f.tcp.client} -> ${f.tcp.server}` })),
     rules: allRules(),
     findings: r.findings.findings,
     failOn: o.failOn,
     disabled: allRules().filter((x) => !r.findings.enabled(x.id)).map((x) => x.id),
   });
-  writeFileSync(o.junit!, xml);
+  writeFileOrFail(o.junit!, '--junit', xml);
 }
 
 /** Opens an output file before the run, so a bad path fails at once rather than after a long capture. */
 function checkWritable(path: string, flag: string, capture: string): void {
   if (capture !== '-' && sameFile(path, capture)) throw new UsageError(`${flag} ${path}: that is the capture being read; choose another file`);
   try {
-    closeSync(openSync(path, 'w'));
+    // 'a', not 'w': an existing file is left as it is until the output is written at the end, so a
+    // run that fails (no capture on standard input, a bad filter) destroys nothing.
+    closeSync(openSync(path, 'a'));
   } catch (e) {
     throw new UsageError(`${flag} ${path}: cannot write: ${openReason(e)}`);
   }

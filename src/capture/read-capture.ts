@@ -3,6 +3,9 @@ import type { CaptureReadError, CaptureSummary, PacketRecord } from './packet.js
 import { isPcapMagic, PcapParser } from './pcap-format.js';
 import { BT_SHB, PcapngParser } from './pcapng-format.js';
 import { RecordSink, bytes, type FormatParser } from './record-sink.js';
+import { gunzipFile, isGzipFile, maybeGunzip } from './gzip.js';
+
+export { isGzipFile };
 
 /**
  * Streaming capture reader: large reads into one reusable buffer, records parsed in place and
@@ -115,6 +118,16 @@ export async function readCapture(path: string, onPacket: (p: PacketRecord) => v
     return readCaptureStream(process.stdin, '-', onPacket, opts);
   }
   const fh = await openCaptureFile(path);
+  if (isGzipFile(path)) {
+    // capture.pcap.gz: decompressed as a stream (offsets in messages are of the decompressed capture).
+    await fh.close();
+    const src = new StreamSource(gunzipFile(path));
+    try {
+      return await run(src, path, path, onPacket, opts);
+    } finally {
+      await src.close();
+    }
+  }
   try {
     return await run(new FileSource(fh), path, path, onPacket, opts);
   } finally {
@@ -129,7 +142,8 @@ export async function readCaptureStream(
   onPacket: (p: PacketRecord) => void,
   opts: ReadCaptureOptions = {},
 ): Promise<CaptureSummary> {
-  const src = new StreamSource(stream);
+  // Standard input (or a pipe) may be gzip-compressed, as tshark accepts: decided by its first octets.
+  const src = new StreamSource(await maybeGunzip(stream));
   try {
     return await run(src, path, path === '-' ? STDIN_NAME : path, onPacket, opts);
   } finally {
@@ -209,7 +223,10 @@ async function run(src: ByteSource, path: string, file: string, onPacket: (p: Pa
     try {
       n = await src.read(buf, end, Math.min(buf.length - end, chunk));
     } catch (err) {
-      sink.fail(base + end, `read error: ${err instanceof Error ? err.message : String(err)}`);
+      const msg = err instanceof Error ? err.message : String(err);
+      // A gzip stream cut short is a capture cut short (tcpdump | gzip stopped with Ctrl-C).
+      if (msg === 'gzip: unexpected end of file') sink.fail(base + end, 'truncated gzip stream: the compressed data ends early');
+      else sink.fail(base + end, msg.startsWith('gzip: ') ? `gzip-compressed data is corrupt (${msg.slice(6)})` : `read error: ${msg}`);
       break;
     }
     if (n === 0) eof = true;

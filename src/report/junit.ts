@@ -9,7 +9,7 @@
  *   with no flows, which CI tools such as Jenkins otherwise treat as "no test results".
  * - Every suite lists every rule passed in `rules`, in that order, so each run has the same
  *   shape. A finding whose rule is not in `rules` still gets a test case (appended, in order of
- *   first appearance) and a finding whose flow is not in `flows` gets a suite ("flow N"):
+ *   first appearance) and a finding whose flow is not in `flows` gets a suite ("stream N", Wireshark's tcp.stream):
  *   nothing is dropped.
  * - Findings below the threshold (all of them with failOn 'never') are listed in the test
  *   case's <system-out>, so they are visible without failing the build.
@@ -23,7 +23,7 @@ import { SEVERITY_RANK, type Finding, type RuleDef, type Severity } from '../ana
 
 export interface JUnitFlow {
   id: number;
-  /** Suite name, e.g. "flow 1 10.0.0.1:40001 -> 10.0.0.2:4420". */
+  /** Suite name, e.g. "stream 0 10.0.0.1:40001 -> 10.0.0.2:4420". */
   name: string;
 }
 
@@ -168,7 +168,7 @@ export function buildJUnit(opts: JUnitOptions): string {
   ];
   const listed = new Set(opts.flows.map((fl) => fl.id));
   const strays = [...byScope.keys()].filter((k): k is number => k !== null && !listed.has(k)).sort((a, b) => a - b);
-  for (const id of strays) suites.push({ name: `flow ${id}`, scope: id, time: '0' });
+  for (const id of strays) suites.push({ name: `stream ${id - 1}`, scope: id, time: '0' });
 
   const total: Counts = { tests: 0, failures: 0, skipped: 0 };
   const out: string[] = [];

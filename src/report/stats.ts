@@ -6,7 +6,7 @@ import type { AnalysisResult } from '../analysis/pipeline.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import { SEVERITY_RANK } from '../analysis/findings.js';
 import { RULES } from '../analysis/rules-catalog.js';
-import { table } from './text.js';
+import { plural, streamNumber, table } from './text.js';
 
 export const STAT_NAMES = ['conv', 'fpdu-sizes', 'alignment', 'opcodes', 'rules'] as const;
 export type StatName = (typeof STAT_NAMES)[number];
@@ -38,7 +38,7 @@ export class FpduSizes {
   }
 
   text(): string {
-    const out = [`FPDU sizes (ULPDU_Length), ${this.n} FPDUs${this.n ? `: min ${this.min}, max ${this.max}, mean ${(this.sum / this.n).toFixed(1)}` : ''}`];
+    const out = [`FPDU sizes (ULPDU_Length), ${plural(this.n, 'FPDU')}${this.n ? `: min ${this.min}, max ${this.max}, mean ${(this.sum / this.n).toFixed(1)}` : ''}`];
     if (this.n === 0) return out.join('\n');
     const total = BUCKETS.map((_, i) => this.counts[0][i]! + this.counts[1][i]!);
     let last = total.length - 1;
@@ -67,11 +67,11 @@ function pct(a: number, b: number): string {
 }
 
 function conv(r: AnalysisResult): string {
-  const rows: string[][] = [['Flow', 'Address A', 'Address B', 'Segs A→B', 'Bytes A→B', 'Segs B→A', 'Bytes B→A', 'Retrans', 'Gaps', 'Frames', 'FPDUs A→B', 'FPDUs B→A']];
+  const rows: string[][] = [['Stream', 'Address A', 'Address B', 'Segs A→B', 'Bytes A→B', 'Segs B→A', 'Bytes B→A', 'Retrans', 'Gaps', 'Frames', 'FPDUs A→B', 'FPDUs B→A']];
   for (const f of r.flows) {
     const [a, b] = f.tcp.directions;
     rows.push([
-      String(f.tcp.id), f.tcp.client, f.tcp.server,
+      String(streamNumber(f.tcp.id)), f.tcp.client, f.tcp.server,
       String(a.segments), String(a.bytes), String(b.segments), String(b.bytes),
       String(a.retransmissions + b.retransmissions), String(a.gaps.length + b.gaps.length),
       `${f.tcp.firstFrame}-${f.tcp.lastFrame}`,
@@ -82,13 +82,13 @@ function conv(r: AnalysisResult): string {
 }
 
 function alignment(r: AnalysisResult): string {
-  const rows: string[][] = [['Flow', 'From → To', 'Markers', 'FPDUs', 'Whole segs', 'FPDU-aligned', 'Header-aligned', 'Spanning FPDUs', 'Markers seen']];
+  const rows: string[][] = [['Stream', 'From → To', 'Markers', 'FPDUs', 'Whole segs', 'FPDU-aligned', 'Header-aligned', 'Spanning FPDUs', 'Markers seen']];
   for (const f of r.flows) {
     if (!f.mpa) continue;
     for (const d of f.mpa.directions) {
       const a = d.alignment;
       rows.push([
-        String(f.tcp.id), `${d.from} → ${d.to}`, d.markers === null ? '?' : d.markers ? 'on' : 'off', String(d.fpdus), String(a.segments),
+        String(streamNumber(f.tcp.id)), `${d.from} → ${d.to}`, d.markers === null ? '?' : d.markers ? 'on' : 'off', String(d.fpdus), String(a.segments),
         `${a.fpduAligned} (${pct(a.fpduAligned, a.segments)})`, `${a.headerAligned} (${pct(a.headerAligned, a.segments)})`,
         String(a.spanning), String(d.markerCount),
       ]);
@@ -116,11 +116,11 @@ function opcodes(r: AnalysisResult): string {
     if (!f.mpa || !f.upper) continue;
     for (const i of [0, 1] as const) {
       const b = byOpcodeOf(f.upper[i]);
-      if (b) cols.push({ label: `${f.tcp.id} ${i === 0 ? 'c→s' : 's→c'}`, counts: b });
+      if (b) cols.push({ label: `${streamNumber(f.tcp.id)} ${i === 0 ? 'c→s' : 's→c'}`, counts: b });
     }
   }
   if (cols.length === 0) return 'RDMAP opcodes: no DDP segments';
-  const rows: string[][] = [['Opcode', ...cols.map((c) => `Flow ${c.label}`), 'Total']];
+  const rows: string[][] = [['Opcode', ...cols.map((c) => `Stream ${c.label}`), 'Total']];
   for (const op of OPCODES) {
     const vals = cols.map((c) => c.counts[op] ?? 0);
     const total = vals.reduce((a, b) => a + b, 0);
@@ -141,7 +141,7 @@ function sizesOf(x: unknown): Partial<Record<string, SizeStats>> | null {
 
 /** Complete RDMA messages per flow direction and opcode, with their DDP payload sizes. */
 function messageSizes(r: AnalysisResult): string {
-  const rows: string[][] = [['Flow', 'Dir', 'Opcode', 'Messages', 'Min', 'Max', 'Mean', 'Total octets']];
+  const rows: string[][] = [['Stream', 'Dir', 'Opcode', 'Messages', 'Min', 'Max', 'Mean', 'Total octets']];
   for (const f of r.flows) {
     if (!f.mpa || !f.upper) continue;
     for (const i of [0, 1] as const) {
@@ -150,7 +150,7 @@ function messageSizes(r: AnalysisResult): string {
       for (const op of OPCODES) {
         const st = sz[op];
         if (!st || st.messages === 0) continue;
-        rows.push([String(f.tcp.id), i === 0 ? 'c→s' : 's→c', op, String(st.messages), String(st.min), String(st.max), (st.total / st.messages).toFixed(1), String(st.total)]);
+        rows.push([String(streamNumber(f.tcp.id)), i === 0 ? 'c→s' : 's→c', op, String(st.messages), String(st.min), String(st.max), (st.total / st.messages).toFixed(1), String(st.total)]);
       }
     }
   }
@@ -170,7 +170,7 @@ function rules(r: AnalysisResult): string {
       s.add(f.flow);
     }
   }
-  const rows: string[][] = [['Rule', 'Severity', 'Code', 'Count', 'Flows', 'First frame', 'Meaning']];
+  const rows: string[][] = [['Rule', 'Severity', 'Code', 'Count', 'Streams', 'First frame', 'Meaning']];
   const rank = (id: string): number => {
     const rule = RULES.get(id);
     return rule ? SEVERITY_RANK[r.findings.severityOf(rule)] : 0;

@@ -45,6 +45,16 @@ export function table(rows: string[][], right: readonly boolean[] = []): string 
     .join('\n');
 }
 
+/** "1 TCP flow", "2 TCP flows": a count with its noun, singular for one. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The flow number users see: Wireshark's tcp.stream, counted from 0 (our flow ids count from 1). */
+export function streamNumber(flowId: number): number {
+  return flowId - 1;
+}
+
 function framesCol(frames: readonly number[]): string {
   return frames.length > 1 ? `${frames[0]}-${frames[frames.length - 1]}` : String(frames[0] ?? '');
 }
@@ -77,7 +87,7 @@ function severityText(s: Severity, st: Style): string {
 }
 
 export function findingLine(f: Finding, st: Style): string {
-  const where = f.flow !== null ? ` flow ${f.flow}` : '';
+  const where = f.flow !== null ? ` stream ${streamNumber(f.flow)}` : '';
   const frames = f.frames.length ? ` frames ${compactFrames(f.frames)}` : '';
   const seq = f.seq !== null ? ` seq ${f.seq}` : '';
   const code = f.rfcErrorCode !== null ? ` [MPA error ${f.rfcErrorCode}]` : '';
@@ -93,8 +103,32 @@ function pct(a: number, b: number): string {
   return b === 0 ? '-' : `${Math.round((100 * a) / b)}%`;
 }
 
-/** Per-flow table: endpoints, MPA detection and Rev, markers and CRC per direction, FPDUs, findings, alignment. */
-export function flowTable(r: AnalysisResult, st: Style): string {
+/** Shortens an address:port to `max` characters by eliding the middle of the address (long IPv6). */
+function shortEndpoint(ep: string, max: number): string {
+  if (ep.length <= max) return ep;
+  const i = ep.lastIndexOf(':');
+  const port = ep.slice(i);
+  const addr = ep.slice(0, i);
+  const keep = Math.max(4, max - port.length - 1);
+  const head = Math.ceil(keep / 2);
+  return `${addr.slice(0, head)}…${addr.slice(addr.length - (keep - head))}${port}`;
+}
+
+export interface FlowTableOptions {
+  /** Every column (--wide); by default the table fits 100 columns and leaves to -z conv what it shows. */
+  wide?: boolean;
+}
+
+/**
+ * Per-flow table. By default it fits 100 columns: stream (Wireshark's tcp.stream), endpoints, how
+ * MPA was found and its Rev, markers and CRC per direction, FPDUs, errors/warnings, how each
+ * direction closed. Frames, bytes, gaps and alignment are in --wide (and -z conv, -z alignment).
+ */
+export function flowTable(r: AnalysisResult, st: Style, opts: FlowTableOptions = {}): string {
+  return opts.wide === true ? wideFlowTable(r, st) : compactFlowTable(r, st);
+}
+
+function findingCounts(r: AnalysisResult): { errors: Map<number, number>; warnings: Map<number, number> } {
   const errors = new Map<number, number>();
   const warnings = new Map<number, number>();
   for (const x of r.findings.findings) {
@@ -102,7 +136,32 @@ export function flowTable(r: AnalysisResult, st: Style): string {
     if (x.severity === 'error') errors.set(x.flow, (errors.get(x.flow) ?? 0) + 1);
     else if (x.severity === 'warning') warnings.set(x.flow, (warnings.get(x.flow) ?? 0) + 1);
   }
-  const rows: string[][] = [['Flow', 'Client → Server', 'Frames', 'Bytes c→s/s→c', 'MPA', 'Rev', 'Markers c→s/s→c', 'CRC c→s/s→c', 'FPDUs c→s/s→c', 'Errors', 'Warnings', 'Aligned c→s/s→c', 'Gaps', 'Closed']];
+  return { errors, warnings };
+}
+
+/** How MPA was found, short: its Rev when startup frames were seen, else how framing was found. */
+function mpaShort(m: NonNullable<AnalysisResult['flows'][number]['mpa']>): string {
+  const rev = m.reply?.rev ?? m.request?.rev ?? null;
+  if (m.detection === 'startup') return rev !== null ? `Rev ${rev}` : 'startup';
+  return m.detection === 'heuristic' ? 'mid-strm' : 'forced';
+}
+
+const FIT = 100;
+
+function compactFlowTable(r: AnalysisResult, st: Style): string {
+  // Endpoints are shortened (the middle of long addresses elided) until the table fits 100 columns.
+  let text = '';
+  for (const max of [40, 30, 24, 20, 16, 12]) {
+    text = compactRows(r, st, max);
+    if (text.split('\n').every((l) => visible(l) <= FIT)) break;
+  }
+  const note = st.dim('a/b: client→server/server→client. --wide: frames, bytes, alignment, gaps (also -z conv).');
+  return `${text}\n${note}`;
+}
+
+function compactRows(r: AnalysisResult, st: Style, endpointMax: number): string {
+  const { errors, warnings } = findingCounts(r);
+  const rows: string[][] = [['Stream', 'Client → Server', 'MPA', 'Markers', 'CRC', 'FPDUs', 'Err/Warn', 'Closed']];
   for (const f of r.flows) {
     const t = f.tcp;
     const d = t.directions;
@@ -112,7 +171,33 @@ export function flowTable(r: AnalysisResult, st: Style): string {
     const nErr = errors.get(t.id) ?? 0;
     const nWarn = warnings.get(t.id) ?? 0;
     rows.push([
-      String(t.id),
+      String(streamNumber(t.id)),
+      `${shortEndpoint(t.client, endpointMax)} → ${shortEndpoint(t.server, endpointMax)}`,
+      m ? mpaShort(m) : '-',
+      m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : '-',
+      m ? `${crcDir(m.directions[0].crcErrors)}/${crcDir(m.directions[1].crcErrors)}` : '-',
+      m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : '-',
+      `${nErr ? st.red(String(nErr)) : '0'}/${nWarn ? st.yellow(String(nWarn)) : '0'}`,
+      d.map((x) => x.closed ?? '-').join('/'),
+    ]);
+  }
+  return table(rows, [true, false, false, false, false, false, false, false]);
+}
+
+/** Every column, however wide (--wide). */
+function wideFlowTable(r: AnalysisResult, st: Style): string {
+  const { errors, warnings } = findingCounts(r);
+  const rows: string[][] = [['Stream', 'Client → Server', 'Frames', 'Bytes c→s/s→c', 'MPA', 'Rev', 'Markers c→s/s→c', 'CRC c→s/s→c', 'FPDUs c→s/s→c', 'Errors', 'Warnings', 'Aligned c→s/s→c', 'Gaps', 'Closed']];
+  for (const f of r.flows) {
+    const t = f.tcp;
+    const d = t.directions;
+    const m = f.mpa;
+    const onoff = (b: boolean | null) => (b === null ? '?' : b ? 'on' : 'off');
+    const crcDir = (bad: number) => (!m || m.crc === null ? '?' : !m.crc ? 'off' : bad ? st.red(`${bad} bad`) : 'ok');
+    const nErr = errors.get(t.id) ?? 0;
+    const nWarn = warnings.get(t.id) ?? 0;
+    rows.push([
+      String(streamNumber(t.id)),
       `${t.client} → ${t.server}`,
       `${t.firstFrame}-${t.lastFrame}`,
       `${d[0].bytes}/${d[1].bytes}`,
@@ -151,11 +236,14 @@ export function findingsByRule(r: AnalysisResult, st: Style): string[] {
 }
 
 /** The closing summary: flow table, findings by rule, totals. It always covers the whole capture. */
-export function summaryText(r: AnalysisResult, st: Style): string {
-  const out: string[] = [st.bold('Flows'), r.flows.length ? flowTable(r, st) : '  none', '', st.bold('Findings by rule'), ...findingsByRule(r, st), ''];
+export function summaryText(r: AnalysisResult, st: Style, opts: FlowTableOptions = {}): string {
+  const out: string[] = [st.bold('Flows'), r.flows.length ? flowTable(r, st, opts) : '  none', '', st.bold('Findings by rule'), ...findingsByRule(r, st), ''];
   const s = r.findings.bySeverity;
   const omitted = r.findings.omitted ? ` (${r.findings.omitted} not kept in memory)` : '';
-  out.push(`${r.capture.packets} packets, ${r.flows.length} TCP flows, ${r.flows.filter((f) => f.mpa).length} MPA; ${s.error} errors, ${s.warning} warnings, ${s.info} infos${omitted}`);
+  out.push(
+    `${plural(r.capture.packets, 'packet')}, ${plural(r.flows.length, 'TCP flow')}, ${r.flows.filter((f) => f.mpa).length} MPA; ` +
+      `${plural(s.error, 'error')}, ${plural(s.warning, 'warning')}, ${plural(s.info, 'info')}${omitted}`,
+  );
   return out.join('\n');
 }
 

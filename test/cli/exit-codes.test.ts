@@ -74,7 +74,9 @@ describe('exit status 2: usage errors and unreadable input', () => {
   const cases: Array<[string, string[], RegExp]> = [
     ['missing capture', ['no-such.pcap'], /no-such\.pcap: no such file or directory/],
     ['a directory', ['.'], /is a directory/],
-    ['unknown option', ['--frobnicate', 'golden.pcap'], /Unknown argument/i],
+    ['unknown option', ['--frobnicate', 'golden.pcap'], /unknown option --frobnicate/],
+    ['unknown option near a known one', ['--jsno', 'golden.pcap'], /unknown option --jsno; did you mean --json\?/],
+    ['-w without its file name', ['golden.pcap', '-w'], /^mpa-dissect: -w needs a file name/],
     ['bad --fail-on', ['--fail-on', 'sometimes', 'golden.pcap'], /Invalid values/],
     ['--json with --ndjson', ['--json', '--ndjson', 'golden.pcap'], /choose one/],
     ['--json with -Y', ['--json', '-Y', 'finding', 'golden.pcap'], /--json report always describes the whole capture/],
@@ -111,11 +113,20 @@ describe('exit status 2: usage errors and unreadable input', () => {
     expect(r.stderr).toMatch(/cut\.pcap: offset 24, frame 1: /);
   });
 
-  it('a capture cut later: the frames before are analyzed, the cut is reported with its offset', () => {
-    const r = cli(['-q', join(dir, 'half.pcap')]);
-    expect(r.stderr).toMatch(/half\.pcap: offset \d+, frame \d+: /);
-    expect(r.code).not.toBe(2);
-    expect(r.stdout).toMatch(/^\d+ packets/m);
+  it('a capture cut later: the frames before are analyzed and reported, then the cut: exit 2 whatever --fail-on says', () => {
+    for (const failOn of ['error', 'never']) {
+      const r = cli(['-q', '--fail-on', failOn, join(dir, 'half.pcap')]);
+      expect(r.stderr).toMatch(/^mpa-dissect: .*half\.pcap: offset \d+, frame \d+: truncated /);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toMatch(/^\d+ packets/m);
+    }
+  });
+
+  it('--allow-truncated: a capture stopped mid-record exits by its findings', () => {
+    const r = cli(['-q', '--allow-truncated', '--fail-on', 'never', join(dir, 'half.pcap')]);
+    expect(r.stderr).toMatch(/half\.pcap: offset \d+, frame \d+: truncated /);
+    expect(r.code).toBe(0);
   });
 
   it('a bad display filter: 2, pointing at the column', () => {

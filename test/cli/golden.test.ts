@@ -88,7 +88,7 @@ describe('golden outputs (captures/golden.pcap)', () => {
       testsuites: { '@_failures': string; '@_tests': string; testsuite: Array<{ '@_name': string; '@_failures': string; testcase: Array<{ '@_name': string; failure?: { '#text': string } }> }> };
     };
     const suites = doc.testsuites.testsuite;
-    expect(suites.map((s) => s['@_name'])).toEqual(['golden.pcap', 'flow 1 10.0.0.1:40001 -> 10.0.0.2:4420', 'flow 2 10.0.0.3:40002 -> 10.0.0.2:80']);
+    expect(suites.map((s) => s['@_name'])).toEqual(['golden.pcap', 'stream 0 10.0.0.1:40001 -> 10.0.0.2:4420', 'stream 1 10.0.0.3:40002 -> 10.0.0.2:80']);
     expect(doc.testsuites['@_failures']).toBe('2');
     expect(suites.map((s) => s['@_failures'])).toEqual(['0', '2', '0']);
     const failed = suites[1]!.testcase.filter((c) => c.failure);

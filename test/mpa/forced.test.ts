@@ -25,7 +25,8 @@ describe('--mpa forces MPA on a flow', () => {
   });
 
   it('selects flows by id, port and endpoint', () => {
-    expect(parseForcedMpa('flow=3').selector).toEqual({ kind: 'id', id: 3 });
+    expect(parseForcedMpa('flow=3').selector).toEqual({ kind: 'id', id: 4 }); // tcp.stream 3 is flow id 4
+    expect(parseForcedMpa('flow=0').selector).toEqual({ kind: 'id', id: 1 });
     expect(parseForcedMpa('flow=port:4420').selector).toEqual({ kind: 'port', port: 4420 });
     expect(parseForcedMpa('flow=[fd00::1]:40009,markers=c2s').selector).toEqual({ kind: 'endpoint', endpoint: '[fd00::1]:40009' });
     expect(parseForcedMpa('flow=all,markers=s2c,crc=off')).toMatchObject({ markers: [false, true], crc: false, seqStart: [null, null] });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/analysis/findings.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
-import { EventAssembler, type EventGroup } from '../../src/report/events.js';
+import { CaptureOrder, EventAssembler, groupFrame, type EventGroup } from '../../src/report/events.js';
 import { addressWord, EventFields, knownField, splitEndpoint } from '../../src/report/fields.js';
 import { compileFilter } from '../../src/report/filter/filter.js';
 import { dumpLines } from '../../src/report/hexdump.js';
@@ -71,6 +71,78 @@ describe('EventAssembler', () => {
     a.finding(finding('x', null, [], { flow: null, from: null }));
     a.end();
     expect(out.map((g) => [g.tsSec, g.tsNsec])).toEqual([[10, 5], [11, 7]]);
+  });
+});
+
+describe('EventAssembler holds nothing past the packet that produced it', () => {
+  it('a finding that can belong to no record goes out at once (1,000,000 empty records do not pile up)', () => {
+    const out: EventGroup[] = [];
+    const a = new EventAssembler((g) => out.push(g));
+    for (let i = 1; i <= 1000; i++) {
+      a.time(i, 0, i);
+      a.finding(finding('net.link-malformed', null, [i], { flow: null, from: null }));
+      expect(out).toHaveLength(i);
+    }
+  });
+  it('a record and unclaimed findings go out at the next packet, not at the next record', () => {
+    const out: EventGroup[] = [];
+    const a = new EventAssembler((g) => out.push(g));
+    a.time(1, 0, 6);
+    a.record(fpdu(1025, [6]));
+    a.finding(finding('mpa.tcp-closed-between', 1053, [6]));
+    expect(out).toHaveLength(0); // a startup frame's findings may still come in this packet
+    a.time(2, 0, 7);
+    expect(shape(out)).toEqual(['fpdu@1025[]', '-[mpa.tcp-closed-between]']);
+  });
+  it('a startup frame and its findings go out at the next packet, with no record after them', () => {
+    const out: EventGroup[] = [];
+    const a = new EventAssembler((g) => out.push(g));
+    a.time(1, 0, 4);
+    a.record(startup(1001, 4));
+    a.finding(finding('mpa.bad-key', 1001, [4]));
+    a.time(2, 0, 5); // nothing new in this packet: the startup frame and its finding are settled
+    expect(shape(out)).toEqual(['request@1001[mpa.bad-key]']);
+  });
+  it('live (-l): the last event of a burst is out as soon as the burst is decoded, with no next packet', async () => {
+    const out: EventGroup[] = [];
+    const a = new EventAssembler((g) => out.push(g), true);
+    a.time(1, 0, 6);
+    a.record(fpdu(1025, [6]));
+    expect(out).toHaveLength(0);
+    await Promise.resolve(); // the reader awaits its next read: the microtask runs
+    expect(shape(out)).toEqual(['fpdu@1025[]']);
+  });
+  it('an output error thrown while flushing in the microtask is rethrown to the pipeline', async () => {
+    const a = new EventAssembler(() => {
+      throw new Error('disk full');
+    }, true);
+    a.time(1, 0, 6);
+    a.record(fpdu(1025, [6]));
+    await Promise.resolve();
+    expect(() => a.time(2, 0, 7)).toThrow('disk full');
+  });
+});
+
+describe('CaptureOrder', () => {
+  it('puts groups back in frame order, equal frames in arrival order', () => {
+    const out: string[] = [];
+    const o = new CaptureOrder<string>((v) => out.push(v));
+    for (const [k, v] of [[4, 'a'], [5, 'b'], [1, 'late'], [5, 'c'], [2, 'later']] as const) o.push(k, v);
+    o.drain();
+    expect(out).toEqual(['late', 'later', 'a', 'b', 'c']);
+  });
+  it('holds at most its window; beyond it the oldest goes out', () => {
+    const out: number[] = [];
+    const o = new CaptureOrder<number>((v) => out.push(v), 3);
+    for (const k of [10, 11, 12, 13]) o.push(k, k);
+    expect(out).toEqual([10]);
+    o.drain();
+    expect(out).toEqual([10, 11, 12, 13]);
+  });
+  it('a group is shown at its record\'s first frame, else its finding\'s, else the packet being read', () => {
+    expect(groupFrame({ record: fpdu(1, [7, 8]), findings: [], tsSec: 0, tsNsec: 0, atFrame: 9 })).toBe(7);
+    expect(groupFrame({ record: null, findings: [finding('x', 1, [5, 3])], tsSec: 0, tsNsec: 0, atFrame: 9 })).toBe(3);
+    expect(groupFrame({ record: null, findings: [finding('x', null, [])], tsSec: 0, tsNsec: 0, atFrame: 9 })).toBe(9);
   });
 });
 

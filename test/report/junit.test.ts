@@ -193,7 +193,7 @@ describe('buildJUnit', () => {
     expect(suite(doc, FLOWS[0]!.name).testcase.map((c) => c['@_name'])).toEqual([...RULES.map((r) => r.id), 'ddp.odd']);
     expect(tc(suite(doc, FLOWS[0]!.name), 'ddp.odd')['@_classname']).toBe('ddp');
     expect(tc(suite(doc, FLOWS[0]!.name), 'ddp.odd').failure!['#text']!.split('\n')[0]).toBe('ddp.odd');
-    const stray = suite(doc, 'flow 7');
+    const stray = suite(doc, 'stream 6');
     expect(counts(stray)).toEqual([5, 1, 0, 0]);
     expect(counts(doc.testsuites)).toEqual([20, 2, 0, 0]);
   });

@@ -1,0 +1,102 @@
+/**
+ * Where the CLI's output goes, with back-pressure and honest errors.
+ *
+ * Standard output is written with write(2) directly, synchronously: process.stdout on a pipe is
+ * asynchronous on Linux and queues everything a fast producer hands it (1.6 GB of -V -x for a 2 MB
+ * capture). A synchronous write makes the analysis wait for the reader instead, so memory stays at
+ * one block. When the descriptor is non-blocking (Node or the shell made it so) and the pipe is
+ * full, write(2) says EAGAIN: we sleep a millisecond and try again.
+ *
+ * A failed write (ENOSPC on /dev/full, EIO, EBADF) becomes an OutputError naming the file: the
+ * CLI prints one line and exits 2. A reader that went away (EPIPE, `| head`) is not an error.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+
+/** Writing an output failed: "NAME: reason". The CLI exits 2 with this one line. */
+export class OutputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutputError';
+  }
+}
+
+/** The reader of standard output went away (EPIPE): stop quietly. */
+export class ReaderGone extends Error {}
+
+/** Human reason for a failed write or open, as the capture reader words them. */
+export function writeReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ENOSPC':
+      return 'no space left on device';
+    case 'EDQUOT':
+      return 'disk quota exceeded';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'EROFS':
+      return 'read-only file system';
+    case 'EIO':
+      return 'input/output error';
+    default:
+      return err instanceof Error ? err.message.replace(/^[A-Z]+: /, '') : String(err);
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** Writes all of `data` to `fd`, waiting out a full non-blocking pipe. Throws the errno error. */
+export function writeAllSync(fd: number, data: Uint8Array): void {
+  let off = 0;
+  while (off < data.length) {
+    try {
+      off += writeSync(fd, data, off, data.length - off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      Atomics.wait(sleeper, 0, 0, 1); // the reader is slower than us: wait for it, holding nothing more
+    }
+  }
+}
+
+/** Standard output (or any descriptor) written synchronously; `name` is how errors name it. */
+export class SyncOutput {
+  constructor(
+    private readonly fd: number,
+    private readonly name: string,
+  ) {}
+
+  write(s: string): void {
+    if (s.length === 0) return;
+    try {
+      writeAllSync(this.fd, Buffer.from(s, 'utf8'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPIPE') throw new ReaderGone('EPIPE');
+      throw new OutputError(`${this.name}: cannot write: ${writeReason(e)}`);
+    }
+  }
+}
+
+/** Writes a whole file (the --junit XML), turning any failure into an OutputError naming it. */
+export function writeFileOrFail(path: string, flag: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'w');
+  } catch (e) {
+    throw new OutputError(`${flag} ${path}: cannot write: ${writeReason(e)}`);
+  }
+  try {
+    writeAllSync(fd, Buffer.from(text, 'utf8'));
+  } catch (e) {
+    throw new OutputError(`${flag} ${path}: cannot write: ${writeReason(e)}`);
+  } finally {
+    try {
+      closeSync(fd);
+    } catch {
+      // close after a failed write adds nothing to the first error
+    }
+  }
+}
