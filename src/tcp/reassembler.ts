@@ -7,6 +7,7 @@
  */
 import type { FindingSink } from '../analysis/findings.js';
 import { TCP_ACK, TCP_FIN, TCP_RST, TCP_SYN, endpoint, type TcpSegment } from '../net/segment.js';
+import { HeldQueue } from './held-queue.js';
 import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, FlowHandle } from './stream.js';
 
 export interface ReassemblyOptions {
@@ -116,22 +117,25 @@ class Slab {
   }
 }
 
-/** Out-of-order bytes waiting for the hole before them (a private copy, in a slab). */
-interface Held {
-  off: number;
-  end: number;
-  data: Uint8Array;
-  slab: Slab;
-  frame: number;
-  segStart: boolean;
-  segEnd: boolean;
+/**
+ * Out-of-order bytes waiting for the hole before them: a private copy at slab.buf[at, at + end - off).
+ * No view is kept per piece (a Uint8Array costs more than the piece's bookkeeping); one is made on delivery.
+ */
+class Held {
+  constructor(
+    public off: number,
+    public end: number,
+    readonly slab: Slab,
+    readonly at: number,
+    public frame: number,
+    public segStart: boolean,
+    public segEnd: boolean,
+  ) {}
+
+  view(): Uint8Array {
+    return this.slab.buf.subarray(this.at, this.at + this.end - this.off);
+  }
 }
-
-/** The held queue of a direction holding nothing (never written: hold() replaces it first). */
-const NO_HELD: Held[] = [];
-
-/** Fills delivered slots of the held queue so their bytes can be collected before compaction. */
-const TAKEN: Held = { off: 0, end: 0, data: new Uint8Array(0), slab: new Slab(0), frame: 0, segStart: false, segEnd: false };
 
 function pow2AtLeast(n: number): number {
   let p = 1;
@@ -243,9 +247,8 @@ class Dir {
   finFrame = 0;
   ended = false;
   closed: 'fin' | 'rst' | null = null;
-  /** Held pieces, sorted and disjoint, all beyond nextOffset; live from index hh. NO_HELD while none. */
-  held: Held[] = NO_HELD;
-  hh = 0;
+  /** Held pieces, sorted and disjoint, all beyond nextOffset; null while none. */
+  held: HeldQueue<Held> | null = null;
   heldData = 0;
   /** Slab space and per-piece overhead charged to this direction. */
   heldCost = 0;
@@ -290,7 +293,7 @@ class Dir {
   }
 
   live(): number {
-    return this.held.length - this.hh;
+    return this.held === null ? 0 : this.held.size;
   }
 }
 
@@ -585,8 +588,8 @@ export class Reassembler {
     let cut = 0;
     let frames: number[] | null = null;
     let first = Infinity;
-    while (held.length > d.hh) {
-      const h = held[held.length - 1]!;
+    while (held !== null && held.size > 0) {
+      const h = held.last()!;
       if (h.end <= finOff) break;
       const from = Math.max(h.off, finOff);
       first = from;
@@ -597,12 +600,11 @@ export class Reassembler {
         held.pop();
         this.release(d, h);
       } else {
-        h.data = h.data.subarray(0, from - h.off);
         h.end = from;
         h.segEnd = false;
       }
     }
-    if (d.live() === 0) this.emptied(d);
+    if (held !== null && held.size === 0) this.emptied(d);
     if (frames !== null) {
       frames.push(frame);
       frames = [...new Set(frames)].sort((x, y) => x - y);
@@ -641,13 +643,13 @@ export class Reassembler {
     let pos = a;
     while (pos < end) {
       let stop = end;
-      if (d.hh < d.held.length) {
-        const h = d.held[d.hh]!;
+      const h = d.held === null ? null : d.held.first();
+      if (h !== null) {
         if (h.off === pos) {
           // Held bytes were here first: they win; ours are only compared.
           const ov = h.end < end ? h.end : end;
           this.old = true;
-          this.compareBytes(p, segOff, h.data, h.off, pos, ov, h.frame);
+          this.compareBytes(p, segOff, h.slab.buf, h.off - h.at, pos, ov, h.frame);
           this.popHeld(d);
           pos = d.nextOffset;
           continue;
@@ -666,40 +668,19 @@ export class Reassembler {
     const p = s.payload;
     const pEnd = segOff + p.length;
     const whole = s.missing === 0;
-    if (d.held === NO_HELD) d.held = [];
-    const held = d.held;
-    // First live piece ending after a.
-    let lo = d.hh;
-    let hi = held.length;
-    if (hi > lo && held[hi - 1]!.end <= a) {
-      lo = hi; // common case: beyond everything held
-    } else {
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (held[mid]!.end <= a) lo = mid + 1;
-        else hi = mid;
-      }
-    }
-    let i = lo;
+    const held = (d.held ??= new HeldQueue<Held>());
     let pos = a;
     while (pos < end) {
-      if (i < held.length && held[i]!.off <= pos) {
-        const h = held[i]!;
+      const h = held.ceilEnd(pos);
+      if (h !== null && h.off <= pos) {
         const ov = h.end < end ? h.end : end;
         this.old = true;
-        this.compareBytes(p, segOff, h.data, h.off, pos, ov, h.frame);
+        this.compareBytes(p, segOff, h.slab.buf, h.off - h.at, pos, ov, h.frame);
         pos = ov;
-        i++;
         continue;
       }
-      const stop = i < held.length && held[i]!.off < end ? held[i]!.off : end;
-      const piece = this.store(d, p, segOff, pos, stop);
-      piece.frame = s.frame;
-      piece.segStart = pos === segOff;
-      piece.segEnd = stop === pEnd && whole;
-      if (i === held.length) held.push(piece);
-      else held.splice(i, 0, piece);
-      i++;
+      const stop = h !== null && h.off < end ? h.off : end;
+      held.insert(this.store(d, p, segOff, pos, stop, s.frame, pos === segOff, stop === pEnd && whole));
       d.heldData += stop - pos;
       pos = stop;
     }
@@ -735,7 +716,7 @@ export class Reassembler {
   }
 
   /** Copies payload octets [a, b) into d's current slab (a new one when it is full): a held piece. */
-  private store(d: Dir, p: Uint8Array, segOff: number, a: number, b: number): Held {
+  private store(d: Dir, p: Uint8Array, segOff: number, a: number, b: number, frame: number, segStart: boolean, segEnd: boolean): Held {
     const from = a - segOff;
     const to = b - segOff;
     const n = to - from;
@@ -751,12 +732,12 @@ export class Reassembler {
       this.charge(d, size);
       d.slab = sl;
     }
-    const out = sl.buf.subarray(sl.used, sl.used + n);
-    out.set(from === 0 && to === p.length ? p : p.subarray(from, to));
+    const at = sl.used;
+    sl.buf.set(from === 0 && to === p.length ? p : p.subarray(from, to), at);
     sl.used += n;
     sl.live++;
     this.charge(d, HELD_OVERHEAD);
-    return { off: a, end: b, data: out, slab: sl, frame: 0, segStart: false, segEnd: false };
+    return new Held(a, b, sl, at, frame, segStart, segEnd);
   }
 
   /** A held piece is gone (delivered or dropped); its slab goes when its last piece does. */
@@ -790,8 +771,7 @@ export class Reassembler {
 
   /** No live pieces left: give the slab back and start small again next time. */
   private emptied(d: Dir): void {
-    d.held = NO_HELD; // a burst's queue is not kept around
-    d.hh = 0;
+    d.held = null; // a burst's queue is not kept around
     this.holding.delete(d);
     if (d.slab !== null) this.dropSlab(d, d.slab);
     d.slabNext = 0;
@@ -816,7 +796,7 @@ export class Reassembler {
   }
 
   private skipHole(d: Dir, cause: GapCause, frame: number): void {
-    const h = d.held[d.hh]!;
+    const h = d.held!.first()!;
     this.gap(d, h.off - d.nextOffset, cause, frame);
     this.drain(d);
   }
@@ -824,8 +804,8 @@ export class Reassembler {
   /** Delivers everything up to target: held pieces, and gaps for what is missing. */
   private flushTo(d: Dir, target: number, cause: GapCause, frame: number | null): void {
     while (d.nextOffset < target) {
-      if (d.hh < d.held.length) {
-        const h = d.held[d.hh]!;
+      const h = d.held === null ? null : d.held.first();
+      if (h !== null) {
         if (h.off === d.nextOffset) {
           this.popHeld(d);
           continue;
@@ -839,23 +819,19 @@ export class Reassembler {
   }
 
   private drain(d: Dir): void {
-    while (d.hh < d.held.length && d.held[d.hh]!.off === d.nextOffset) this.popHeld(d);
+    for (let h = d.held === null ? null : d.held.first(); h !== null && h.off === d.nextOffset; h = d.held === null ? null : d.held.first()) {
+      this.popHeld(d);
+    }
   }
 
   private popHeld(d: Dir): void {
-    const held = d.held;
-    const h = held[d.hh]!;
-    held[d.hh] = TAKEN;
-    d.hh++;
+    const held = d.held!;
+    const h = held.shift();
     d.heldData -= h.end - h.off;
     // Deliver before the slab space can be handed back (and reused).
-    this.emit(d, h.off, h.data, h.frame, h.segStart, h.segEnd);
+    this.emit(d, h.off, h.view(), h.frame, h.segStart, h.segEnd);
     this.release(d, h);
-    if (d.hh === held.length) this.emptied(d);
-    else if (d.hh >= 256 && d.hh * 2 >= held.length) {
-      held.splice(0, d.hh); // drop delivered slots now and then, not on every delivery
-      d.hh = 0;
-    }
+    if (held.size === 0) this.emptied(d);
   }
 
   // ---- output ----
@@ -894,7 +870,7 @@ export class Reassembler {
     // "previous segment not captured" sits on the latter).
     const frames: number[] = [];
     if (frame !== null) frames.push(frame);
-    const next = d.hh < d.held.length ? d.held[d.hh]! : null;
+    const next = d.held === null ? null : d.held.first();
     if (next !== null && next.off === off + len && next.frame !== frame) frames.push(next.frame);
     frames.sort((x, y) => x - y);
     const where = `${len} octet(s) at seq ${seq}`;
@@ -913,9 +889,9 @@ export class Reassembler {
       d.flow.closedAny = true;
     }
     // Release what the direction held: nothing more will be delivered.
-    for (let i = d.hh; i < d.held.length; i++) this.release(d, d.held[i]!);
+    d.held?.forEach((h) => this.release(d, h));
     d.heldData = 0;
-    if (d.held.length > 0 || d.slab !== null || this.holding.has(d)) this.emptied(d);
+    if (d.held !== null || d.slab !== null || this.holding.has(d)) this.emptied(d);
     this.detachHistory(d);
     const c = d.consumer;
     d.consumer = null;
