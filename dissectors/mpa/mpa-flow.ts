@@ -2,7 +2,7 @@ import type { FindingSink } from '../../src/analysis/findings.js';
 import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, FlowHandle, StreamChunk } from '../../src/tcp/stream.js';
 import { ByteLog } from './byte-log.js';
 import { FpduFramer, MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
-import { findLock, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
+import { findLock, LockSearch, MAX_ULPDU_LENGTH, type LockBudget, type LockResult } from './lock-on.js';
 import {
   KEY_PREFIX,
   MAX_PD_LENGTH,
@@ -61,6 +61,8 @@ export interface MpaFlowOptions {
   huntBudget?: number;
   /** Both directions ended: the owner can keep the summary and let the dissector go. */
   onClosed?: (flow: MpaFlow) => void;
+  /** Work allowed to the FPDU boundary search per direction (lock-on.ts DEFAULT_LOCK_BUDGET). */
+  lockBudget?: LockBudget;
 }
 
 /** Per-direction MPA summary (report-schema MpaDirection). */
@@ -131,6 +133,8 @@ class MpaDirection implements DirectionConsumer {
   earlyReported = false;
   /** `--mpa seqstart=`: absolute SeqStart given by the user. */
   forcedSeqStart: number | null = null;
+  /** Boundary search state (budget, ruled-out candidates), from the first search on. */
+  lockSearch: LockSearch | null = null;
 
   constructor(
     readonly flow: MpaFlow,
@@ -621,7 +625,8 @@ export class MpaFlow implements FlowConsumer {
 
   /** Searches held bytes for FPDU boundaries; what is known (markers, CRC, SeqStart) narrows it. */
   private tryLock(d: MpaDirection, final: boolean, known: { markerBase: number; alignBase: number; preferStart: boolean } | null): LockResult | null {
-    return findLock({
+    const search = (d.lockSearch ??= new LockSearch(this.opts.lockBudget));
+    const lock = findLock({
       bytes: d.log.bytes,
       base: d.log.base,
       baseSeq: d.info.baseSeq,
@@ -633,7 +638,16 @@ export class MpaFlow implements FlowConsumer {
       preferStart: known?.preferStart ?? false,
       // Forced by the user: MPA is a given, only markers and CRCs vouch for boundaries.
       plausible: this.detection === 'forced' ? () => true : this.plausible,
+      search,
     });
+    // Said once per direction, and only of MPA: on other TCP payload the search just stops quietly.
+    if (search.exhaustions > 0 && !search.reported && this.isMpa) {
+      search.reported = true;
+      const at = Math.max(search.stoppedAt, d.log.base);
+      this.find(d, 'mpa.lock-on-budget', d.seqOf(at), d.log.framesIn(at, at + 1),
+        `FPDU boundary search gave up at seq ${d.seqOf(at)} after ${search.spentUnits} units of work (budget ${search.budget.initial} + ${search.budget.perOctet} per octet); octets it could not examine are skipped`);
+    }
+    return lock;
   }
 
   /** Injected by the pipeline: DDP header plausibility (MPA itself knows nothing of DDP). */

@@ -64,6 +64,8 @@ export const MPA_RULES: readonly RuleDef[] = [
     'After loss or a framing error the analyzer found FPDU boundaries again: through a marker\'s FPDUPTR when markers are on, else through a chain of FPDUs with valid CRCs (or plausible DDP headers when CRC is off). The bytes skipped are reported.'),
   r('mpa.framing-lost', 'error', 'RFC 5044 §6', null, 'FPDU framing lost and not recovered',
     'The ULPDU_Length chain stopped making sense (CRC errors with disagreeing markers, or an impossible length) and no valid FPDU chain was found afterwards.'),
+  r('mpa.lock-on-budget', 'warning', null, null, 'FPDU boundary search gave up: its work budget is spent',
+    'Finding FPDU boundaries in octets that do not frame (after loss or a framing error, mid-stream, or on a flow forced with --mpa) checks candidate offsets one by one. Each direction may spend work in proportion to the octets it is offered, so the search stays linear in the capture whatever the bytes are. When the budget is spent the search stops, the octets it could not examine are skipped (counted as skipped), and it goes on as more octets arrive. On real MPA traffic this means framing was not found again; on a forced flow it usually means the bytes are not MPA with the parameters given.'),
   r('mpa.tcp-closed-between', 'info', 'RFC 5044 §8', 1, 'TCP connection closed during full operation (between FPDUs)',
     'FIN or RST after MPA entered full operation. Between FPDUs this is an orderly end of the stream as far as MPA can tell.'),
   r('mpa.tcp-closed-mid-fpdu', 'error', 'RFC 5044 §8', 1, 'TCP connection closed in the middle of an FPDU',

@@ -189,6 +189,7 @@ describe('MPA rules fire on captures built for them', () => {
       'mpa.framing-lost',
       'mpa.tcp-closed-mid-fpdu',
       'mpa.mid-stream',
+      'mpa.lock-on-budget', // test/mpa/lock-on-budget.test.ts
     ]);
     expect(MPA_RULES.map((r) => r.id).filter((id) => !tested.has(id))).toEqual([]);
   });
