@@ -143,25 +143,35 @@ function pow2AtLeast(n: number): number {
   return p;
 }
 
+/** First size of a history ring and of its run arrays: most directions deliver little. */
+const HIST_MIN = 4096;
+const RUNS_MIN = 64;
+
 /**
  * The last delivered bytes of a direction, as a ring, with runs of (start offset, frame) so an
- * overlap conflict can name the frame that carried the first copy. Frame 0 marks a gap run.
+ * overlap conflict can name the frame that carried the first copy. Frame 0 marks a gap run. The ring
+ * starts at 4 KiB and doubles up to its full size as the direction delivers, so 512 rings held by
+ * directions that carried one small segment each cost 2.5 MiB, not 40.
  */
 class History {
-  readonly buf: Uint8Array;
-  readonly cap: number;
-  private readonly runOff: Float64Array;
-  private readonly runFrame: Float64Array;
-  private readonly runCap: number;
+  buf: Uint8Array;
+  cap: number;
+  private runOff: Float64Array;
+  private runFrame: Float64Array;
+  private runCap: number;
+  private readonly maxRunCap: number;
   private first = 0;
   count = 0;
+  /** Offset of the first octet written since the last reset, -1 before. */
+  private lo = -1;
   owner: Dir | null = null;
 
-  constructor(cap: number) {
-    this.cap = cap;
-    this.buf = new Uint8Array(cap);
+  constructor(readonly maxCap: number) {
+    this.cap = Math.min(maxCap, HIST_MIN);
+    this.buf = new Uint8Array(this.cap);
     // Enough runs for 64-octet average chunks; smaller chunks just shorten the usable history.
-    this.runCap = Math.max(64, Math.ceil(cap / 64));
+    this.maxRunCap = Math.max(RUNS_MIN, Math.ceil(maxCap / 64));
+    this.runCap = RUNS_MIN;
     this.runOff = new Float64Array(this.runCap);
     this.runFrame = new Float64Array(this.runCap);
   }
@@ -169,6 +179,7 @@ class History {
   reset(): void {
     this.first = 0;
     this.count = 0;
+    this.lo = -1;
   }
 
   offAt(k: number): number {
@@ -182,8 +193,12 @@ class History {
   private push(off: number, frame: number): void {
     if (this.count > 0 && this.runFrame[(this.first + this.count - 1) % this.runCap] === frame) return;
     if (this.count === this.runCap) {
-      this.first = (this.first + 1) % this.runCap;
-      this.count--;
+      if (this.runCap < this.maxRunCap) {
+        this.growRuns();
+      } else {
+        this.first = (this.first + 1) % this.runCap;
+        this.count--;
+      }
     }
     const i = (this.first + this.count) % this.runCap;
     this.runOff[i] = off;
@@ -191,8 +206,34 @@ class History {
     this.count++;
   }
 
+  private growRuns(): void {
+    const n = Math.min(this.maxRunCap, this.runCap * 2);
+    const ro = new Float64Array(n);
+    const rf = new Float64Array(n);
+    for (let k = 0; k < this.count; k++) {
+      ro[k] = this.offAt(k);
+      rf[k] = this.frameAt(k);
+    }
+    this.runOff = ro;
+    this.runFrame = rf;
+    this.runCap = n;
+    this.first = 0;
+  }
+
+  /** Room for the octets up to `end`: the ring grows (to at most maxCap) keeping what it holds. */
+  private grow(end: number, next: number): void {
+    const nc = Math.min(this.maxCap, pow2AtLeast(end - this.lo));
+    const nb = new Uint8Array(nc);
+    const cap = this.cap;
+    for (let x = Math.max(this.lo, next - cap); x < next; x++) nb[x % nc] = this.buf[x % cap]!;
+    this.buf = nb;
+    this.cap = nc;
+  }
+
   write(off: number, data: Uint8Array, frame: number): void {
     this.push(off, frame);
+    if (this.lo < 0) this.lo = off;
+    if (this.cap < this.maxCap && off + data.length - this.lo > this.cap) this.grow(off + data.length, off);
     const cap = this.cap;
     let n = data.length;
     let src = data;
@@ -228,14 +269,49 @@ class History {
   }
 }
 
-/** One direction of a flow: its stream state, held data, history and statistics. */
+/**
+ * What a direction holding out-of-order data needs besides the pieces: created with the first held
+ * piece and dropped when the last one goes (most directions never hold anything).
+ */
+class HoldState extends HeldQueue<Held> {
+  /** Octets held. */
+  data = 0;
+  /** Slab space and per-piece overhead charged to this direction. */
+  cost = 0;
+  /** Order in which this direction's current holes started (for "oldest hole" under the per-flow cap). */
+  since = 0;
+  /** Slab new held copies go to, and the size of the next one. */
+  slab: Slab | null = null;
+  slabNext = 0;
+}
+
+/** Gaps of a direction, created on the first one (most directions never have one). */
+class GapLog {
+  readonly list: { seq: number; length: number }[] = [];
+  /** Gaps beyond MAX_GAPS, counted but not listed. */
+  omitted = 0;
+  /** Stream offset just past the last gap (adjacent gaps are merged). */
+  lastEnd = -1;
+}
+
+// Dir.bits: small flags packed into one integer (each boolean field would cost a word per direction).
+const F_BASED = 1;
+const F_SYN = 2;
+const F_ENDED = 4;
+const F_HIST_USED = 8;
+const F_FIN = 16;
+const F_RST = 32;
+
+/**
+ * One direction of a flow: its stream state, held data, history and statistics. Kept small (about
+ * 20 words): a capture may have 100,000 flows open at once. Addresses live on the Flow; rarely used
+ * state (held data, gaps) is allocated when first needed.
+ */
 class Dir {
   consumer: DirectionConsumer | null = null;
   /** Next direction with the same flow-table hash. */
   chain: Dir | null = null;
-  /** baseSeq is known (a SYN or the first data octet was seen). */
-  based = false;
-  synSeen = false;
+  private bits = 0;
   isn = 0;
   baseSeq = 0;
   /** Offset of the next octet to deliver. */
@@ -245,40 +321,103 @@ class Dir {
   /** Offset of the FIN, -1 until one is seen (not Infinity: a non-integer field costs a box per object). */
   limit = -1;
   finFrame = 0;
-  ended = false;
-  closed: 'fin' | 'rst' | null = null;
-  /** Held pieces, sorted and disjoint, all beyond nextOffset; null while none. */
-  held: HeldQueue<Held> | null = null;
-  heldData = 0;
-  /** Slab space and per-piece overhead charged to this direction. */
-  heldCost = 0;
-  /** Order in which this direction's current holes started (for "oldest hole" under the per-flow cap). */
-  heldSince = 0;
-  /** Slab new held copies go to, and the size of the next one. */
-  slab: Slab | null = null;
-  slabNext = 0;
+  /** Held pieces, sorted and disjoint, all beyond nextOffset, with their bookkeeping; null while none. */
+  held: HoldState | null = null;
   hist: History | null = null;
-  /** Delivered since the clock last looked (a ring in use is spared once). */
-  histUsed = false;
   /** No history ring is sought before `delivered` reaches this. */
   histRetryAt = 0;
   mss: number | null = null;
   segments = 0;
   retransmissions = 0;
   delivered = 0;
-  /** Created on the first gap (most directions never have one). */
-  gaps: { seq: number; length: number }[] | null = null;
-  gapsOmitted = 0;
-  lastGapEnd = -1;
+  gapLog: GapLog | null = null;
 
   constructor(
     readonly flow: Flow,
     readonly index: 0 | 1,
-    readonly srcAddr: string,
-    readonly srcPort: number,
-    readonly dstAddr: string,
-    readonly dstPort: number,
   ) {}
+
+  private flag(f: number, v: boolean): void {
+    this.bits = v ? this.bits | f : this.bits & ~f;
+  }
+
+  /** baseSeq is known (a SYN or the first data octet was seen). */
+  get based(): boolean {
+    return (this.bits & F_BASED) !== 0;
+  }
+  set based(v: boolean) {
+    this.flag(F_BASED, v);
+  }
+  get synSeen(): boolean {
+    return (this.bits & F_SYN) !== 0;
+  }
+  set synSeen(v: boolean) {
+    this.flag(F_SYN, v);
+  }
+  get ended(): boolean {
+    return (this.bits & F_ENDED) !== 0;
+  }
+  set ended(v: boolean) {
+    this.flag(F_ENDED, v);
+  }
+  /** Delivered since the clock last looked (a ring in use is spared once). */
+  get histUsed(): boolean {
+    return (this.bits & F_HIST_USED) !== 0;
+  }
+  set histUsed(v: boolean) {
+    this.flag(F_HIST_USED, v);
+  }
+  get closed(): 'fin' | 'rst' | null {
+    return this.bits & F_FIN ? 'fin' : this.bits & F_RST ? 'rst' : null;
+  }
+  set closed(v: 'fin' | 'rst' | null) {
+    this.bits = (this.bits & ~(F_FIN | F_RST)) | (v === 'fin' ? F_FIN : v === 'rst' ? F_RST : 0);
+  }
+
+  get srcAddr(): string {
+    return this.index === 0 ? this.flow.cAddr : this.flow.sAddr;
+  }
+  get srcPort(): number {
+    return this.index === 0 ? this.flow.cPort : this.flow.sPort;
+  }
+  get dstAddr(): string {
+    return this.index === 0 ? this.flow.sAddr : this.flow.cAddr;
+  }
+  get dstPort(): number {
+    return this.index === 0 ? this.flow.sPort : this.flow.cPort;
+  }
+
+  // Held-data bookkeeping reads as zero while nothing is held; writes go to the HoldState.
+  get heldData(): number {
+    return this.held === null ? 0 : this.held.data;
+  }
+  set heldData(v: number) {
+    if (this.held !== null) this.held.data = v;
+  }
+  get heldCost(): number {
+    return this.held === null ? 0 : this.held.cost;
+  }
+  set heldCost(v: number) {
+    if (this.held !== null) this.held.cost = v;
+  }
+  get heldSince(): number {
+    return this.held === null ? 0 : this.held.since;
+  }
+  set heldSince(v: number) {
+    if (this.held !== null) this.held.since = v;
+  }
+  get slab(): Slab | null {
+    return this.held === null ? null : this.held.slab;
+  }
+  set slab(v: Slab | null) {
+    if (this.held !== null) this.held.slab = v;
+  }
+  get slabNext(): number {
+    return this.held === null ? 0 : this.held.slabNext;
+  }
+  set slabNext(v: number) {
+    if (this.held !== null) this.held.slabNext = v;
+  }
 
   get from(): string {
     return this.index === 0 ? this.flow.client : this.flow.server;
@@ -308,16 +447,16 @@ class Flow implements FlowHandle {
 
   constructor(
     readonly id: number,
-    cAddr: string,
-    cPort: number,
-    sAddr: string,
-    sPort: number,
+    readonly cAddr: string,
+    readonly cPort: number,
+    readonly sAddr: string,
+    readonly sPort: number,
     readonly firstFrame: number,
   ) {
     this.client = endpoint(cAddr, cPort);
     this.server = endpoint(sAddr, sPort);
     this.lastFrame = firstFrame;
-    this.dirs = [new Dir(this, 0, cAddr, cPort, sAddr, sPort), new Dir(this, 1, sAddr, sPort, cAddr, cPort)];
+    this.dirs = [new Dir(this, 0), new Dir(this, 1)];
   }
 
   info(dir: 0 | 1): DirectionInfo {
@@ -668,7 +807,7 @@ export class Reassembler {
     const p = s.payload;
     const pEnd = segOff + p.length;
     const whole = s.missing === 0;
-    const held = (d.held ??= new HeldQueue<Held>());
+    const held = (d.held ??= new HoldState());
     let pos = a;
     while (pos < end) {
       const h = held.ceilEnd(pos);
@@ -771,10 +910,9 @@ export class Reassembler {
 
   /** No live pieces left: give the slab back and start small again next time. */
   private emptied(d: Dir): void {
-    d.held = null; // a burst's queue is not kept around
-    this.holding.delete(d);
     if (d.slab !== null) this.dropSlab(d, d.slab);
-    d.slabNext = 0;
+    this.holding.delete(d);
+    d.held = null; // a burst's queue and bookkeeping are not kept around (slabs start small again)
   }
 
   /** Reorder window, then the per-flow and total caps: each turns an oldest hole into a gap. */
@@ -856,15 +994,16 @@ export class Reassembler {
     const off = d.nextOffset;
     const seq = d.seqOf(off);
     d.nextOffset = off + len;
-    const gaps = (d.gaps ??= []);
-    if (d.lastGapEnd === off) {
-      if (d.gapsOmitted === 0) gaps[gaps.length - 1]!.length += len;
+    const g = (d.gapLog ??= new GapLog());
+    const gaps = g.list;
+    if (g.lastEnd === off) {
+      if (g.omitted === 0) gaps[gaps.length - 1]!.length += len;
     } else if (gaps.length < MAX_GAPS) {
       gaps.push({ seq, length: len });
     } else {
-      d.gapsOmitted++;
+      g.omitted++;
     }
-    d.lastGapEnd = off + len;
+    g.lastEnd = off + len;
     d.hist?.gap(off);
     // Name the frame that revealed the gap and the one right after it (Wireshark's
     // "previous segment not captured" sits on the latter).
@@ -1006,8 +1145,8 @@ function stats(d: Dir): TcpDirectionStats {
     bytes: d.delivered + d.heldData,
     segments: d.segments,
     retransmissions: d.retransmissions,
-    gaps: d.gaps === null ? [] : d.gaps.map((g) => ({ seq: g.seq, length: g.length })),
-    gapsOmitted: d.gapsOmitted,
+    gaps: d.gapLog === null ? [] : d.gapLog.list.map((g) => ({ seq: g.seq, length: g.length })),
+    gapsOmitted: d.gapLog === null ? 0 : d.gapLog.omitted,
     mss: d.mss,
     closed: d.closed,
   };
