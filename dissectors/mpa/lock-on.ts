@@ -72,10 +72,14 @@ export class LockSearch {
   /** Sets up the bitmap for offsets from `from` under `key` (a new key or a jump starts it afresh). */
   markFrom(key: string, from: number, end: number): void {
     const need = end - from + 8;
+    if (need < SMALL_WINDOW) {
+      this.bits = null; // a rescan of a few KiB costs less than keeping a bitmap per direction
+      return;
+    }
     if (this.bits === null || key !== this.bitsKey || from < this.bitsBase) {
       this.bitsKey = key;
       this.bitsBase = from & ~7;
-      if (this.bits === null || this.bits.length * 8 < need) this.bits = new Uint8Array(Math.max(1024, (need >> 3) + 1));
+      if (this.bits === null || this.bits.length * 8 < need) this.bits = new Uint8Array((need >> 3) + 64);
       else this.bits.fill(0);
       return;
     }
@@ -96,13 +100,15 @@ export class LockSearch {
   }
 
   isMarked(off: number): boolean {
+    if (this.bits === null) return false;
     const k = off - this.bitsBase;
-    return (this.bits![k >> 3]! & (1 << (k & 7))) !== 0;
+    return (this.bits[k >> 3]! & (1 << (k & 7))) !== 0;
   }
 
   mark(off: number): void {
+    if (this.bits === null) return;
     const k = off - this.bitsBase;
-    this.bits![k >> 3]! |= 1 << (k & 7);
+    this.bits[k >> 3]! |= 1 << (k & 7);
   }
 
   /** A lock was found: the search's scratch is not needed until the next hunt. */
@@ -120,6 +126,9 @@ export class LockSearch {
     if (off > (this.ruledOut.get(key) ?? -1)) this.ruledOut.set(key, off);
   }
 }
+
+/** Candidate windows smaller than this are simply judged again on the next attempt (no bitmap). */
+const SMALL_WINDOW = 8192;
 
 /** Thrown inside a search when the budget is spent; caught by findLock. */
 class OutOfBudget {
