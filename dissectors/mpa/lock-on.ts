@@ -1,7 +1,142 @@
+import { byteSwap32, readWireCrc } from './crc32c.js';
+import { CrcPrefix } from './crc32c-span.js';
 import { FpduFramer, MARKER_INTERVAL, type FramerParams, type FramedFpdu } from './framer.js';
 
 /** ULPDU_Length above this is impossible (RFC 5044 §5.2). */
 export const MAX_ULPDU_LENGTH = 64768;
+
+/**
+ * Work a direction's boundary search may do: `initial` units up front plus `perOctet` for every octet
+ * it is offered. A unit is about one octet framed or hashed, or one candidate offset looked at. Work is
+ * then linear in the stream whatever the bytes are; when the budget is spent the search stops (the
+ * caller reports it once) and resumes as more octets arrive.
+ */
+export interface LockBudget {
+  initial: number;
+  perOctet: number;
+}
+
+export const DEFAULT_LOCK_BUDGET: LockBudget = { initial: 16 * 1024 * 1024, perOctet: 16 };
+
+/**
+ * What one direction's boundary search remembers between attempts: its budget, and how far each way
+ * of searching has definitively ruled out candidates (bytes at a stream offset never change, so an
+ * offset whose FPDU chain broke within held bytes need not be probed again).
+ */
+export class LockSearch {
+  private granted: number;
+  private spent = 0;
+  /** Octets before this stream offset have been granted for. */
+  private offeredEnd = -1;
+  /**
+   * Per way of searching (chain or markers, CRC on or off, alignment or marker phase): every candidate
+   * below the stream offset stored was ruled out. A handful of keys per direction at most.
+   */
+  private readonly ruledOut = new Map<string, number>();
+  /** Times the budget ran out, and whether the caller has reported it. */
+  exhaustions = 0;
+  reported = false;
+  /** Stream offset where the last search stopped for lack of budget. */
+  stoppedAt = 0;
+
+  constructor(readonly budget: LockBudget = DEFAULT_LOCK_BUDGET) {
+    this.granted = budget.initial;
+  }
+
+  /** Grants for octets up to `end` not offered before. */
+  offer(base: number, end: number): void {
+    const from = Math.max(base, this.offeredEnd);
+    if (end > from) this.granted += (end - from) * this.budget.perOctet;
+    if (end > this.offeredEnd) this.offeredEnd = end;
+  }
+
+  /** Charges work; false once the budget is spent. */
+  charge(units: number): boolean {
+    this.spent += units;
+    return this.spent <= this.granted;
+  }
+
+  get spentUnits(): number {
+    return this.spent;
+  }
+
+  /**
+   * Chain candidates ruled out beyond the contiguous prefix (bit per offset from bitsBase), so an
+   * attempt does not judge them again while an earlier candidate is still open (garbage holds
+   * candidates open up to 64 KiB back: their ULPDU_Length runs past the held bytes).
+   */
+  private bits: Uint8Array | null = null;
+  private bitsBase = 0;
+  private bitsKey = '';
+
+  /** Sets up the bitmap for offsets from `from` under `key` (a new key or a jump starts it afresh). */
+  markFrom(key: string, from: number, end: number): void {
+    const need = end - from + 8;
+    if (need < SMALL_WINDOW) {
+      this.bits = null; // a rescan of a few KiB costs less than keeping a bitmap per direction
+      return;
+    }
+    if (this.bits === null || key !== this.bitsKey || from < this.bitsBase) {
+      this.bitsKey = key;
+      this.bitsBase = from & ~7;
+      if (this.bits === null || this.bits.length * 8 < need) this.bits = new Uint8Array((need >> 3) + 64);
+      else this.bits.fill(0);
+      return;
+    }
+    const shiftBytes = (from - this.bitsBase) >> 3;
+    if (shiftBytes >= this.bits.length) {
+      this.bits.fill(0);
+      this.bitsBase = from & ~7;
+    } else if (shiftBytes > 0) {
+      this.bits.copyWithin(0, shiftBytes);
+      this.bits.fill(0, this.bits.length - shiftBytes);
+      this.bitsBase += shiftBytes * 8;
+    }
+    if (this.bits.length * 8 < end - this.bitsBase + 8) {
+      const nb = new Uint8Array(Math.max(this.bits.length * 2, ((end - this.bitsBase) >> 3) + 2));
+      nb.set(this.bits);
+      this.bits = nb;
+    }
+  }
+
+  isMarked(off: number): boolean {
+    if (this.bits === null) return false;
+    const k = off - this.bitsBase;
+    return (this.bits[k >> 3]! & (1 << (k & 7))) !== 0;
+  }
+
+  mark(off: number): void {
+    if (this.bits === null) return;
+    const k = off - this.bitsBase;
+    this.bits[k >> 3]! |= 1 << (k & 7);
+  }
+
+  /** A lock was found: the search's scratch is not needed until the next hunt. */
+  locked(): void {
+    this.bits = null;
+    this.ruledOut.clear();
+  }
+
+  /** Where candidates of this kind are still open, at or after base. */
+  startOf(key: string, base: number): number {
+    return Math.max(base, this.ruledOut.get(key) ?? base);
+  }
+
+  ruleOutBefore(key: string, off: number): void {
+    if (off > (this.ruledOut.get(key) ?? -1)) this.ruledOut.set(key, off);
+  }
+}
+
+/** Candidate windows smaller than this are simply judged again on the next attempt (no bitmap). */
+const SMALL_WINDOW = 8192;
+
+/** Thrown inside a search when the budget is spent; caught by findLock. */
+class OutOfBudget {
+  constructor(readonly at: number) {}
+}
+
+/** Shared scratch for prefix CRCs (single-threaded; one search at a time). */
+const PREFIX = new CrcPrefix();
 
 export interface LockQuery {
   /** Held bytes and the stream offset of bytes[0]. */
@@ -20,6 +155,8 @@ export interface LockQuery {
   preferStart: boolean;
   /** DDP header plausibility (CRC-off evidence). */
   plausible: (head: Uint8Array, length: number) => boolean;
+  /** The direction's search state (budget, ruled-out candidates); a fresh unbounded one when absent. */
+  search?: LockSearch;
 }
 
 export interface LockResult {
@@ -33,10 +170,12 @@ export interface LockResult {
 interface ProbeResult {
   count: number;
   endsAtEnd: boolean;
+  /** An FPDU without its own evidence was found: this start is ruled out whatever follows. */
+  bad: boolean;
 }
 
 /** Frames from `offset` with `params` and counts consecutive FPDUs that carry their own evidence. */
-function probe(q: LockQuery, offset: number, params: FramerParams, need: number): ProbeResult {
+function probe(q: LockQuery, s: LockSearch, offset: number, params: FramerParams, need: number): ProbeResult {
   let count = 0;
   let bad = false;
   const check = (f: FramedFpdu): boolean => {
@@ -58,7 +197,8 @@ function probe(q: LockQuery, offset: number, params: FramerParams, need: number)
   const fr = new FpduFramer(params, offset, q.baseSeq, check);
   const from = offset - q.base;
   fr.push(q.bytes, offset, 0, false, false, from, q.bytes.length);
-  return { count, endsAtEnd: !bad && fr.atBoundary && fr.position === q.base + q.bytes.length };
+  if (!s.charge(64 + fr.position - offset)) throw new OutOfBudget(offset);
+  return { count, bad, endsAtEnd: !bad && fr.atBoundary && fr.position === q.base + q.bytes.length };
 }
 
 function accepted(r: ProbeResult, need: number, final: boolean): boolean {
@@ -69,7 +209,7 @@ const mod = (a: number, m: number) => ((a % m) + m) % m;
 const HEAD_SCRATCH = new Uint8Array(18);
 
 /** Marker phases (offset mod 512) where every marker slot in the buffer looks like a marker. */
-function markerPhases(q: LockQuery): number[] {
+function markerPhases(q: LockQuery, s: LockSearch): number[] {
   const b = q.bytes;
   const out: number[] = [];
   const slots = Math.floor((b.length - 4) / MARKER_INTERVAL) + 1;
@@ -79,6 +219,7 @@ function markerPhases(q: LockQuery): number[] {
     let ok = true;
     let n = 0;
     for (let i = p; i + 4 <= b.length; i += MARKER_INTERVAL) {
+      if (!s.charge(1)) throw new OutOfBudget(q.base + p);
       if (b[i] !== 0 || b[i + 1] !== 0 || (b[i + 3]! & 3) !== 0) {
         ok = false;
         break;
@@ -91,47 +232,119 @@ function markerPhases(q: LockQuery): number[] {
 }
 
 /** With markers at a known phase: lock through the first marker whose FPDUPTR leads to a verified FPDU. */
-function lockViaMarkers(q: LockQuery, markerBase: number, crc: boolean, need: number): LockResult | null {
+function lockViaMarkers(q: LockQuery, s: LockSearch, markerBase: number, crc: boolean, need: number): LockResult | null {
   const params: FramerParams = { markers: true, markerBase, crc };
   const b = q.bytes;
-  const tried = new Set<number>();
+  const end = q.base + b.length;
+  /** Targets probed in this attempt, and whether each was ruled out. */
+  const tried = new Map<number, boolean>();
   if (q.preferStart) {
-    tried.add(q.base);
-    const r = probe(q, q.base, params, need);
+    const r = probe(q, s, q.base, params, need);
     if (accepted(r, need, q.final)) return { offset: q.base, params, fpdus: r.count, evidence: 'framing continues where it was' };
+    tried.set(q.base, r.bad);
   }
-  const first = mod(markerBase - q.base, MARKER_INTERVAL);
-  for (let i = first; i + 4 <= b.length; i += MARKER_INTERVAL) {
-    const ptr = ((b[i + 2]! << 8) | b[i + 3]!) & ~3;
-    const target = q.base + i - ptr;
-    if (target < q.base || tried.has(target)) continue;
-    tried.add(target);
-    const r = probe(q, target, params, need);
-    if (accepted(r, need, q.final)) {
-      return { offset: target, params, fpdus: r.count, evidence: `marker at stream offset ${q.base + i} (FPDUPTR ${ptr})` };
+  // Marker slots before `from` led only to FPDU chains that broke within bytes seen (earlier attempts).
+  const key = `m|${crc}|${markerBase}`;
+  const from = s.startOf(key, q.base);
+  let rejectedTo = from;
+  let contiguous = true;
+  try {
+    for (let i = from - q.base + mod(markerBase - from, MARKER_INTERVAL); i + 4 <= b.length; i += MARKER_INTERVAL) {
+      if (!s.charge(1)) throw new OutOfBudget(q.base + i);
+      const ptr = ((b[i + 2]! << 8) | b[i + 3]!) & ~3;
+      const target = q.base + i - ptr;
+      let decided = tried.get(target) ?? true;
+      if (target >= q.base && !tried.has(target)) {
+        // Cheap: an FPDU whose marker-free extent already passes the held bytes cannot be judged yet.
+        const t = target - q.base;
+        const lenAt = mod(target - markerBase, MARKER_INTERVAL) === 0 ? t + 4 : t;
+        const len = lenAt + 2 <= b.length ? (b[lenAt]! << 8) | b[lenAt + 1]! : -1;
+        if (len < 0 || (len <= MAX_ULPDU_LENGTH && target + ((2 + len + 3) & ~3) + 4 > end)) {
+          decided = false;
+        } else {
+          const r = probe(q, s, target, params, need);
+          if (accepted(r, need, q.final)) {
+            return { offset: target, params, fpdus: r.count, evidence: `marker at stream offset ${q.base + i} (FPDUPTR ${ptr})` };
+          }
+          decided = r.bad;
+        }
+        tried.set(target, decided);
+      } else if (target < q.base) {
+        decided = false; // points before the held bytes: may be tried again after they are reset
+      }
+      if (!decided) contiguous = false;
+      if (contiguous) rejectedTo = q.base + i + 1; // the next attempt starts at the next slot
     }
+  } finally {
+    s.ruleOutBefore(key, rejectedTo);
   }
   return null;
 }
 
 /** Without markers: the first offset where ULPDU_Length chains across `need` verified FPDUs. */
-function lockViaChain(q: LockQuery, crc: boolean, need: number): LockResult | null {
+function lockViaChain(q: LockQuery, s: LockSearch, crc: boolean, need: number): LockResult | null {
   const params: FramerParams = { markers: false, markerBase: 0, crc };
   const b = q.bytes;
-  for (let i = 0; i + 6 <= b.length; i++) {
-    if (q.alignBase !== null && mod(q.base + i - q.alignBase, 4) !== 0) continue;
-    const len = (b[i]! << 8) | b[i + 1]!;
-    if (len > MAX_ULPDU_LENGTH) continue;
-    // Cheap pre-filter: a DDP header must follow the length field (copied into scratch: no allocation).
-    const n = Math.min(b.length - i - 2, HEAD_SCRATCH.length);
-    for (let k = 0; k < n; k++) HEAD_SCRATCH[k] = b[i + 2 + k]!;
-    if (!q.plausible(n === HEAD_SCRATCH.length ? HEAD_SCRATCH : HEAD_SCRATCH.subarray(0, n), len)) continue;
-    const r = probe(q, q.base + i, params, need);
-    if (accepted(r, need, q.final)) {
-      return { offset: q.base + i, params, fpdus: r.count, evidence: `${r.count} chained FPDUs with ${crc ? 'valid CRCs' : 'plausible DDP headers'}` };
+  // Offsets before `start` began FPDU chains that broke within bytes seen (earlier attempts).
+  const key = `c|${crc}|${q.alignBase === null ? '' : mod(q.alignBase, 4)}`;
+  const start = s.startOf(key, q.base) - q.base;
+  let rejectedTo = start;
+  if (crc && start < b.length) {
+    // Prefix CRCs make each candidate's first CRC check O(1) instead of O(ULPDU_Length).
+    if (!s.charge(PREFIX.cover(b, start, b.length))) throw new OutOfBudget(q.base + start);
+  }
+  s.markFrom(key, q.base + start, q.base + b.length);
+  try {
+    for (let i = start; i + 6 <= b.length; i++) {
+      if (!s.charge(1)) throw new OutOfBudget(q.base + i);
+      if (s.isMarked(q.base + i)) {
+        if (rejectedTo === i) rejectedTo = i + 1;
+        continue;
+      }
+      let decided = true;
+      const len = (b[i]! << 8) | b[i + 1]!;
+      if (q.alignBase !== null && mod(q.base + i - q.alignBase, 4) !== 0) {
+        // never a start under this alignment
+      } else if (len > MAX_ULPDU_LENGTH) {
+        // impossible length
+      } else if (i + ((2 + len + 3) & ~3) + 4 > b.length) {
+        // The first FPDU is not all here yet: judged on a later attempt (the common case near the end
+        // of garbage, where lengths up to 64768 run past the held bytes; O(1) here).
+        decided = false;
+      } else {
+        // Cheap pre-filter: a DDP header must follow the length field (copied into scratch: no allocation).
+        const n = Math.min(b.length - i - 2, HEAD_SCRATCH.length);
+        for (let k = 0; k < n; k++) HEAD_SCRATCH[k] = b[i + 2 + k]!;
+        const covEnd = i + ((2 + len + 3) & ~3);
+        if (!s.charge(16)) throw new OutOfBudget(q.base + i);
+        if (!q.plausible(n === HEAD_SCRATCH.length ? HEAD_SCRATCH : HEAD_SCRATCH.subarray(0, n), len)) {
+          // not a DDP header
+        } else if (crc && !crcMatches(b, i, covEnd)) {
+          // the first FPDU's CRC does not match (nor byte-swapped): the framer would call it bad
+        } else {
+          const r = probe(q, s, q.base + i, params, need);
+          if (accepted(r, need, q.final)) {
+            return { offset: q.base + i, params, fpdus: r.count, evidence: `${r.count} chained FPDUs with ${crc ? 'valid CRCs' : 'plausible DDP headers'}` };
+          }
+          decided = r.bad;
+        }
+      }
+      if (decided) {
+        if (rejectedTo === i) rejectedTo = i + 1;
+        else s.mark(q.base + i);
+      }
     }
+  } finally {
+    s.ruleOutBefore(key, q.base + rejectedTo);
   }
   return null;
+}
+
+/** The CRC field after [i, covEnd) matches the CRC of those octets, as sent or byte-swapped. */
+function crcMatches(b: Uint8Array, i: number, covEnd: number): boolean {
+  const computed = PREFIX.span(i, covEnd);
+  const wire = readWireCrc(b[covEnd]!, b[covEnd + 1]!, b[covEnd + 2]!, b[covEnd + 3]!);
+  return computed === wire || byteSwap32(computed) === wire;
 }
 
 /**
@@ -140,12 +353,28 @@ function lockViaChain(q: LockQuery, crc: boolean, need: number): LockResult | nu
  */
 export function findLock(q: LockQuery): LockResult | null {
   if (q.bytes.length < 4) return null; // not even one minimal FPDU
+  const s = q.search ?? new LockSearch({ initial: Infinity, perOctet: 0 });
+  s.offer(q.base, q.base + q.bytes.length);
+  if (!s.charge(0)) return null; // spent: wait for more octets
+  try {
+    const r = search(q, s);
+    if (r !== null) s.locked();
+    return r;
+  } catch (e) {
+    if (!(e instanceof OutOfBudget)) throw e;
+    s.exhaustions++;
+    s.stoppedAt = e.at;
+    return null;
+  }
+}
+
+function search(q: LockQuery, s: LockSearch): LockResult | null {
   const crcs: boolean[] = q.crc === null ? [true, false] : [q.crc];
   if (q.markers !== false) {
-    const phases = q.markerBase !== null ? [mod(q.markerBase, MARKER_INTERVAL)] : markerPhases(q);
+    const phases = q.markerBase !== null ? [mod(q.markerBase, MARKER_INTERVAL)] : markerPhases(q, s);
     for (const crc of crcs) {
       for (const ph of phases) {
-        const r = lockViaMarkers(q, ph, crc, crc ? 2 : 3);
+        const r = lockViaMarkers(q, s, ph, crc, crc ? 2 : 3);
         if (r) return r;
       }
     }
@@ -154,10 +383,10 @@ export function findLock(q: LockQuery): LockResult | null {
     for (const crc of crcs) {
       if (q.preferStart) {
         const params: FramerParams = { markers: false, markerBase: 0, crc };
-        const r = probe(q, q.base, params, 3);
+        const r = probe(q, s, q.base, params, 3);
         if (accepted(r, 3, q.final)) return { offset: q.base, params, fpdus: r.count, evidence: 'framing continues where it was' };
       }
-      const r = lockViaChain(q, crc, 3);
+      const r = lockViaChain(q, s, crc, 3);
       if (r) return r;
     }
   }

@@ -6,6 +6,7 @@
 import type { DirectionConsumer, DirectionInfo, EndReason, StreamChunk } from '../../src/tcp/stream.js';
 import { ByteLog } from './byte-log.js';
 import { FpduFramer, type FramerParams } from './framer.js';
+import type { LockSearch } from './lock-on.js';
 import { KEY_PREFIX, type StartupRecord } from './startup.js';
 import type { FpduRecord, MpaDirectionSummary } from './mpa-types.js';
 import type { MpaFlow } from './mpa-flow.js';
@@ -67,6 +68,8 @@ export class MpaDirection implements DirectionConsumer {
   earlyReported = false;
   /** `--mpa seqstart=`: absolute SeqStart given by the user. */
   forcedSeqStart: number | null = null;
+  /** Boundary search state (budget, ruled-out candidates), from the first search on. */
+  lockSearch: LockSearch | null = null;
   // --- framing breaks and diagnosed sender mistakes ---
   /** RFC 5044 framing parameters of this direction (negotiated or inferred), without any mistake. */
   rfcParams: FramerParams | null = null;

@@ -2,7 +2,7 @@ import type { FindingSink } from '../../src/analysis/findings.js';
 import type { FlowConsumer, FlowHandle, EndReason } from '../../src/tcp/stream.js';
 import { crcHex } from './fields.js';
 import { MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
-import { findLock, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
+import { findLock, LockSearch, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
 import {
   MAX_PD_LENGTH,
   STARTUP_HEADER_LEN,
@@ -376,7 +376,8 @@ export class MpaFlow implements FlowConsumer {
 
   /** Searches held bytes for FPDU boundaries; what is known (markers, CRC, SeqStart) narrows it. */
   private tryLock(d: MpaDirection, final: boolean, known: { markerBase: number; alignBase: number; preferStart: boolean } | null): LockResult | null {
-    return findLock({
+    const search = (d.lockSearch ??= new LockSearch(this.opts.lockBudget));
+    const lock = findLock({
       bytes: d.log.bytes,
       base: d.log.base,
       baseSeq: d.info.baseSeq,
@@ -388,7 +389,16 @@ export class MpaFlow implements FlowConsumer {
       preferStart: known?.preferStart ?? false,
       // Forced by the user: MPA is a given, only markers and CRCs vouch for boundaries.
       plausible: this.detection === 'forced' ? () => true : this.plausible,
+      search,
     });
+    // Said once per direction, and only of MPA: on other TCP payload the search just stops quietly.
+    if (search.exhaustions > 0 && !search.reported && this.isMpa) {
+      search.reported = true;
+      const at = Math.max(search.stoppedAt, d.log.base);
+      this.find(d, 'mpa.lock-on-budget', d.seqOf(at), d.log.framesIn(at, at + 1),
+        `FPDU boundary search gave up at seq ${d.seqOf(at)} after ${search.spentUnits} units of work (budget ${search.budget.initial} + ${search.budget.perOctet} per octet); octets it could not examine are skipped`);
+    }
+    return lock;
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import type { EndReason } from '../../src/tcp/stream.js';
 import type { FramedFpdu } from './framer.js';
+import type { LockBudget } from './lock-on.js';
 import type { StartupRecord } from './startup.js';
 import type { MpaContext, Ulpdu } from './ulpdu.js';
 import type { MpaFlow } from './mpa-flow.js';
@@ -53,6 +54,8 @@ export interface MpaFlowOptions {
   huntBudget?: number;
   /** Both directions ended: the owner can keep the summary and let the dissector go. */
   onClosed?: (flow: MpaFlow) => void;
+  /** Work allowed to the FPDU boundary search per direction (lock-on.ts DEFAULT_LOCK_BUDGET). */
+  lockBudget?: LockBudget;
 }
 
 /** Per-direction MPA summary (report-schema MpaDirection). */

@@ -81,6 +81,8 @@ export const MPA_RULES: readonly RuleDef[] = [
     'The peer set M in its startup frame, so this sender must insert a marker every 512 octets from SeqStart. It sends none; an RFC receiver removes 4 ULPDU octets at each marker position and loses the chain.'),
   r('mpa.marker-phase', 'error', 'RFC 5044 §4.3', null, 'Markers counted from the wrong octet',
     'Markers sit at sequence numbers S with (S - SeqStart) mod 512 = 0, where SeqStart is the first octet after the sender\'s own startup frame (its first FPDU). This sender counts from another origin (the first octet of the TCP stream, or of its startup frame), so its markers are not where a receiver removes them.'),
+  r('mpa.lock-on-budget', 'warning', null, null, 'FPDU boundary search gave up: its work budget is spent',
+    'Finding FPDU boundaries in octets that do not frame (after loss or a framing error, mid-stream, or on a flow forced with --mpa) checks candidate offsets one by one. Each direction may spend work in proportion to the octets it is offered, so the search stays linear in the capture whatever the bytes are. When the budget is spent the search stops, the octets it could not examine are skipped (counted as skipped), and it goes on as more octets arrive. On real MPA traffic this means framing was not found again; on a forced flow it usually means the bytes are not MPA with the parameters given.'),
   r('mpa.tcp-closed-between', 'info', 'RFC 5044 §8', 1, 'TCP connection closed during full operation (between FPDUs)',
     'FIN or RST after MPA entered full operation. Between FPDUs this is an orderly end of the stream as far as MPA can tell.'),
   r('mpa.tcp-closed-mid-fpdu', 'error', 'RFC 5044 §8', 1, 'TCP connection closed in the middle of an FPDU',

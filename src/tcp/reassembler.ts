@@ -7,6 +7,7 @@
  */
 import type { FindingSink } from '../analysis/findings.js';
 import { TCP_ACK, TCP_FIN, TCP_RST, TCP_SYN, endpoint, type TcpSegment } from '../net/segment.js';
+import { HeldQueue } from './held-queue.js';
 import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, FlowHandle } from './stream.js';
 
 export interface ReassemblyOptions {
@@ -116,22 +117,25 @@ class Slab {
   }
 }
 
-/** Out-of-order bytes waiting for the hole before them (a private copy, in a slab). */
-interface Held {
-  off: number;
-  end: number;
-  data: Uint8Array;
-  slab: Slab;
-  frame: number;
-  segStart: boolean;
-  segEnd: boolean;
+/**
+ * Out-of-order bytes waiting for the hole before them: a private copy at slab.buf[at, at + end - off).
+ * No view is kept per piece (a Uint8Array costs more than the piece's bookkeeping); one is made on delivery.
+ */
+class Held {
+  constructor(
+    public off: number,
+    public end: number,
+    readonly slab: Slab,
+    readonly at: number,
+    public frame: number,
+    public segStart: boolean,
+    public segEnd: boolean,
+  ) {}
+
+  view(): Uint8Array {
+    return this.slab.buf.subarray(this.at, this.at + this.end - this.off);
+  }
 }
-
-/** The held queue of a direction holding nothing (never written: hold() replaces it first). */
-const NO_HELD: Held[] = [];
-
-/** Fills delivered slots of the held queue so their bytes can be collected before compaction. */
-const TAKEN: Held = { off: 0, end: 0, data: new Uint8Array(0), slab: new Slab(0), frame: 0, segStart: false, segEnd: false };
 
 function pow2AtLeast(n: number): number {
   let p = 1;
@@ -139,25 +143,35 @@ function pow2AtLeast(n: number): number {
   return p;
 }
 
+/** First size of a history ring and of its run arrays: most directions deliver little. */
+const HIST_MIN = 4096;
+const RUNS_MIN = 64;
+
 /**
  * The last delivered bytes of a direction, as a ring, with runs of (start offset, frame) so an
- * overlap conflict can name the frame that carried the first copy. Frame 0 marks a gap run.
+ * overlap conflict can name the frame that carried the first copy. Frame 0 marks a gap run. The ring
+ * starts at 4 KiB and doubles up to its full size as the direction delivers, so 512 rings held by
+ * directions that carried one small segment each cost 2.5 MiB, not 40.
  */
 class History {
-  readonly buf: Uint8Array;
-  readonly cap: number;
-  private readonly runOff: Float64Array;
-  private readonly runFrame: Float64Array;
-  private readonly runCap: number;
+  buf: Uint8Array;
+  cap: number;
+  private runOff: Float64Array;
+  private runFrame: Float64Array;
+  private runCap: number;
+  private readonly maxRunCap: number;
   private first = 0;
   count = 0;
+  /** Offset of the first octet written since the last reset, -1 before. */
+  private lo = -1;
   owner: Dir | null = null;
 
-  constructor(cap: number) {
-    this.cap = cap;
-    this.buf = new Uint8Array(cap);
+  constructor(readonly maxCap: number) {
+    this.cap = Math.min(maxCap, HIST_MIN);
+    this.buf = new Uint8Array(this.cap);
     // Enough runs for 64-octet average chunks; smaller chunks just shorten the usable history.
-    this.runCap = Math.max(64, Math.ceil(cap / 64));
+    this.maxRunCap = Math.max(RUNS_MIN, Math.ceil(maxCap / 64));
+    this.runCap = RUNS_MIN;
     this.runOff = new Float64Array(this.runCap);
     this.runFrame = new Float64Array(this.runCap);
   }
@@ -165,6 +179,7 @@ class History {
   reset(): void {
     this.first = 0;
     this.count = 0;
+    this.lo = -1;
   }
 
   offAt(k: number): number {
@@ -178,8 +193,12 @@ class History {
   private push(off: number, frame: number): void {
     if (this.count > 0 && this.runFrame[(this.first + this.count - 1) % this.runCap] === frame) return;
     if (this.count === this.runCap) {
-      this.first = (this.first + 1) % this.runCap;
-      this.count--;
+      if (this.runCap < this.maxRunCap) {
+        this.growRuns();
+      } else {
+        this.first = (this.first + 1) % this.runCap;
+        this.count--;
+      }
     }
     const i = (this.first + this.count) % this.runCap;
     this.runOff[i] = off;
@@ -187,8 +206,34 @@ class History {
     this.count++;
   }
 
+  private growRuns(): void {
+    const n = Math.min(this.maxRunCap, this.runCap * 2);
+    const ro = new Float64Array(n);
+    const rf = new Float64Array(n);
+    for (let k = 0; k < this.count; k++) {
+      ro[k] = this.offAt(k);
+      rf[k] = this.frameAt(k);
+    }
+    this.runOff = ro;
+    this.runFrame = rf;
+    this.runCap = n;
+    this.first = 0;
+  }
+
+  /** Room for the octets up to `end`: the ring grows (to at most maxCap) keeping what it holds. */
+  private grow(end: number, next: number): void {
+    const nc = Math.min(this.maxCap, pow2AtLeast(end - this.lo));
+    const nb = new Uint8Array(nc);
+    const cap = this.cap;
+    for (let x = Math.max(this.lo, next - cap); x < next; x++) nb[x % nc] = this.buf[x % cap]!;
+    this.buf = nb;
+    this.cap = nc;
+  }
+
   write(off: number, data: Uint8Array, frame: number): void {
     this.push(off, frame);
+    if (this.lo < 0) this.lo = off;
+    if (this.cap < this.maxCap && off + data.length - this.lo > this.cap) this.grow(off + data.length, off);
     const cap = this.cap;
     let n = data.length;
     let src = data;
@@ -224,14 +269,49 @@ class History {
   }
 }
 
-/** One direction of a flow: its stream state, held data, history and statistics. */
+/**
+ * What a direction holding out-of-order data needs besides the pieces: created with the first held
+ * piece and dropped when the last one goes (most directions never hold anything).
+ */
+class HoldState extends HeldQueue<Held> {
+  /** Octets held. */
+  data = 0;
+  /** Slab space and per-piece overhead charged to this direction. */
+  cost = 0;
+  /** Order in which this direction's current holes started (for "oldest hole" under the per-flow cap). */
+  since = 0;
+  /** Slab new held copies go to, and the size of the next one. */
+  slab: Slab | null = null;
+  slabNext = 0;
+}
+
+/** Gaps of a direction, created on the first one (most directions never have one). */
+class GapLog {
+  readonly list: { seq: number; length: number }[] = [];
+  /** Gaps beyond MAX_GAPS, counted but not listed. */
+  omitted = 0;
+  /** Stream offset just past the last gap (adjacent gaps are merged). */
+  lastEnd = -1;
+}
+
+// Dir.bits: small flags packed into one integer (each boolean field would cost a word per direction).
+const F_BASED = 1;
+const F_SYN = 2;
+const F_ENDED = 4;
+const F_HIST_USED = 8;
+const F_FIN = 16;
+const F_RST = 32;
+
+/**
+ * One direction of a flow: its stream state, held data, history and statistics. Kept small (about
+ * 20 words): a capture may have 100,000 flows open at once. Addresses live on the Flow; rarely used
+ * state (held data, gaps) is allocated when first needed.
+ */
 class Dir {
   consumer: DirectionConsumer | null = null;
   /** Next direction with the same flow-table hash. */
   chain: Dir | null = null;
-  /** baseSeq is known (a SYN or the first data octet was seen). */
-  based = false;
-  synSeen = false;
+  private bits = 0;
   isn = 0;
   baseSeq = 0;
   /** Offset of the next octet to deliver. */
@@ -241,41 +321,103 @@ class Dir {
   /** Offset of the FIN, -1 until one is seen (not Infinity: a non-integer field costs a box per object). */
   limit = -1;
   finFrame = 0;
-  ended = false;
-  closed: 'fin' | 'rst' | null = null;
-  /** Held pieces, sorted and disjoint, all beyond nextOffset; live from index hh. NO_HELD while none. */
-  held: Held[] = NO_HELD;
-  hh = 0;
-  heldData = 0;
-  /** Slab space and per-piece overhead charged to this direction. */
-  heldCost = 0;
-  /** Order in which this direction's current holes started (for "oldest hole" under the per-flow cap). */
-  heldSince = 0;
-  /** Slab new held copies go to, and the size of the next one. */
-  slab: Slab | null = null;
-  slabNext = 0;
+  /** Held pieces, sorted and disjoint, all beyond nextOffset, with their bookkeeping; null while none. */
+  held: HoldState | null = null;
   hist: History | null = null;
-  /** Delivered since the clock last looked (a ring in use is spared once). */
-  histUsed = false;
   /** No history ring is sought before `delivered` reaches this. */
   histRetryAt = 0;
   mss: number | null = null;
   segments = 0;
   retransmissions = 0;
   delivered = 0;
-  /** Created on the first gap (most directions never have one). */
-  gaps: { seq: number; length: number }[] | null = null;
-  gapsOmitted = 0;
-  lastGapEnd = -1;
+  gapLog: GapLog | null = null;
 
   constructor(
     readonly flow: Flow,
     readonly index: 0 | 1,
-    readonly srcAddr: string,
-    readonly srcPort: number,
-    readonly dstAddr: string,
-    readonly dstPort: number,
   ) {}
+
+  private flag(f: number, v: boolean): void {
+    this.bits = v ? this.bits | f : this.bits & ~f;
+  }
+
+  /** baseSeq is known (a SYN or the first data octet was seen). */
+  get based(): boolean {
+    return (this.bits & F_BASED) !== 0;
+  }
+  set based(v: boolean) {
+    this.flag(F_BASED, v);
+  }
+  get synSeen(): boolean {
+    return (this.bits & F_SYN) !== 0;
+  }
+  set synSeen(v: boolean) {
+    this.flag(F_SYN, v);
+  }
+  get ended(): boolean {
+    return (this.bits & F_ENDED) !== 0;
+  }
+  set ended(v: boolean) {
+    this.flag(F_ENDED, v);
+  }
+  /** Delivered since the clock last looked (a ring in use is spared once). */
+  get histUsed(): boolean {
+    return (this.bits & F_HIST_USED) !== 0;
+  }
+  set histUsed(v: boolean) {
+    this.flag(F_HIST_USED, v);
+  }
+  get closed(): 'fin' | 'rst' | null {
+    return this.bits & F_FIN ? 'fin' : this.bits & F_RST ? 'rst' : null;
+  }
+  set closed(v: 'fin' | 'rst' | null) {
+    this.bits = (this.bits & ~(F_FIN | F_RST)) | (v === 'fin' ? F_FIN : v === 'rst' ? F_RST : 0);
+  }
+
+  get srcAddr(): string {
+    return this.index === 0 ? this.flow.cAddr : this.flow.sAddr;
+  }
+  get srcPort(): number {
+    return this.index === 0 ? this.flow.cPort : this.flow.sPort;
+  }
+  get dstAddr(): string {
+    return this.index === 0 ? this.flow.sAddr : this.flow.cAddr;
+  }
+  get dstPort(): number {
+    return this.index === 0 ? this.flow.sPort : this.flow.cPort;
+  }
+
+  // Held-data bookkeeping reads as zero while nothing is held; writes go to the HoldState.
+  get heldData(): number {
+    return this.held === null ? 0 : this.held.data;
+  }
+  set heldData(v: number) {
+    if (this.held !== null) this.held.data = v;
+  }
+  get heldCost(): number {
+    return this.held === null ? 0 : this.held.cost;
+  }
+  set heldCost(v: number) {
+    if (this.held !== null) this.held.cost = v;
+  }
+  get heldSince(): number {
+    return this.held === null ? 0 : this.held.since;
+  }
+  set heldSince(v: number) {
+    if (this.held !== null) this.held.since = v;
+  }
+  get slab(): Slab | null {
+    return this.held === null ? null : this.held.slab;
+  }
+  set slab(v: Slab | null) {
+    if (this.held !== null) this.held.slab = v;
+  }
+  get slabNext(): number {
+    return this.held === null ? 0 : this.held.slabNext;
+  }
+  set slabNext(v: number) {
+    if (this.held !== null) this.held.slabNext = v;
+  }
 
   get from(): string {
     return this.index === 0 ? this.flow.client : this.flow.server;
@@ -290,7 +432,7 @@ class Dir {
   }
 
   live(): number {
-    return this.held.length - this.hh;
+    return this.held === null ? 0 : this.held.size;
   }
 }
 
@@ -307,16 +449,16 @@ class Flow implements FlowHandle {
 
   constructor(
     readonly id: number,
-    cAddr: string,
-    cPort: number,
-    sAddr: string,
-    sPort: number,
+    readonly cAddr: string,
+    readonly cPort: number,
+    readonly sAddr: string,
+    readonly sPort: number,
     readonly firstFrame: number,
   ) {
     this.client = endpoint(cAddr, cPort);
     this.server = endpoint(sAddr, sPort);
     this.lastFrame = firstFrame;
-    this.dirs = [new Dir(this, 0, cAddr, cPort, sAddr, sPort), new Dir(this, 1, sAddr, sPort, cAddr, cPort)];
+    this.dirs = [new Dir(this, 0), new Dir(this, 1)];
   }
 
   info(dir: 0 | 1): DirectionInfo {
@@ -588,8 +730,8 @@ export class Reassembler {
     let cut = 0;
     let frames: number[] | null = null;
     let first = Infinity;
-    while (held.length > d.hh) {
-      const h = held[held.length - 1]!;
+    while (held !== null && held.size > 0) {
+      const h = held.last()!;
       if (h.end <= finOff) break;
       const from = Math.max(h.off, finOff);
       first = from;
@@ -600,12 +742,11 @@ export class Reassembler {
         held.pop();
         this.release(d, h);
       } else {
-        h.data = h.data.subarray(0, from - h.off);
         h.end = from;
         h.segEnd = false;
       }
     }
-    if (d.live() === 0) this.emptied(d);
+    if (held !== null && held.size === 0) this.emptied(d);
     if (frames !== null) {
       frames.push(frame);
       frames = [...new Set(frames)].sort((x, y) => x - y);
@@ -644,13 +785,13 @@ export class Reassembler {
     let pos = a;
     while (pos < end) {
       let stop = end;
-      if (d.hh < d.held.length) {
-        const h = d.held[d.hh]!;
+      const h = d.held === null ? null : d.held.first();
+      if (h !== null) {
         if (h.off === pos) {
           // Held bytes were here first: they win; ours are only compared.
           const ov = h.end < end ? h.end : end;
           this.old = true;
-          this.compareBytes(p, segOff, h.data, h.off, pos, ov, h.frame);
+          this.compareBytes(p, segOff, h.slab.buf, h.off - h.at, pos, ov, h.frame);
           this.popHeld(d);
           pos = d.nextOffset;
           continue;
@@ -669,40 +810,19 @@ export class Reassembler {
     const p = s.payload;
     const pEnd = segOff + p.length;
     const whole = s.missing === 0;
-    if (d.held === NO_HELD) d.held = [];
-    const held = d.held;
-    // First live piece ending after a.
-    let lo = d.hh;
-    let hi = held.length;
-    if (hi > lo && held[hi - 1]!.end <= a) {
-      lo = hi; // common case: beyond everything held
-    } else {
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (held[mid]!.end <= a) lo = mid + 1;
-        else hi = mid;
-      }
-    }
-    let i = lo;
+    const held = (d.held ??= new HoldState());
     let pos = a;
     while (pos < end) {
-      if (i < held.length && held[i]!.off <= pos) {
-        const h = held[i]!;
+      const h = held.ceilEnd(pos);
+      if (h !== null && h.off <= pos) {
         const ov = h.end < end ? h.end : end;
         this.old = true;
-        this.compareBytes(p, segOff, h.data, h.off, pos, ov, h.frame);
+        this.compareBytes(p, segOff, h.slab.buf, h.off - h.at, pos, ov, h.frame);
         pos = ov;
-        i++;
         continue;
       }
-      const stop = i < held.length && held[i]!.off < end ? held[i]!.off : end;
-      const piece = this.store(d, p, segOff, pos, stop);
-      piece.frame = s.frame;
-      piece.segStart = pos === segOff;
-      piece.segEnd = stop === pEnd && whole;
-      if (i === held.length) held.push(piece);
-      else held.splice(i, 0, piece);
-      i++;
+      const stop = h !== null && h.off < end ? h.off : end;
+      held.insert(this.store(d, p, segOff, pos, stop, s.frame, pos === segOff, stop === pEnd && whole));
       d.heldData += stop - pos;
       pos = stop;
     }
@@ -738,7 +858,7 @@ export class Reassembler {
   }
 
   /** Copies payload octets [a, b) into d's current slab (a new one when it is full): a held piece. */
-  private store(d: Dir, p: Uint8Array, segOff: number, a: number, b: number): Held {
+  private store(d: Dir, p: Uint8Array, segOff: number, a: number, b: number, frame: number, segStart: boolean, segEnd: boolean): Held {
     const from = a - segOff;
     const to = b - segOff;
     const n = to - from;
@@ -754,12 +874,12 @@ export class Reassembler {
       this.charge(d, size);
       d.slab = sl;
     }
-    const out = sl.buf.subarray(sl.used, sl.used + n);
-    out.set(from === 0 && to === p.length ? p : p.subarray(from, to));
+    const at = sl.used;
+    sl.buf.set(from === 0 && to === p.length ? p : p.subarray(from, to), at);
     sl.used += n;
     sl.live++;
     this.charge(d, HELD_OVERHEAD);
-    return { off: a, end: b, data: out, slab: sl, frame: 0, segStart: false, segEnd: false };
+    return new Held(a, b, sl, at, frame, segStart, segEnd);
   }
 
   /** A held piece is gone (delivered or dropped); its slab goes when its last piece does. */
@@ -793,11 +913,9 @@ export class Reassembler {
 
   /** No live pieces left: give the slab back and start small again next time. */
   private emptied(d: Dir): void {
-    d.held = NO_HELD; // a burst's queue is not kept around
-    d.hh = 0;
-    this.holding.delete(d);
     if (d.slab !== null) this.dropSlab(d, d.slab);
-    d.slabNext = 0;
+    this.holding.delete(d);
+    d.held = null; // a burst's queue and bookkeeping are not kept around (slabs start small again)
   }
 
   /** Reorder window, then the per-flow and total caps: each turns an oldest hole into a gap. */
@@ -819,7 +937,7 @@ export class Reassembler {
   }
 
   private skipHole(d: Dir, cause: GapCause, frame: number): void {
-    const h = d.held[d.hh]!;
+    const h = d.held!.first()!;
     this.gap(d, h.off - d.nextOffset, cause, frame);
     this.drain(d);
   }
@@ -827,8 +945,8 @@ export class Reassembler {
   /** Delivers everything up to target: held pieces, and gaps for what is missing. */
   private flushTo(d: Dir, target: number, cause: GapCause, frame: number | null): void {
     while (d.nextOffset < target) {
-      if (d.hh < d.held.length) {
-        const h = d.held[d.hh]!;
+      const h = d.held === null ? null : d.held.first();
+      if (h !== null) {
         if (h.off === d.nextOffset) {
           this.popHeld(d);
           continue;
@@ -842,23 +960,19 @@ export class Reassembler {
   }
 
   private drain(d: Dir): void {
-    while (d.hh < d.held.length && d.held[d.hh]!.off === d.nextOffset) this.popHeld(d);
+    for (let h = d.held === null ? null : d.held.first(); h !== null && h.off === d.nextOffset; h = d.held === null ? null : d.held.first()) {
+      this.popHeld(d);
+    }
   }
 
   private popHeld(d: Dir): void {
-    const held = d.held;
-    const h = held[d.hh]!;
-    held[d.hh] = TAKEN;
-    d.hh++;
+    const held = d.held!;
+    const h = held.shift();
     d.heldData -= h.end - h.off;
     // Deliver before the slab space can be handed back (and reused).
-    this.emit(d, h.off, h.data, h.frame, h.segStart, h.segEnd);
+    this.emit(d, h.off, h.view(), h.frame, h.segStart, h.segEnd);
     this.release(d, h);
-    if (d.hh === held.length) this.emptied(d);
-    else if (d.hh >= 256 && d.hh * 2 >= held.length) {
-      held.splice(0, d.hh); // drop delivered slots now and then, not on every delivery
-      d.hh = 0;
-    }
+    if (held.size === 0) this.emptied(d);
   }
 
   // ---- output ----
@@ -883,21 +997,22 @@ export class Reassembler {
     const off = d.nextOffset;
     const seq = d.seqOf(off);
     d.nextOffset = off + len;
-    const gaps = (d.gaps ??= []);
-    if (d.lastGapEnd === off) {
-      if (d.gapsOmitted === 0) gaps[gaps.length - 1]!.length += len;
+    const g = (d.gapLog ??= new GapLog());
+    const gaps = g.list;
+    if (g.lastEnd === off) {
+      if (g.omitted === 0) gaps[gaps.length - 1]!.length += len;
     } else if (gaps.length < MAX_GAPS) {
       gaps.push({ seq, length: len });
     } else {
-      d.gapsOmitted++;
+      g.omitted++;
     }
-    d.lastGapEnd = off + len;
+    g.lastEnd = off + len;
     d.hist?.gap(off);
     // Name the frame that revealed the gap and the one right after it (Wireshark's
     // "previous segment not captured" sits on the latter).
     const frames: number[] = [];
     if (frame !== null) frames.push(frame);
-    const next = d.hh < d.held.length ? d.held[d.hh]! : null;
+    const next = d.held === null ? null : d.held.first();
     if (next !== null && next.off === off + len && next.frame !== frame) frames.push(next.frame);
     frames.sort((x, y) => x - y);
     const where = `${len} octet(s) at seq ${seq}`;
@@ -916,9 +1031,9 @@ export class Reassembler {
       d.flow.closedAny = true;
     }
     // Release what the direction held: nothing more will be delivered.
-    for (let i = d.hh; i < d.held.length; i++) this.release(d, d.held[i]!);
+    d.held?.forEach((h) => this.release(d, h));
     d.heldData = 0;
-    if (d.held.length > 0 || d.slab !== null || this.holding.has(d)) this.emptied(d);
+    if (d.held !== null || d.slab !== null || this.holding.has(d)) this.emptied(d);
     this.detachHistory(d);
     const c = d.consumer;
     d.consumer = null;
@@ -1033,8 +1148,8 @@ function stats(d: Dir): TcpDirectionStats {
     bytes: d.delivered + d.heldData,
     segments: d.segments,
     retransmissions: d.retransmissions,
-    gaps: d.gaps === null ? [] : d.gaps.map((g) => ({ seq: g.seq, length: g.length })),
-    gapsOmitted: d.gapsOmitted,
+    gaps: d.gapLog === null ? [] : d.gapLog.list.map((g) => ({ seq: g.seq, length: g.length })),
+    gapsOmitted: d.gapLog === null ? 0 : d.gapLog.omitted,
     mss: d.mss,
     closed: d.closed,
   };

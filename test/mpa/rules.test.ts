@@ -198,6 +198,7 @@ describe('MPA rules fire on captures built for them', () => {
       'mpa.markers-unrequested',
       'mpa.markers-missing',
       'mpa.marker-phase',
+      'mpa.lock-on-budget', // test/mpa/lock-on-budget.test.ts
     ]);
     expect(MPA_RULES.map((r) => r.id).filter((id) => !tested.has(id))).toEqual([]);
   });
