@@ -45,6 +45,13 @@ try {
       `${tui.items} items in a ${tui.indexMB.toFixed(0)} MB index, a PDU rebuilt from the file in ${tui.middlePduMs.toFixed(0)} ms, peak RSS ${tui.maxRssMB.toFixed(0)} MB` +
       `  [RSS < 300 MB: ${tui.maxRssMB < 300 ? 'met' : 'NOT met'}; stall < 100 ms: ${tui.maxStallMs < 100 ? 'met' : 'NOT met'}]`,
   );
+  // Output into a stalled pipe: back-pressure and memory on hostile outputs (bound 300 MB).
+  console.log('output into a stalled pipe (256k zero-length FPDUs; 1M empty records):');
+  try {
+    execFileSync(process.execPath, [join(here, 'bench-output.js')], { stdio: 'inherit' });
+  } catch {
+    console.log('output bench: a case broke its bound (see the FAIL line above)');
+  }
 } finally {
   if (!keep) unlinkSync(file);
 }
