@@ -40,6 +40,9 @@ export class RecordSink {
   bytes = 0;
   readonly linkTypes: number[] = [];
   error: CaptureReadError | null = null;
+  /** Records beyond this many are not handed out (tshark -c); `full` tells the reader to stop. */
+  limit = Infinity;
+  full = false;
   private lastLinkType = -1;
 
   constructor(
@@ -48,6 +51,10 @@ export class RecordSink {
   ) {}
 
   emit(): void {
+    if (this.packets >= this.limit) {
+      this.full = true;
+      return;
+    }
     const rec = this.rec;
     rec.frame = ++this.packets;
     this.bytes += rec.data.length;
