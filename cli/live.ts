@@ -144,6 +144,8 @@ export function startLive(a: LiveArgs, io: RunIo): { hooks: LiveHooks; io: RunIo
           h.tick?.(now);
         },
         started(info) {
+          // As tshark says it; tests and scripts wait for this line before sending traffic.
+          io.err(`Capturing on '${info.iface}' (${info.backend}, ${info.timestamps === 'arrival' ? 'timestamps on arrival' : 'kernel timestamps'})\n`);
           linkType = info.linkType;
           writer?.start(info.linkType);
           if (a.duration !== null) {

@@ -119,7 +119,11 @@ class Connection {
   private firstFpduWait: (() => void) | null = null;
   private readsWait: (() => void) | null = null;
   private endWait: (() => void) | null = null;
+  /** STags of Write targets; Read sinks take 0x80000000 + n, so the two never name the same buffer. */
   private nextStag = 0x100;
+  private nextSink = 0x80000000;
+  private busy = false;
+  private readonly waiting: Array<() => void> = [];
   private failure: Error | null = null;
 
   constructor(
@@ -198,9 +202,22 @@ class Connection {
     return this.o.pace > 0 ? done.then(() => sleep(this.o.pace)) : done;
   }
 
+  /**
+   * Sends one message's segments back to back: a Read Response asked for while a Write is half
+   * sent waits for it (messages are not interleaved, as an RNIC's send queue does not). When the
+   * queue is idle the first FPDU is written synchronously (the responder-first fault relies on it).
+   */
   async message(segments: Uint8Array[]): Promise<void> {
-    this.messagesSent++;
-    for (const s of segments) await this.fpdu(s);
+    if (this.busy) await new Promise<void>((r) => this.waiting.push(r));
+    this.busy = true;
+    try {
+      this.messagesSent++;
+      for (const s of segments) await this.fpdu(s);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.busy = false;
+    }
   }
 
   private received(u: Uint8Array): void {
@@ -218,8 +235,7 @@ class Connection {
       // Answer at once with the Read Response: the requested octets to the Data Sink's STag and TO.
       const segs = taggedSegments(OP_READ_RESPONSE, rr.sinkStag, rr.sinkTo, payload(rr.size, rr.srcStag), this.o.maxUlpdu);
       this.readResponsesSent++;
-      this.messagesSent++;
-      for (const s of segs) void this.fpdu(s);
+      this.message(segs).catch((e: unknown) => (this.failure = e instanceof Error ? e : new Error(String(e))));
       return;
     }
     if (tagged && op === OP_READ_RESPONSE && last) {
@@ -259,9 +275,9 @@ class Connection {
           break;
         }
         case 'read': {
-          const stag = this.nextStag++;
+          const sink = this.nextSink++;
           this.readsOut++;
-          await this.message([readRequestUlpdu(this.readMsn++, { sinkStag: stag, sinkTo: 0n, size: s.size, srcStag: stag + 0x10000, srcTo: 0n })]);
+          await this.message([readRequestUlpdu(this.readMsn++, { sinkStag: sink, sinkTo: 0n, size: s.size, srcStag: (sink & 0xffff) + 0x10000, srcTo: 0n })]);
           break;
         }
         case 'terminate':
