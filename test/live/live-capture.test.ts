@@ -94,6 +94,23 @@ for (const backend of ['cap', 'tcpdump'] as const) {
       }
     }, 90_000);
 
+    it('--flow-timeout: an idle flow streams out as an NDJSON flow event while the capture goes on, and only once', async () => {
+      const port = await freePort();
+      const cap = await startCapture(port, ['--capture-backend', backend, '--ndjson', '--flow-timeout', '1', ...BOUND]);
+      await exchange(port, { script: 'send:10,write:3000' }, { script: 'send:20' });
+      const deadline = Date.now() + 10_000;
+      while (!cap.stdout().includes('"type":"flow"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(cap.stdout()).toContain('"type":"flow"'); // before we stop it
+      expect(cap.stdout()).not.toContain('"type":"summary"');
+      expect(await interrupt(cap, 0)).toBe(0);
+      const events = cap.stdout().trim().split('\n').map((l) => JSON.parse(l) as { type: string; id?: number; mpa?: { directions: Array<{ fpdus: number }> } });
+      const flows = events.filter((e) => e.type === 'flow');
+      expect(flows.map((f) => f.id)).toEqual([1]);
+      expect(flows[0]!.mpa!.directions.map((d) => d.fpdus)).toEqual([2, 1]);
+      expect(events.at(-1)!.type).toBe('summary');
+      expect(events.filter((e) => e.type === 'fpdu')).toHaveLength(3);
+    }, 90_000);
+
     it('-b filesize:MB,files:N: a ring of complete pcap files that read back, in order, to the live analysis', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'mpa-ring-'));
       try {
