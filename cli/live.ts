@@ -146,8 +146,11 @@ export function startLive(a: LiveArgs, io: RunIo): { hooks: LiveHooks; io: RunIo
         started(info) {
           // As tshark says it; tests and scripts wait for this line before sending traffic.
           io.err(`Capturing on '${info.iface}' (${info.backend}, ${info.timestamps === 'arrival' ? 'timestamps on arrival' : 'kernel timestamps'})\n`);
-          linkType = info.linkType;
-          writer?.start(info.linkType);
+          // dumpcap does not name the link type before its first packet: the writer then opens on it.
+          if (info.linkType >= 0) {
+            linkType = info.linkType;
+            writer?.start(info.linkType);
+          }
           if (a.duration !== null) {
             timer = setTimeout(() => inner.stop(), a.duration * 1000);
           }

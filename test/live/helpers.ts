@@ -41,9 +41,9 @@ export interface Capture {
 }
 
 /** Starts `mpa-dissect -i lo -f "tcp port P" ...args` and waits until it says it is capturing. */
-export async function startCapture(port: number, args: readonly string[]): Promise<Capture> {
+export async function startCapture(port: number, args: readonly string[], iface = 'lo'): Promise<Capture> {
   requireBuilt();
-  const child = spawn(process.execPath, [CLI, '-i', 'lo', '-f', `tcp port ${port}`, ...args], { env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [CLI, '-i', iface, '-f', `tcp port ${port}`, ...args], { env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
   let out = '';
   let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));

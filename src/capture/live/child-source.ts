@@ -20,14 +20,17 @@ export type ChildBackend = 'tcpdump' | 'dumpcap';
 const START_TIMEOUT_MS = 15_000;
 const STOP_GRACE_MS = 5_000;
 const STATS_EVERY_MS = 2_000;
+/** The capture program's kernel buffer, as the cap backend asks libpcap for. */
+const KERNEL_BUFFER_KIB = 32 * 1024;
 
 function args(tool: ChildBackend, o: LiveOptions): string[] {
   if (tool === 'tcpdump') {
-    // -U: a record per packet as it comes; --immediate-mode: no libpcap batching; -n: no DNS.
-    const a = ['-i', o.iface, '-U', '--immediate-mode', '-n', '-s', String(o.snaplen), '--time-stamp-precision=nano', '-w', '-'];
+    // -U: a record per packet as it comes; --immediate-mode: no libpcap batching; -n: no DNS;
+    // -B: a 32 MiB kernel buffer (tcpdump's 2 MiB default drops packets on "any" under load).
+    const a = ['-i', o.iface, '-U', '--immediate-mode', '-n', '-B', String(KERNEL_BUFFER_KIB), '-s', String(o.snaplen), '--time-stamp-precision=nano', '-w', '-'];
     return o.filter ? [...a, o.filter] : a;
   }
-  const a = ['-i', o.iface, '-P', '-s', String(o.snaplen), '-w', '-'];
+  const a = ['-i', o.iface, '-P', '-B', String(KERNEL_BUFFER_KIB / 1024), '-s', String(o.snaplen), '-w', '-'];
   return o.filter ? [...a, '-f', o.filter] : a;
 }
 

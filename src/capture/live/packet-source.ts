@@ -18,7 +18,7 @@ export type TimestampSource = 'capture' | 'arrival';
 export interface PacketSourceInfo {
   /** Interface name as given (`lo`, `any`, `eth0`). */
   readonly iface: string;
-  /** LINKTYPE_* of every packet this source hands out. */
+  /** LINKTYPE_* of every packet this source hands out; -1 when the backend tells only with the first packet (dumpcap). */
   readonly linkType: number;
   readonly backend: string;
   readonly timestamps: TimestampSource;
@@ -28,7 +28,7 @@ export interface PacketSourceHandlers {
   packet(p: PacketRecord): void;
   /** About once a second, with the wall clock in seconds since the epoch. */
   tick?(nowSec: number): void;
-  /** Once, when capturing has begun (the link type is known from here on). */
+  /** Once, when capturing has begun (packets sent from now on are captured). */
   started?(info: PacketSourceInfo): void;
 }
 
