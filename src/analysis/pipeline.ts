@@ -148,31 +148,35 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
     const mpa = sm ? sm.mpa : null;
     return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
   };
-  // Idle flows are looked for at most once a (capture or wall-clock) second.
+  // Idle flows are looked for at most once a (capture or wall-clock) second, against the exact time.
   const timeout = opts.flowTimeout;
   let lastSweep = 0;
   const sweep = (nowSec: number): void => {
-    if (timeout === undefined || nowSec <= lastSweep) return;
-    lastSweep = nowSec;
+    if (timeout === undefined || Math.floor(nowSec) <= lastSweep) return;
+    lastSweep = Math.floor(nowSec);
     for (const tcp of reasm.expireIdle(nowSec, timeout)) opts.onFlowEnd?.(flowResult(tcp));
   };
   const src = opts.source;
   const max = opts.maxPackets ?? Infinity;
   let seen = 0;
+  let seenBytes = 0;
   const onPacket = (p: PacketRecord) => {
     // A source may hand out a few more packets between stop() and its end: they are not analysed.
     if (src && ++seen > max) return;
-    if (timeout !== undefined && p.tsSec > lastSweep) sweep(p.tsSec);
+    if (src) seenBytes += p.data.length;
+    if (timeout !== undefined && p.tsSec > lastSweep) sweep(p.tsSec + p.tsNsec / 1e9);
     opts.onPacket?.(p);
     decoder.decode(p, onSegment);
     if (src && seen === max) src.stop();
   };
   const readOpts = { ...(opts.chunkSize ? { chunkSize: opts.chunkSize } : {}), ...(opts.maxPackets !== undefined ? { maxPackets: opts.maxPackets } : {}) };
-  const capture = src
-    ? await src.run({ packet: onPacket, tick: (now) => sweep(Math.floor(now)) })
+  const captured = src
+    ? await src.run({ packet: onPacket, tick: sweep })
     : opts.stream
       ? await readCaptureStream(opts.stream, path, onPacket, readOpts)
       : await readCapture(path, onPacket, readOpts);
+  // The summary counts what was analysed, not what the source handed out after stop().
+  const capture = src && seen > max ? { ...captured, packets: max, bytes: seenBytes } : captured;
   decoder.finish(); // IP datagrams still missing fragments are reported, not silently dropped
   reasm.finish();
   if (capture.error) {

@@ -302,7 +302,7 @@ class Flow implements FlowHandle {
   /** A FIN or RST was seen in either direction (a new ISN on a SYN then means port reuse). */
   closedAny = false;
   heldCost = 0;
-  /** Capture time (seconds) of the flow's last segment, and whether expireIdle already let it go. */
+  /** Capture time (seconds, with the fraction) of the flow's last segment, and whether expireIdle already let it go. */
   lastSec = 0;
   expired = false;
 
@@ -419,7 +419,7 @@ export class Reassembler {
     }
     this.last = d;
     d.flow.lastFrame = s.frame;
-    d.flow.lastSec = s.tsSec;
+    d.flow.lastSec = s.tsSec + s.tsNsec / 1e9;
     d.segments++;
     this.old = false;
     this.cfCount = 0;

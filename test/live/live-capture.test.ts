@@ -117,9 +117,9 @@ for (const backend of ['cap', 'tcpdump'] as const) {
 
     it('--flow-timeout: an idle flow streams out as an NDJSON flow event while the capture goes on, and only once', async () => {
       const port = await freePort();
-      const cap = await startCapture(port, ['--capture-backend', backend, '--ndjson', '--flow-timeout', '1', ...BOUND]);
+      const cap = await startCapture(port, ['--capture-backend', backend, '--ndjson', '--flow-timeout', '3', ...BOUND]);
       await exchange(port, { script: 'send:10,write:3000' }, { script: 'send:20' });
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 15_000;
       while (!cap.stdout().includes('"type":"flow"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(cap.stdout()).toContain('"type":"flow"'); // before we stop it
       expect(cap.stdout()).not.toContain('"type":"summary"');
@@ -130,6 +130,22 @@ for (const backend of ['cap', 'tcpdump'] as const) {
       expect(flows[0]!.mpa!.directions.map((d) => d.fpdus)).toEqual([2, 1]);
       expect(events.at(-1)!.type).toBe('summary');
       expect(events.filter((e) => e.type === 'fpdu')).toHaveLength(3);
+    }, 90_000);
+
+    it('-c N ends the capture by itself after N packets: exit 0, the summary, N packets in -w', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mpa-live-'));
+      try {
+        const port = await freePort();
+        const file = join(dir, 'c.pcap');
+        const cap = await startCapture(port, ['--capture-backend', backend, '-q', '-c', '7', '-w', file, ...BOUND]);
+        await exchange(port, { script: 'send:10,write:5000,send:30' }, { script: 'send:20' });
+        expect(await cap.exited).toBe(0);
+        expect(cap.stdout()).toMatch(/^7 packets, 1 TCP flows/m);
+        expect(analyzeFile(file, ['-q']).stdout).toMatch(/^7 packets, 1 TCP flows/m);
+        expect(spawnSync('pgrep', ['-f', `tcp port ${port}`], { encoding: 'utf8' }).stdout.trim()).toBe('');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     }, 90_000);
 
     it('-b filesize:MB,files:N: a ring of complete pcap files that read back, in order, to the live analysis', async () => {

@@ -85,6 +85,8 @@ export class ChildSource implements PacketSource {
     if (!(await listening)) {
       if (!this.exited) this.kill('SIGKILL');
       await exit;
+      // Stopped (Ctrl-C) before the program said it was listening: an empty capture, not an error.
+      if (this.stopped) return { path: this.o.iface, format: 'live', packets: 0, bytes: 0, linkTypes: [], error: null, timestamps: 'capture', backend: this.tool, dropped: this.dropped };
       throw this.startError();
     }
     h.started?.({ iface: this.o.iface, linkType, backend: this.tool, timestamps: 'capture' });
