@@ -34,6 +34,18 @@ describe('-c on files', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a bad record beyond the limit in the same read is not reported', async () => {
+    const conn = buildMpaConnection({ i2r: [{ ulpdu: sendUlpdu(1, patternBytes(100, 1)) }] });
+    const bad = new Uint8Array(16).fill(0xff); // a record header claiming 4 GB
+    const pcap = new Uint8Array(conn.pcap.length + bad.length);
+    pcap.set(conn.pcap);
+    pcap.set(bad, conn.pcap.length);
+    const all = await analyzeBytes(pcap);
+    expect(all.capture.error).not.toBeNull();
+    const first = await analyzeBytes(pcap, { maxPackets: 4 });
+    expect([first.capture.packets, first.capture.error]).toEqual([4, null]);
+  });
+
   it('mpa-dissect -c N file: only N packets, and -c must be a positive count', () => {
     const r = cli(['-q', '-c', '5', 'sample.pcap']);
     expect(r.code).toBe(0);
