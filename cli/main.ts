@@ -155,7 +155,7 @@ async function main(rawArgv: string[]): Promise<number> {
     if (args['write-filter'] !== undefined) throw new UsageError('--write-filter chooses frames of a capture file; with -i, -w writes every captured packet');
     if (ring !== null && write === undefined) throw new UsageError('-b needs -w FILE (the name the ring files are made from)');
     if (write === '-') throw new UsageError('-w needs a file name; standard output carries the text or JSON output');
-    const snaplen = args.s ?? 262144;
+    const snaplen = args.s === undefined || args.s === 0 ? 262144 : args.s; // -s 0: the largest, as tcpdump and tshark
     if (!Number.isInteger(snaplen) || snaplen < 64 || snaplen > 262144) throw new UsageError(`-s: ${snaplen} is not a snapshot length between 64 and 262144`);
     const flowTimeout = args['flow-timeout'];
     if (!(flowTimeout > 0)) throw new UsageError(`--flow-timeout: ${flowTimeout} is not a number of seconds greater than 0`);

@@ -6,7 +6,7 @@
  * to the same analysis; SIGINT ends the run with the summary.
  */
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -75,7 +75,8 @@ for (const backend of ['cap', 'tcpdump'] as const) {
       try {
         const port = await freePort();
         const file = join(dir, 'int.pcap');
-        const cap = await startCapture(port, ['--capture-backend', backend, '-w', file, ...BOUND]);
+        const junit = join(dir, 'int.xml');
+        const cap = await startCapture(port, ['--capture-backend', backend, '-w', file, '--junit', junit, ...BOUND]);
         await exchange(port, { script: 'send:10,write:5000' }, { script: 'send:20' });
         const code = await interrupt(cap);
         expect(code).toBe(0);
@@ -83,6 +84,9 @@ for (const backend of ['cap', 'tcpdump'] as const) {
         expect(out).toMatch(/Findings by rule/);
         expect(out).toMatch(/\d+ packets, 1 TCP flows, 1 MPA; 0 errors, 0 warnings/);
         expect(out).toMatch(/FPDU seq=\d+ len=\d+/); // the event lines streamed before it
+        const xml = readFileSync(junit, 'utf8');
+        expect(xml).toMatch(/<testsuite name="flow 1 127\.0\.0\.1:\d+ -&gt; 127\.0\.0\.1:\d+"/);
+        expect(xml).not.toContain('<failure');
         const back = analyzeFile(file, ['-q']);
         expect(back.code).toBe(0);
         expect(back.stdout.trim().split('\n').at(-1)).toBe(out.trim().split('\n').at(-1));
