@@ -15,11 +15,12 @@ import { CLI, requireBuilt } from '../cli/helpers.js';
 const root = process.platform === 'linux' && process.getuid?.() === 0;
 
 /** Why a backend cannot capture here, or null when it can. */
-export function cannotCapture(backend: 'cap' | 'tcpdump'): string | null {
+export function cannotCapture(backend: 'cap' | 'tcpdump' | 'dumpcap'): string | null {
   if (process.platform !== 'linux') return 'live capture tests run on Linux only';
   if (!root) return 'not root: capturing on lo needs root or CAP_NET_RAW';
   if (backend === 'cap' && !loadCap()) return 'the cap binding does not load (apt-get install libpcap-dev && npm rebuild cap)';
   if (backend === 'tcpdump' && !onPath('tcpdump')) return 'tcpdump is not installed (.ci/run installs it)';
+  if (backend === 'dumpcap' && !onPath('dumpcap')) return 'dumpcap is not installed (apt-get install wireshark-common)';
   return null;
 }
 

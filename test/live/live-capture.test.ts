@@ -183,3 +183,29 @@ for (const backend of ['cap', 'tcpdump'] as const) {
     });
   }
 }
+
+const noDumpcap = cannotCapture('dumpcap');
+describe.skipIf(noDumpcap !== null)('live capture on lo through dumpcap', () => {
+  it('a clean exchange: the FPDUs sent, no errors, kernel timestamps, -w reads back the same', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpa-live-'));
+    try {
+      const port = await freePort();
+      const file = join(dir, 'd.pcap');
+      const cap = await startCapture(port, ['--capture-backend', 'dumpcap', '--json', '-w', file, ...BOUND]);
+      const [ini, res] = await exchange(port, { script: 'send:100,write:20000,read:3000' }, { script: 'send:64,read:900' });
+      expect(await interrupt(cap)).toBe(0);
+      const doc = JSON.parse(cap.stdout()) as ReportLike;
+      expect(doc.capture).toMatchObject({ backend: 'dumpcap', timestamps: 'capture', linkTypes: [1] });
+      expect(doc.flows[0]!.mpa!.directions.map((d) => d.fpdus)).toEqual([ini.fpdusSent, res.fpdusSent]);
+      expect(doc.findings.filter((f) => f.severity !== 'info')).toEqual([]);
+      expect(comparable(analyzeFile(file).stdout)).toEqual(comparable(cap.stdout()));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+if (noDumpcap !== null) {
+  describe('live capture on lo through dumpcap', () => {
+    it.skip(`skipped: ${noDumpcap}`, () => {});
+  });
+}
