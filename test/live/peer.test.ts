@@ -98,6 +98,20 @@ describe.skipIf(why !== null)('peer traffic as the analyzer reads it', () => {
     expect(doc.findings.filter((f) => f.severity !== 'info')).toEqual([]);
   }, 60_000);
 
+  it('markers in one direction only (the Initiator asks, the Responder does not), CRC off on both sides', async () => {
+    const port = await freePort();
+    const cap = await startCapture(port, ['--json', '-a', 'duration:40']);
+    const [ini, res] = await exchange(port, { script: 'send:100,write:6000,read:2000', markers: true, crc: false }, { script: 'send:700', markers: false, crc: false });
+    expect(await interrupt(cap)).toBe(0);
+    const doc = JSON.parse(cap.stdout()) as ReportLike;
+    const m = doc.flows[0]!.mpa!;
+    expect([m.crc, m.request.m, m.request.c, m.reply.m]).toEqual([false, true, false, false]);
+    // dir 0 is what the Initiator sends: markers only when the Responder asked (it did not).
+    expect(m.directions.map((d) => d.markers)).toEqual([false, true]);
+    expect(m.directions.map((d) => d.fpdus)).toEqual([ini.fpdusSent, res.fpdusSent]);
+    expect(doc.findings.filter((f) => f.severity !== 'info')).toEqual([]);
+  }, 60_000);
+
   it('a wrong key in the Request: the analyzer says the startup frame is bad', async () => {
     const port = await freePort();
     const cap = await startCapture(port, ['--json', '-a', 'duration:40']);
