@@ -94,6 +94,7 @@ async function main(rawArgv: string[]): Promise<number> {
     .example('$0 --json --rules ci.json capture.pcap > report.json', 'CI gate with a rules file (severities, alignment minimum)')
     .example("$0 --mpa 'flow=port:4420,markers=both,crc=on' midstream.pcap", 'capture started mid-stream: force MPA on port 4420')
     .example('tcpdump -i eth0 -U -w - port 4420 | $0 -l -', 'live traffic on standard input, a line per event as it comes')
+    .example("$0 -i eth0 -f 'tcp port 4420' -w run.pcap", 'capture live (Ctrl-C ends it: tables, findings), keeping every packet in run.pcap')
     .example('$0 -q -w findings.pcap capture.pcap', 'the frames behind the findings, for a colleague with Wireshark')
     .example('$0 -q -z conv -z fpdu-sizes capture.pcap', 'conversation table and FPDU size histogram')
     .epilog(EPILOG)
