@@ -16,6 +16,10 @@ import { run, type FailOn } from './run.js';
 import { OutputError, ReaderGone, SyncOutput, writeAllSync } from './output.js';
 import { unknownOptionMessage } from './suggest.js';
 import { glossaryFields, parseFieldsOptions } from './fields-output.js';
+import { parseAutostop, parseRing, startLive } from './live.js';
+import { BACKENDS, type BackendChoice } from '../src/capture/live/open-live.js';
+import { interfacesText, listInterfaces } from '../src/capture/live/interfaces.js';
+import { runPeerCli } from './peer.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The sample shipped in captures/, analyzed when no capture is given. */
@@ -88,6 +92,8 @@ const DASH = '\u0000-';
 const undash = <T extends string | undefined>(v: T): T => (v === DASH ? '-' : v) as T;
 
 async function main(rawArgv: string[]): Promise<number> {
+  // The peer has options of its own: it parses its arguments itself.
+  if (rawArgv[0] === 'peer') return runPeerCli(rawArgv.slice(1));
   const argv = rawArgv.map((a) => (a === '-' ? DASH : a));
   const parser = yargs(argv)
     .scriptName('mpa-dissect')
@@ -99,6 +105,7 @@ async function main(rawArgv: string[]): Promise<number> {
     .command('tui [capture]', 'Browse a capture in the terminal: flows, PDUs, detail tree, bytes, findings (-Y initial filter; --mpa, --rules as above)', (y) =>
       y.positional('capture', { type: 'string', describe: 'capture file' }),
     )
+    .command('peer', 'Run an MPA endpoint over real TCP sockets (Initiator or Responder) to capture: mpa-dissect peer --help')
     .option('r', { alias: 'read-file', type: 'string', describe: 'Read this capture (as tshark -r); the same as giving it as the argument' })
     .option('Y', { alias: 'display-filter', type: 'string', describe: 'Show only the event lines this display filter matches (Wireshark syntax)' })
     .option('V', { type: 'boolean', describe: 'Print the detail tree of each startup frame and FPDU (markers, FPDUPTR expected vs seen, CRC seen vs computed, DDP/RDMAP)' })
@@ -118,6 +125,15 @@ async function main(rawArgv: string[]): Promise<number> {
     .option('tcp-buffer-flow', { type: 'number', default: 16, describe: 'MiB of out-of-order TCP data held per flow; beyond it the oldest hole becomes a gap (finding tcp.buffer-cap)' })
     .option('tcp-buffer-total', { type: 'number', default: 64, describe: 'MiB of out-of-order TCP data held across all flows' })
     .option('tcp-reorder-window', { type: 'number', default: 4, describe: 'MiB buffered beyond a hole before it is declared capture loss (FIN, RST, the peer\'s ACK or the end do it sooner)' })
+    .option('i', { alias: 'interface', type: 'string', describe: 'Capture live on this interface (a name, "any", or a number from -D), as tshark -i' })
+    .option('f', { type: 'string', describe: 'Capture filter (BPF, as tcpdump), with -i' })
+    .option('s', { alias: 'snapshot-length', type: 'number', describe: 'Octets kept per packet, with -i (default 262144; the cap backend keeps at most 65535)' })
+    .option('c', { type: 'number', describe: 'Stop after this many packets (a file or -i)' })
+    .option('a', { alias: 'autostop', type: 'string', array: true, nargs: 1, describe: 'With -i: stop after duration:SECONDS or packets:COUNT' })
+    .option('b', { alias: 'ring-buffer', type: 'string', array: true, nargs: 1, describe: 'With -i -w: a ring of files, filesize:MB,files:N (a new file every MB, the oldest deleted beyond N)' })
+    .option('D', { alias: 'list-interfaces', type: 'boolean', describe: 'List the interfaces -i can capture on, and exit' })
+    .option('capture-backend', { choices: BACKENDS, default: 'auto' as BackendChoice, describe: 'With -i: cap (libpcap binding, arrival timestamps), tcpdump or dumpcap (a child writing pcap; kernel timestamps); auto: cap, else tcpdump, else dumpcap' })
+    .option('flow-timeout', { type: 'number', default: 300, describe: 'With -i: a flow idle this many seconds is finished, reported (NDJSON flow event) and its state released' })
     .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
     .option('progress', { type: 'boolean', describe: 'Progress bar on stderr (default: when stderr is a terminal, CI is unset and the output is not streaming there)' })
     .option('wide', { type: 'boolean', describe: 'Print the flow table with every column, however wide (default: fit 100 columns)' })
@@ -134,6 +150,7 @@ async function main(rawArgv: string[]): Promise<number> {
     .example('$0 --json --rules ci.json capture.pcap > report.json', 'CI gate with a rules file (severities, alignment minimum)')
     .example("$0 --mpa 'flow=port:4420,markers=both,crc=on' midstream.pcap", 'capture started mid-stream: force MPA on port 4420')
     .example('tcpdump -i eth0 -U -w - port 4420 | $0 -l -', 'live traffic on standard input, a line per event as it comes')
+    .example("$0 -i eth0 -f 'tcp port 4420' -w run.pcap", 'capture live (Ctrl-C ends it: tables, findings), keeping every packet in run.pcap')
     .example('$0 -q -w findings.pcap capture.pcap', 'the frames behind the findings, for a colleague with Wireshark')
     .example('$0 -q -z conv -z fpdu-sizes capture.pcap', 'conversation table and FPDU size histogram, nothing else')
     .example("$0 -T fields -e frame.number -e iwarp_mpa.ulpdu_length -E separator=, capture.pcap", 'one CSV row per event line, for scripts')
@@ -193,6 +210,26 @@ async function main(rawArgv: string[]): Promise<number> {
     out.write(fieldsText(FILTER_FIELDS.values()) + '\n');
     return 0;
   }
+  if (args.D === true) {
+    const list = listInterfaces();
+    if (list.length === 0) throw new UsageError('-D: no interfaces found (libpcap, tcpdump and /sys/class/net gave none)');
+    out.write(interfacesText(list) + '\n');
+    return 0;
+  }
+  const iface = undash(args.i);
+  const autostop = parseAutostop(args.a ?? []);
+  const ring = parseRing(args.b ?? []);
+  let maxPackets: number | undefined;
+  if (args.c !== undefined) {
+    if (!Number.isInteger(args.c) || args.c < 1) throw new UsageError(`-c: ${args.c} is not a packet count (a whole number of at least 1)`);
+    maxPackets = args.c;
+  }
+  if (autostop.packets !== null) maxPackets = Math.min(maxPackets ?? Infinity, autostop.packets);
+  if (iface === undefined) {
+    for (const [flag, given] of [['-f', args.f], ['-s', args.s], ['-a', args.a], ['-b', args.b]] as const) {
+      if (given !== undefined) throw new UsageError(`${flag} is a capture option: use it with -i IFACE`);
+    }
+  }
   const positional = typeof args['capture'] === 'string' ? undash(args['capture']) : undefined;
   const readFile = needValue(undash(args.r), '-r', 'a capture file name (-r FILE, or - for standard input)');
   if (positional !== undefined && readFile !== undefined && positional !== readFile) {
@@ -202,6 +239,64 @@ async function main(rawArgv: string[]): Promise<number> {
   const write = needValue(undash(args.w), '-w', 'a file name (-w FILE)');
   const junit = needValue(undash(args.junit), '--junit', 'a file name (--junit FILE)');
   needValue(undash(args.rules), '--rules', 'a rules file name (--rules FILE)');
+  if (iface !== undefined) {
+    if (positional !== undefined || readFile !== undefined) throw new UsageError(`-i ${iface} captures live; a capture file (${readFile ?? positional}) cannot be read at the same time`);
+    if (args['write-filter'] !== undefined) throw new UsageError('--write-filter chooses frames of a capture file; with -i, -w writes every captured packet');
+    if (ring !== null && write === undefined) throw new UsageError('-b needs -w FILE (the name the ring files are made from)');
+    if (write === '-') throw new UsageError('-w needs a file name; standard output carries the text or JSON output');
+    const snaplen = args.s === undefined || args.s === 0 ? 262144 : args.s; // -s 0: the largest, as tcpdump and tshark
+    if (!Number.isInteger(snaplen) || snaplen < 64 || snaplen > 262144) throw new UsageError(`-s: ${snaplen} is not a snapshot length between 64 and 262144`);
+    const flowTimeout = args['flow-timeout'];
+    if (!(flowTimeout > 0)) throw new UsageError(`--flow-timeout: ${flowTimeout} is not a number of seconds greater than 0`);
+    const json = args.json === true;
+    const quiet = args.q === true;
+    const io0 = { out: (s: string) => out.write(s), err: (s: string) => errWrite(s) };
+    const live = startLive(
+      {
+        iface,
+        filter: args.f ?? '',
+        snaplen,
+        backend: args['capture-backend'],
+        duration: autostop.duration,
+        write: write ?? null,
+        ring,
+        flowTimeout,
+        status: args.progress ?? (process.stderr.isTTY === true && !process.env['CI']),
+      },
+      io0,
+    );
+    return run(
+      {
+        capture: iface,
+        json,
+        ndjson: args.ndjson === true,
+        junit: junit ?? null,
+        displayFilter: undash(args.Y) ?? null,
+        verbose: args.V === true,
+        hex: args.x === true,
+        quiet,
+        // Live output streams: every event line goes out as it happens.
+        lineBuffered: true,
+        write: write ?? null,
+        writeFilter: null,
+        stats: statsList(args.z),
+        failOn: args['fail-on'],
+        rules: undash(args.rules) ?? null,
+        mpa: args.mpa ?? [],
+        checksums: args.checksums,
+        reassembly: {
+          maxBufferedPerFlow: mib(args['tcp-buffer-flow'], '--tcp-buffer-flow'),
+          maxBufferedTotal: mib(args['tcp-buffer-total'], '--tcp-buffer-total'),
+          reorderWindow: mib(args['tcp-reorder-window'], '--tcp-reorder-window'),
+        },
+        color: args.color ?? (process.stdout.isTTY === true && !process.env['NO_COLOR']),
+        progress: false,
+        ...(maxPackets !== undefined ? { maxPackets } : {}),
+        live: live.hooks,
+      },
+      live.io,
+    );
+  }
   if (write === '-' || junit === '-') throw new UsageError(`${write === '-' ? '-w' : '--junit'} needs a file name; standard output carries the text or JSON output`);
   let capture = readFile ?? positional;
   if (capture === undefined) {
@@ -255,6 +350,7 @@ async function main(rawArgv: string[]): Promise<number> {
       allowTruncated: args['allow-truncated'] === true,
       fields: fieldsFormat,
       implicitStdin: readFile === undefined && positional === undefined,
+      ...(maxPackets !== undefined ? { maxPackets } : {}),
     },
     { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );

@@ -30,6 +30,8 @@ import { treeLines } from '../src/report/tree-text.js';
 import { parseForcedMpa, UsageError } from './options.js';
 import { fieldsHeader, fieldsRow, type FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason } from './output.js';
+import type { LiveHooks } from './live.js';
+import { flowJson } from '../src/report/json-report.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
@@ -64,6 +66,10 @@ export interface RunOptions {
   implicitStdin?: boolean;
   /** -T fields: rows of field values instead of event lines and summary. */
   fields?: FieldsFormat | null;
+  /** -c: stop after this many packets (files and live capture). */
+  maxPackets?: number;
+  /** Live capture (-i): `capture` is the interface name, packets come from the hooks' source. */
+  live?: LiveHooks;
 }
 
 export interface RunIo {
@@ -140,7 +146,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const display = compileOption('-Y', o.displayFilter);
   const writeFilter = compileOption('--write-filter', o.writeFilter);
   if (o.junit !== null) checkWritable(o.junit, '--junit', o.capture);
-  if (o.write !== null) checkWritable(o.write, '-w', o.capture);
+  if (o.write !== null && !o.live) checkWritable(o.write, '-w', o.capture); // live: the ring writer opens its files
   const started = Date.now();
   const st: Style = makeStyle(o.color);
   const fieldsFmt = o.fields ?? null;
@@ -174,10 +180,12 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const stdin = o.capture === '-';
   // A pipe given by name (a FIFO, /dev/fd/N) cannot be read twice either: keep copies as for stdin.
   // A gzip file is read through the decompressor, so frames cannot be read back by offset either.
-  const stream = stdin || !isRegularFile(o.capture) || isGzipFile(o.capture);
+  const stream = stdin || o.live !== undefined || !isRegularFile(o.capture) || isGzipFile(o.capture);
   let store: FrameStore | null = null;
-  if (o.hex || o.write !== null) store = stream ? new WindowFrames() : await FileFrames.open(o.capture);
-  const exporter = o.write !== null && store ? new FrameExport(store, stream) : null;
+  // Live, -w writes every captured packet (the hooks do), not the frames behind findings.
+  const exportFrames = o.write !== null && !o.live;
+  if (o.hex || exportFrames) store = stream ? new WindowFrames() : await FileFrames.open(o.capture);
+  const exporter = exportFrames && store ? new FrameExport(store, stream) : null;
 
   const flows = new Map<number, { client: string; server: string }>();
   const fields =
@@ -295,11 +303,21 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
         ? { onFpdu: (f) => sizes.add(f) }
         : {}),
   };
+  if (o.maxPackets !== undefined) opts.maxPackets = o.maxPackets;
+  // Live: flows finished by --flow-timeout stream out as NDJSON `flow` events (once each).
+  const flowsOut = new Set<number>();
+  o.live?.wrap(opts, (f) => {
+    if (!o.ndjson) return;
+    flowsOut.add(f.tcp.id);
+    line(JSON.stringify({ type: 'flow', ...flowJson(f) }));
+    if (o.lineBuffered) flush();
+  });
   let r: AnalysisResult;
   try {
     r = await analyze(o.capture, opts);
   } finally {
     progress?.done();
+    o.live?.end();
   }
 
   // Thresholds are judged on the totals, then reported like any finding (they stream last).
@@ -326,7 +344,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   if (o.json) {
     io.out(JSON.stringify(buildReport(r), null, 1) + '\n');
   } else if (o.ndjson) {
-    for (const e of closingEvents(buildReport(r))) line(JSON.stringify(e));
+    for (const e of closingEvents(buildReport(r))) if (e['type'] !== 'flow' || !flowsOut.has(e['id'] as number)) line(JSON.stringify(e));
     flush();
   } else if (fieldsFmt) {
     flush();

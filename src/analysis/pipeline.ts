@@ -11,6 +11,7 @@ import { plausibleDdpHeader, plausibleDdpSegmentStart } from '../../dissectors/d
 import { FindingCollector } from './finding-collector.js';
 import type { Finding } from './findings.js';
 import type { RuleOverrides } from './rules-catalog.js';
+import type { PacketSource } from '../capture/live/packet-source.js';
 
 /** Which flow `--mpa` applies to: "all", a flow id, or an endpoint (either side) "ADDR:PORT" / port. */
 export type FlowSelector = { kind: 'all' } | { kind: 'id'; id: number } | { kind: 'port'; port: number } | { kind: 'endpoint'; endpoint: string };
@@ -51,6 +52,23 @@ export interface AnalysisOptions {
   chunkSize?: number;
   /** Read from this stream instead of the path (tests, live sources). */
   stream?: AsyncIterable<Uint8Array | string>;
+  /**
+   * Take packets from this source instead of the path or stream (a live interface: `-i`, `tui -i`).
+   * The analysis runs until the source stops; `path` only names the capture in the result. See
+   * src/capture/live/packet-source.ts for the contract.
+   */
+  source?: PacketSource;
+  /**
+   * A flow that carried no segment for this many seconds is finished: its directions end as at the
+   * end of a capture, its reassembly and dissector state are released, onFlowEnd reports it, and a
+   * later segment on the same 4-tuple opens a new flow. Judged on the source's ticks and on packet
+   * timestamps. Default: never (files); the CLI sets 300 for live capture.
+   */
+  flowTimeout?: number;
+  /** Called once for each flow finished by flowTimeout, with what the final result will list for it. */
+  onFlowEnd?: (f: FlowResult) => void;
+  /** Stop after this many packets (tshark -c), files and sources alike. */
+  maxPackets?: number;
 }
 
 export interface FlowResult {
@@ -126,13 +144,40 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
     opts.reassembly,
   );
   const onSegment = (s: Parameters<Reassembler['segment']>[0]) => reasm.segment(s);
+  const flowResult = (tcp: TcpFlowStats): FlowResult => {
+    const sm = summaries.get(tcp.id) ?? null;
+    const mpa = sm ? sm.mpa : null;
+    return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
+  };
+  // Idle flows are looked for at most once a (capture or wall-clock) second, against the exact time.
+  const timeout = opts.flowTimeout;
+  let lastSweep = 0;
+  const sweep = (nowSec: number): void => {
+    if (timeout === undefined || Math.floor(nowSec) <= lastSweep) return;
+    lastSweep = Math.floor(nowSec);
+    for (const tcp of reasm.expireIdle(nowSec, timeout)) opts.onFlowEnd?.(flowResult(tcp));
+  };
+  const src = opts.source;
+  const max = opts.maxPackets ?? Infinity;
+  let seen = 0;
+  let seenBytes = 0;
   const onPacket = (p: PacketRecord) => {
+    // A source may hand out a few more packets between stop() and its end: they are not analysed.
+    if (src && ++seen > max) return;
+    if (src) seenBytes += p.data.length;
+    if (timeout !== undefined && p.tsSec > lastSweep) sweep(p.tsSec + p.tsNsec / 1e9);
     opts.onPacket?.(p);
     decoder.decode(p, onSegment);
+    if (src && seen === max) src.stop();
   };
-  const capture = opts.stream
-    ? await readCaptureStream(opts.stream, path, onPacket, opts.chunkSize ? { chunkSize: opts.chunkSize } : {})
-    : await readCapture(path, onPacket, opts.chunkSize ? { chunkSize: opts.chunkSize } : {});
+  const readOpts = { ...(opts.chunkSize ? { chunkSize: opts.chunkSize } : {}), ...(opts.maxPackets !== undefined ? { maxPackets: opts.maxPackets } : {}) };
+  const captured = src
+    ? await src.run({ packet: onPacket, tick: sweep })
+    : opts.stream
+      ? await readCaptureStream(opts.stream, path, onPacket, readOpts)
+      : await readCapture(path, onPacket, readOpts);
+  // The summary counts what was analysed, not what the source handed out after stop().
+  const capture = src && seen > max ? { ...captured, packets: max, bytes: seenBytes } : captured;
   decoder.finish(); // IP datagrams still missing fragments are reported, not silently dropped
   reasm.finish();
   if (capture.error) {
@@ -145,10 +190,6 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
       message: `${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}`,
     });
   }
-  const flows: FlowResult[] = reasm.flows().map((tcp) => {
-    const sm = summaries.get(tcp.id) ?? null;
-    const mpa = sm ? sm.mpa : null;
-    return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
-  });
+  const flows: FlowResult[] = reasm.flows().map(flowResult);
   return { capture, flows, findings, decoder: decoder.stats };
 }

@@ -40,6 +40,12 @@ export interface CaptureSummary {
   bytes: number;
   linkTypes: number[];
   error: CaptureReadError | null;
+  /** Live capture only: how timestamps were taken ('arrival' when the backend gives none). */
+  timestamps?: 'capture' | 'arrival';
+  /** Live capture only: the backend that captured (cap, tcpdump, dumpcap). */
+  backend?: string;
+  /** Live capture only: packets dropped by the kernel or libpcap, or null when the backend cannot tell. */
+  dropped?: number | null;
 }
 
 /** "file: offset N, frame F: message", the one line shown for an unreadable capture. */

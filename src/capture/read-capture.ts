@@ -24,6 +24,8 @@ export class CaptureOpenError extends Error {
 export interface ReadCaptureOptions {
   /** Bytes per read (and the initial buffer size). Default 4 MiB. */
   chunkSize?: number;
+  /** Stop after this many records (tshark -c): the rest of the file is not read. */
+  maxPackets?: number;
 }
 
 const DEFAULT_CHUNK = 4 * 1024 * 1024;
@@ -185,6 +187,7 @@ function detect(dv: DataView, pos: number, end: number, sink: RecordSink): Forma
 async function run(src: ByteSource, path: string, file: string, onPacket: (p: PacketRecord) => void, opts: ReadCaptureOptions): Promise<CaptureSummary> {
   const chunk = Math.max(16, Math.floor(opts.chunkSize ?? DEFAULT_CHUNK));
   const sink = new RecordSink(file, onPacket);
+  if (opts.maxPackets !== undefined) sink.limit = opts.maxPackets;
   let buf = new Uint8Array(chunk);
   let dv = new DataView(buf.buffer);
   let pos = 0;
@@ -200,7 +203,7 @@ async function run(src: ByteSource, path: string, file: string, onPacket: (p: Pa
       pos = parser.parse(buf, dv, pos, end, base, eof);
       need = parser.need;
     }
-    if (sink.error !== null) break;
+    if (sink.error !== null || sink.full || sink.packets >= sink.limit) break;
     if (eof) {
       if (pos < end) sink.fail(base + pos, `${bytes(end - pos)} of trailing data could not be parsed`);
       break;

@@ -40,6 +40,9 @@ export class RecordSink {
   bytes = 0;
   readonly linkTypes: number[] = [];
   error: CaptureReadError | null = null;
+  /** Records beyond this many are not handed out (tshark -c); `full` tells the reader to stop. */
+  limit = Infinity;
+  full = false;
   private lastLinkType = -1;
 
   constructor(
@@ -48,6 +51,10 @@ export class RecordSink {
   ) {}
 
   emit(): void {
+    if (this.packets >= this.limit) {
+      this.full = true;
+      return;
+    }
     const rec = this.rec;
     rec.frame = ++this.packets;
     this.bytes += rec.data.length;
@@ -60,7 +67,8 @@ export class RecordSink {
 
   /** Records the reason reading stops; the frame is the one the bad record would have been. */
   fail(offset: number, message: string): void {
-    if (this.error === null) this.error = { file: this.file, offset, frame: this.packets + 1, message };
+    // Beyond the -c limit nothing more is read: a bad record there is none of the reader's business.
+    if (this.error === null && this.packets < this.limit) this.error = { file: this.file, offset, frame: this.packets + 1, message };
   }
 }
 

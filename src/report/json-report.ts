@@ -10,7 +10,18 @@ export const TOOL = { name: 'mpa-dissect', version: '0.1.0' } as const;
 export interface ReportDocument {
   schema: string;
   tool: { name: string; version: string };
-  capture: { path: string; format: string | null; packets: number; bytes: number; linkTypes: number[]; error: string | null };
+  capture: {
+    path: string;
+    format: string | null;
+    packets: number;
+    bytes: number;
+    linkTypes: number[];
+    error: string | null;
+    /** Live capture only (`-i`): "capture" (kernel/libpcap) or "arrival" (stamped on arrival, backend cap). */
+    timestamps?: 'capture' | 'arrival';
+    backend?: string;
+    dropped?: number | null;
+  };
   flows: FlowJson[];
   findings: Finding[];
   summary: { flows: number; mpaFlows: number; fpdus: number; errors: number; warnings: number; infos: number; findingsOmitted: number };
@@ -129,6 +140,9 @@ export function buildReport(r: AnalysisResult): ReportDocument {
       bytes: c.bytes,
       linkTypes: c.linkTypes,
       error: c.error ? `${c.error.file}: offset ${c.error.offset}, frame ${c.error.frame}: ${c.error.message}` : null,
+      ...(c.timestamps !== undefined ? { timestamps: c.timestamps } : {}),
+      ...(c.backend !== undefined ? { backend: c.backend } : {}),
+      ...(c.dropped !== undefined ? { dropped: c.dropped } : {}),
     },
     flows,
     findings: r.findings.findings,

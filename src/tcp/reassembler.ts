@@ -446,6 +446,9 @@ class Flow implements FlowHandle {
   /** Frame of the first RST in either direction (FlowHandle.resetFrame). */
   resetFrame: number | null = null;
   heldCost = 0;
+  /** Capture time (seconds, with the fraction) of the flow's last segment, and whether expireIdle already let it go. */
+  lastSec = 0;
+  expired = false;
 
   constructor(
     readonly id: number,
@@ -560,6 +563,7 @@ export class Reassembler {
     }
     this.last = d;
     d.flow.lastFrame = s.frame;
+    d.flow.lastSec = s.tsSec + s.tsNsec / 1e9;
     d.segments++;
     this.old = false;
     this.cfCount = 0;
@@ -577,6 +581,24 @@ export class Reassembler {
 
   finish(): void {
     for (const fl of this.all) this.close(fl);
+  }
+
+  /**
+   * Live capture: ends every flow that has carried no segment for `timeoutSec` seconds before
+   * `nowSec` (its directions end as at the end of a capture) and takes it out of the flow table, so
+   * its buffers and dissector state can go; a later segment on the same 4-tuple opens a new flow.
+   * Returns the statistics of the flows let go (each only once).
+   */
+  expireIdle(nowSec: number, timeoutSec: number): TcpFlowStats[] {
+    const out: TcpFlowStats[] = [];
+    for (const fl of this.all) {
+      if (fl.expired || nowSec - fl.lastSec < timeoutSec) continue;
+      fl.expired = true;
+      this.retire(fl);
+      if (this.last !== null && this.last.flow === fl) this.last = null;
+      out.push({ id: fl.id, client: fl.client, server: fl.server, firstFrame: fl.firstFrame, lastFrame: fl.lastFrame, directions: [stats(fl.dirs[0]), stats(fl.dirs[1])] });
+    }
+    return out;
   }
 
   flows(): TcpFlowStats[] {

@@ -1,0 +1,422 @@
+/**
+ * An MPA endpoint over a real TCP socket, our stand-in for an RNIC in live tests: the kernel cuts
+ * and coalesces the segments, so a capture sees real packets. Initiator or Responder, Rev 1 or 2
+ * (RFC 6581 IRD/ORD, peer-to-peer with a chosen RTR), markers and CRC as negotiated, then a script
+ * of Sends, Writes, Reads (the other side answers with Read Responses) and a Terminate, with
+ * faults injected on request. It shares the encoder of src/generate: FPDUs are encoded with the
+ * sender's stream offset from SeqStart (the first octet after its startup frame), so markers land
+ * every 512 octets of the TCP sequence space as RFC 5044 §4.3 places them.
+ */
+import { connect, createServer, type Socket } from 'node:net';
+import { encodeFpdus, enhancedPd, startupFrame, type FpduFault } from '../generate/mpa-encoder.js';
+import {
+  OP_READ_RESPONSE,
+  OP_TERMINATE,
+  OP_WRITE,
+  parseReadRequest,
+  payload,
+  readRequestUlpdu,
+  sendSegments,
+  taggedSegments,
+  terminateUlpdu,
+} from '../generate/rdmap.js';
+import { Deframer, type ReceivedStartup } from './deframer.js';
+import type { Faults, Step } from './script.js';
+
+export type Rtr = 'send' | 'write' | 'read';
+
+export interface PeerOptions {
+  role: 'initiator' | 'responder';
+  /** Initiator: the address to connect to; Responder: the address to listen on. */
+  host: string;
+  /** Responder: 0 picks a free port (onListening tells which). */
+  port: number;
+  rev: 1 | 2;
+  /** This side's M bit: markers in what it receives. */
+  markers: boolean;
+  /** This side's C bit; CRC is used when either side sets it. */
+  crc: boolean;
+  ird: number;
+  ord: number;
+  /** Rev 2 peer-to-peer: the RTR this side offers (Initiator) or picks (Responder); null: not p2p. */
+  rtr: Rtr | null;
+  script: Step[];
+  faults: Faults;
+  /** Largest ULPDU this side sends (messages are cut into DDP segments). */
+  maxUlpdu: number;
+  /** Milliseconds to wait after each FPDU (keeps segments small; 0: as fast as the socket takes them). */
+  pace: number;
+  /** Responder: how long the connection must be quiet before it closes its side. */
+  lingerMs: number;
+  timeoutMs: number;
+  onListening?: (port: number) => void;
+}
+
+export interface PeerReport {
+  role: 'initiator' | 'responder';
+  local: string;
+  remote: string;
+  /** What was negotiated. */
+  crc: boolean;
+  markersSent: boolean;
+  markersReceived: boolean;
+  rtr: Rtr | null;
+  fpdusSent: number;
+  fpdusReceived: number;
+  messagesSent: number;
+  readResponsesSent: number;
+  /** Faults asked for that could not take effect (FPDU K has no marker, no PAD, or was never sent). */
+  warnings: string[];
+}
+
+export const PEER_DEFAULTS: Omit<PeerOptions, 'role' | 'host' | 'port' | 'script' | 'faults'> = {
+  rev: 1,
+  markers: false,
+  crc: true,
+  ird: 8,
+  ord: 8,
+  rtr: null,
+  maxUlpdu: 8192,
+  pace: 0,
+  lingerMs: 500,
+  timeoutMs: 30_000,
+};
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const REQ_KEY = 'MPA ID Req Frame';
+const REP_KEY = 'MPA ID Rep Frame';
+
+function rtrOffered(pd: Uint8Array): Rtr[] {
+  if (pd.length < 4) return [];
+  const ordW = (pd[2]! << 8) | pd[3]!;
+  const irdW = (pd[0]! << 8) | pd[1]!;
+  const out: Rtr[] = [];
+  if (irdW & 0x4000) out.push('send');
+  if (ordW & 0x8000) out.push('write');
+  if (ordW & 0x4000) out.push('read');
+  return out;
+}
+
+class Connection {
+  sentRel = 0;
+  fpduIndex = 0;
+  sendMarkers = false;
+  crcOn = false;
+  sendMsn = 1;
+  readMsn = 1;
+  readsOut = 0;
+  readResponsesSent = 0;
+  messagesSent = 0;
+  terminated = false;
+  peerEnded = false;
+  lastData = Date.now();
+  readonly warnings: string[] = [];
+  readonly deframer: Deframer;
+  readonly local: string;
+  readonly remote: string;
+  private startupWait: ((s: ReceivedStartup) => void) | null = null;
+  private startup: ReceivedStartup | null = null;
+  private firstFpduWait: (() => void) | null = null;
+  private readsWait: (() => void) | null = null;
+  private endWait: (() => void) | null = null;
+  /** STags of Write targets; Read sinks take 0x80000000 + n, so the two never name the same buffer. */
+  private nextStag = 0x100;
+  private nextSink = 0x80000000;
+  private busy = false;
+  private readonly waiting: Array<() => void> = [];
+  private failure: Error | null = null;
+
+  constructor(
+    readonly sock: Socket,
+    readonly o: PeerOptions,
+  ) {
+    this.deframer = new Deframer(
+      (s) => {
+        this.startup = s;
+        this.startupWait?.(s);
+      },
+      (u) => this.received(u),
+    );
+    this.deframer.markers = o.markers;
+    this.local = `${sock.localAddress}:${sock.localPort}`;
+    this.remote = `${sock.remoteAddress}:${sock.remotePort}`;
+    sock.setNoDelay(true);
+    sock.on('data', (b: Buffer) => {
+      this.lastData = Date.now();
+      try {
+        this.deframer.push(b);
+      } catch (e) {
+        this.failure = e instanceof Error ? e : new Error(String(e));
+      }
+    });
+    sock.on('end', () => {
+      this.peerEnded = true;
+      this.endWait?.();
+    });
+  }
+
+  waitStartup(): Promise<ReceivedStartup> {
+    if (this.startup) return Promise.resolve(this.startup);
+    return new Promise((r) => (this.startupWait = r));
+  }
+
+  waitFirstFpdu(): Promise<void> {
+    if (this.deframer.fpdus > 0) return Promise.resolve();
+    return new Promise((r) => (this.firstFpduWait = r));
+  }
+
+  waitReads(): Promise<void> {
+    if (this.readsOut <= 0) return Promise.resolve();
+    return new Promise((r) => (this.readsWait = r));
+  }
+
+  waitPeerEnd(): Promise<void> {
+    if (this.peerEnded) return Promise.resolve();
+    return new Promise((r) => (this.endWait = r));
+  }
+
+  async waitQuiet(ms: number): Promise<void> {
+    while (!this.peerEnded && Date.now() - this.lastData < ms) await sleep(Math.min(50, ms));
+  }
+
+  async write(b: Uint8Array): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (!this.sock.write(b)) await new Promise<void>((r) => this.sock.once('drain', () => r()));
+  }
+
+  /** Encodes and writes one FPDU at the current stream offset (synchronously: FPDUs never interleave). */
+  fpdu(ulpdu: Uint8Array): Promise<void> {
+    const k = ++this.fpduIndex;
+    const f = this.o.faults;
+    const fault: FpduFault = {};
+    if (f.crc.has(k)) fault.badCrc = true;
+    if (f.fpduptr.has(k)) fault.fpduptrDelta = 4;
+    if (f.pad.has(k)) fault.padByte = 0xa5;
+    const enc = encodeFpdus([{ ulpdu, fault }], { markers: this.sendMarkers, crc: this.crcOn, startRel: this.sentRel });
+    const info = enc.fpdus[0]!;
+    if (fault.fpduptrDelta && info.markers === 0) this.warnings.push(`fault fpduptr@${k}: FPDU ${k} carries no marker`);
+    if (fault.padByte !== undefined && (4 - ((2 + ulpdu.length) % 4)) % 4 === 0) this.warnings.push(`fault pad@${k}: FPDU ${k} has no PAD`);
+    if (fault.badCrc && !this.crcOn) this.warnings.push(`fault crc@${k}: CRC is not in use on this connection`);
+    this.sentRel += enc.bytes.length;
+    const done = this.write(enc.bytes);
+    return this.o.pace > 0 ? done.then(() => sleep(this.o.pace)) : done;
+  }
+
+  /**
+   * Sends one message's segments back to back: a Read Response asked for while a Write is half
+   * sent waits for it (messages are not interleaved, as an RNIC's send queue does not). When the
+   * queue is idle the first FPDU is written synchronously (the responder-first fault relies on it).
+   */
+  async message(segments: Uint8Array[]): Promise<void> {
+    if (this.busy) await new Promise<void>((r) => this.waiting.push(r));
+    this.busy = true;
+    try {
+      this.messagesSent++;
+      for (const s of segments) await this.fpdu(s);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.busy = false;
+    }
+  }
+
+  private received(u: Uint8Array): void {
+    if (this.deframer.fpdus === 1) {
+      const w = this.firstFpduWait;
+      this.firstFpduWait = null;
+      w?.();
+    }
+    if (u.length < 2) return;
+    const op = u[1]! & 0x0f;
+    const tagged = (u[0]! & 0x80) !== 0;
+    const last = (u[0]! & 0x40) !== 0;
+    const rr = parseReadRequest(u);
+    if (rr) {
+      // Answer at once with the Read Response: the requested octets to the Data Sink's STag and TO.
+      const segs = taggedSegments(OP_READ_RESPONSE, rr.sinkStag, rr.sinkTo, payload(rr.size, rr.srcStag), this.o.maxUlpdu);
+      this.readResponsesSent++;
+      this.message(segs).catch((e: unknown) => (this.failure = e instanceof Error ? e : new Error(String(e))));
+      return;
+    }
+    if (tagged && op === OP_READ_RESPONSE && last) {
+      this.readsOut--;
+      if (this.readsOut <= 0) {
+        const w = this.readsWait;
+        this.readsWait = null;
+        w?.();
+      }
+    }
+    if (!tagged && op === OP_TERMINATE) this.terminated = true;
+  }
+
+  async rtr(kind: Rtr): Promise<void> {
+    if (kind === 'send') await this.message(sendSegments(this.sendMsn++, new Uint8Array(0), this.o.maxUlpdu));
+    else if (kind === 'write') await this.message(taggedSegments(OP_WRITE, 1, 0n, new Uint8Array(0), this.o.maxUlpdu));
+    else {
+      this.readsOut++;
+      await this.message([readRequestUlpdu(this.readMsn++, { sinkStag: 1, sinkTo: 0n, size: 0, srcStag: 1, srcTo: 0n })]);
+    }
+  }
+
+  async run(steps: readonly Step[]): Promise<void> {
+    for (const s of steps) {
+      if (this.terminated) break;
+      switch (s.op) {
+        case 'pause':
+          await sleep(s.ms);
+          break;
+        case 'send':
+          await this.message(sendSegments(this.sendMsn, payload(s.size, this.sendMsn), this.o.maxUlpdu));
+          this.sendMsn++;
+          break;
+        case 'write': {
+          const stag = this.nextStag++;
+          await this.message(taggedSegments(OP_WRITE, stag, 0x10000n, payload(s.size, stag), this.o.maxUlpdu));
+          break;
+        }
+        case 'read': {
+          const sink = this.nextSink++;
+          this.readsOut++;
+          await this.message([readRequestUlpdu(this.readMsn++, { sinkStag: sink, sinkTo: 0n, size: s.size, srcStag: (sink & 0xffff) + 0x10000, srcTo: 0n })]);
+          break;
+        }
+        case 'terminate':
+          await this.message([terminateUlpdu(1)]);
+          this.terminated = true;
+          break;
+      }
+    }
+  }
+
+  report(role: PeerOptions['role'], rtr: Rtr | null): PeerReport {
+    return {
+      role,
+      local: this.local,
+      remote: this.remote,
+      crc: this.crcOn,
+      markersSent: this.sendMarkers,
+      markersReceived: this.o.markers,
+      rtr,
+      fpdusSent: this.fpduIndex,
+      fpdusReceived: this.deframer.fpdus,
+      messagesSent: this.messagesSent,
+      readResponsesSent: this.readResponsesSent,
+      warnings: [...this.warnings, ...[...this.o.faults.crc, ...this.o.faults.fpduptr, ...this.o.faults.pad].filter((k) => k > this.fpduIndex).map((k) => `fault @${k}: only ${this.fpduIndex} FPDUs were sent`)],
+    };
+  }
+}
+
+function startupOf(o: PeerOptions, kind: 'request' | 'reply', rtr: Rtr[] | null): Uint8Array {
+  const enhanced = o.rev === 2;
+  const pd = enhanced
+    ? enhancedPd({ ird: o.ird, ord: o.ord, p2p: rtr !== null, send: rtr?.includes('send') ?? false, write: rtr?.includes('write') ?? false, read: rtr?.includes('read') ?? false })
+    : new Uint8Array(0);
+  let key = kind === 'request' ? REQ_KEY : REP_KEY;
+  if (o.faults.key) key = key.slice(0, 15) + '?';
+  return startupFrame({ kind, m: o.markers, c: o.crc, rev: o.rev, enhanced, pd, key });
+}
+
+function closed(sock: Socket): Promise<void> {
+  return new Promise((r) => {
+    if (sock.destroyed) r();
+    else sock.once('close', () => r());
+  });
+}
+
+async function withTimeout<T>(o: PeerOptions, sock: Socket | null, p: Promise<T>): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, rej) => {
+    t = setTimeout(() => {
+      sock?.destroy();
+      rej(new Error(`peer (${o.role}): no end after ${o.timeoutMs} ms`));
+    }, o.timeoutMs);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+async function initiator(o: PeerOptions): Promise<PeerReport> {
+  const sock = connect({ host: o.host, port: o.port });
+  await new Promise<void>((res, rej) => {
+    sock.once('connect', () => res());
+    sock.once('error', rej);
+  });
+  const c = new Connection(sock, o);
+  const errored = new Promise<never>((_, rej) => sock.once('error', rej));
+  const work = (async () => {
+    await c.write(startupOf(o, 'request', o.rtr === null ? null : [o.rtr]));
+    const reply = await c.waitStartup();
+    c.crcOn = o.crc || reply.c;
+    c.sendMarkers = reply.m;
+    let rtr: Rtr | null = null;
+    if (o.rev === 2 && o.rtr !== null) {
+      rtr = rtrOffered(reply.privateData)[0] ?? o.rtr;
+      await c.rtr(rtr);
+    }
+    await c.run(o.script);
+    await c.waitReads();
+    await c.waitPeerEnd();
+    sock.end();
+    await closed(sock);
+    return c.report('initiator', rtr);
+  })();
+  return withTimeout(o, sock, Promise.race([work, errored]));
+}
+
+async function responder(o: PeerOptions): Promise<PeerReport> {
+  const server = createServer();
+  await new Promise<void>((res, rej) => {
+    server.once('error', rej);
+    server.listen(o.port, o.host, () => res());
+  });
+  const addr = server.address();
+  o.onListening?.(typeof addr === 'object' && addr ? addr.port : o.port);
+  let sock: Socket | null = null;
+  try {
+    sock = await withTimeout(o, null, new Promise<Socket>((res) => server.once('connection', res)));
+  } finally {
+    server.close();
+  }
+  const s = sock;
+  const c = new Connection(s, o);
+  const errored = new Promise<never>((_, rej) => s.once('error', rej));
+  const work = (async () => {
+    const req = await c.waitStartup();
+    c.crcOn = o.crc || req.c;
+    c.sendMarkers = req.m;
+    let rtr: Rtr | null = null;
+    if (o.rev === 2 && req.rev === 2) {
+      const offered = rtrOffered(req.privateData);
+      rtr = o.rtr !== null && offered.includes(o.rtr) ? o.rtr : (offered[0] ?? null);
+    }
+    const reply = startupOf(o, 'reply', rtr === null ? null : [rtr]);
+    if (o.faults.responderFirst) {
+      // Reply and the first FPDU in one write: the Responder's FPDU is on the wire before the
+      // Initiator could send any (RFC 5044 §7.1.2 startup rule violated on purpose).
+      s.cork();
+      void c.write(reply);
+      const first = c.run(o.script);
+      s.uncork();
+      await first;
+    } else {
+      await c.write(reply);
+      await c.waitFirstFpdu();
+      await c.run(o.script);
+    }
+    await c.waitReads();
+    await c.waitQuiet(o.lingerMs);
+    s.end();
+    await c.waitPeerEnd();
+    await closed(s);
+    return c.report('responder', rtr);
+  })();
+  return withTimeout(o, s, Promise.race([work, errored]));
+}
+
+/** Runs one MPA connection to its end (both FINs) and says what was sent and received. */
+export function runPeer(o: PeerOptions): Promise<PeerReport> {
+  return o.role === 'initiator' ? initiator(o) : responder(o);
+}
