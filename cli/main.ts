@@ -239,6 +239,32 @@ async function main(rawArgv: string[]): Promise<number> {
   const write = needValue(undash(args.w), '-w', 'a file name (-w FILE)');
   const junit = needValue(undash(args.junit), '--junit', 'a file name (--junit FILE)');
   needValue(undash(args.rules), '--rules', 'a rules file name (--rules FILE)');
+  const fieldsFormat = parseFieldsOptions(undash(args.T), args.e ?? [], args.E ?? [], (n) => FILTER_FIELDS.get(n));
+  // What a file and a live interface are analysed with alike; each branch adds its own source and output pacing.
+  const common = {
+    json: args.json === true,
+    ndjson: args.ndjson === true,
+    junit: junit ?? null,
+    displayFilter: undash(args.Y) ?? null,
+    verbose: args.V === true,
+    hex: args.x === true,
+    quiet: args.q === true,
+    write: write ?? null,
+    stats: statsList(args.z),
+    failOn: args['fail-on'],
+    rules: undash(args.rules) ?? null,
+    mpa: args.mpa ?? [],
+    checksums: args.checksums,
+    reassembly: {
+      maxBufferedPerFlow: mib(args['tcp-buffer-flow'], '--tcp-buffer-flow'),
+      maxBufferedTotal: mib(args['tcp-buffer-total'], '--tcp-buffer-total'),
+      reorderWindow: mib(args['tcp-reorder-window'], '--tcp-reorder-window'),
+    },
+    wide: args.wide === true,
+    allowTruncated: args['allow-truncated'] === true,
+    fields: fieldsFormat,
+    ...(maxPackets !== undefined ? { maxPackets } : {}),
+  };
   if (iface !== undefined) {
     if (positional !== undefined || readFile !== undefined) throw new UsageError(`-i ${iface} captures live; a capture file (${readFile ?? positional}) cannot be read at the same time`);
     if (args['write-filter'] !== undefined) throw new UsageError('--write-filter chooses frames of a capture file; with -i, -w writes every captured packet');
@@ -248,8 +274,6 @@ async function main(rawArgv: string[]): Promise<number> {
     if (!Number.isInteger(snaplen) || snaplen < 64 || snaplen > 262144) throw new UsageError(`-s: ${snaplen} is not a snapshot length between 64 and 262144`);
     const flowTimeout = args['flow-timeout'];
     if (!(flowTimeout > 0)) throw new UsageError(`--flow-timeout: ${flowTimeout} is not a number of seconds greater than 0`);
-    const json = args.json === true;
-    const quiet = args.q === true;
     const io0 = { out: (s: string) => out.write(s), err: (s: string) => errWrite(s) };
     const live = startLive(
       {
@@ -261,37 +285,19 @@ async function main(rawArgv: string[]): Promise<number> {
         write: write ?? null,
         ring,
         flowTimeout,
-        status: args.progress ?? (process.stderr.isTTY === true && !process.env['CI']),
+        status: args.progress ?? (isatty(2) && !process.env['CI']),
       },
       io0,
     );
     return run(
       {
+        ...common,
         capture: iface,
-        json,
-        ndjson: args.ndjson === true,
-        junit: junit ?? null,
-        displayFilter: undash(args.Y) ?? null,
-        verbose: args.V === true,
-        hex: args.x === true,
-        quiet,
         // Live output streams: every event line goes out as it happens.
         lineBuffered: true,
-        write: write ?? null,
         writeFilter: null,
-        stats: statsList(args.z),
-        failOn: args['fail-on'],
-        rules: undash(args.rules) ?? null,
-        mpa: args.mpa ?? [],
-        checksums: args.checksums,
-        reassembly: {
-          maxBufferedPerFlow: mib(args['tcp-buffer-flow'], '--tcp-buffer-flow'),
-          maxBufferedTotal: mib(args['tcp-buffer-total'], '--tcp-buffer-total'),
-          reorderWindow: mib(args['tcp-reorder-window'], '--tcp-reorder-window'),
-        },
-        color: args.color ?? (process.stdout.isTTY === true && !process.env['NO_COLOR']),
+        color: args.color ?? (isatty(1) && !process.env['NO_COLOR']),
         progress: false,
-        ...(maxPackets !== undefined ? { maxPackets } : {}),
         live: live.hooks,
       },
       live.io,
@@ -312,45 +318,20 @@ async function main(rawArgv: string[]): Promise<number> {
       errWrite(`mpa-dissect: no capture given and standard input is a terminal; analyzing the shipped sample ${SAMPLE}\n`);
     }
   }
-  const fieldsFormat = parseFieldsOptions(undash(args.T), args.e ?? [], args.E ?? [], (n) => FILTER_FIELDS.get(n));
-  const json = args.json === true;
-  const ndjson = args.ndjson === true;
-  const quiet = args.q === true;
   const stdoutTty = isatty(1);
   const color = args.color ?? (stdoutTty && !process.env['NO_COLOR']);
   // A bar on a terminal that also shows the event lines would be torn by them: only when stdout is elsewhere or quiet.
-  const streamingToTerminal = stdoutTty && !json && !quiet;
+  const streamingToTerminal = stdoutTty && !common.json && !common.quiet;
   const progress = args.progress ?? (isatty(2) && !process.env['CI'] && !streamingToTerminal);
   return run(
     {
+      ...common,
       capture,
-      json,
-      ndjson,
-      junit: junit ?? null,
-      displayFilter: undash(args.Y) ?? null,
-      verbose: args.V === true,
-      hex: args.x === true,
-      quiet,
       lineBuffered: args.l === true,
-      write: write ?? null,
       writeFilter: undash(args['write-filter']) ?? null,
-      stats: statsList(args.z),
-      failOn: args['fail-on'],
-      rules: undash(args.rules) ?? null,
-      mpa: args.mpa ?? [],
-      checksums: args.checksums,
-      reassembly: {
-        maxBufferedPerFlow: mib(args['tcp-buffer-flow'], '--tcp-buffer-flow'),
-        maxBufferedTotal: mib(args['tcp-buffer-total'], '--tcp-buffer-total'),
-        reorderWindow: mib(args['tcp-reorder-window'], '--tcp-reorder-window'),
-      },
       color,
       progress,
-      wide: args.wide === true,
-      allowTruncated: args['allow-truncated'] === true,
-      fields: fieldsFormat,
       implicitStdin: readFile === undefined && positional === undefined,
-      ...(maxPackets !== undefined ? { maxPackets } : {}),
     },
     { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );
