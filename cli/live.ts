@@ -13,6 +13,7 @@ import type { PacketSource, PacketSourceHandlers, PacketSourceStats } from '../s
 import { CaptureFileWriter, type RingOptions } from '../src/report/ring-writer.js';
 import { UsageError } from './options.js';
 import type { RunIo } from './run.js';
+import { plural } from '../src/report/text.js';
 
 export interface LiveArgs {
   iface: string;
@@ -99,7 +100,7 @@ class StatusLine {
 
   draw(): void {
     const d = this.stats().dropped;
-    this.err(`\r${this.iface}: ${this.packets} packets  ${this.flows} flows  ${this.fpdus} FPDUs  ${this.errors} errors  ${d === null ? 'drops n/a' : `${d} dropped`}\x1b[K`);
+    this.err(`\r${this.iface}: ${plural(this.packets, 'packet')}  ${plural(this.flows, 'flow')}  ${plural(this.fpdus, 'FPDU')}  ${plural(this.errors, 'error')}  ${d === null ? 'drops n/a' : `${d} dropped`}\x1b[K`);
     this.drawn = true;
   }
 
