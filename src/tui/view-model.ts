@@ -846,7 +846,7 @@ export class ViewModel {
 
   private emptyListText(): string {
     const m = this.model;
-    if (m.state === 'reading') return 'reading…';
+    if (m.state === 'reading') return m.source.live ? `capturing on ${m.source.live.iface}: no MPA records yet` : 'reading…';
     if (this.filter || this.errorsOnly) return 'nothing matches (/ to change the filter, e to leave errors only)';
     if (m.index.count === 0) return 'no MPA records in this capture';
     return 'no MPA records in this flow';
