@@ -4,7 +4,9 @@
  * test name, when tmux is missing or capture is impossible here (not root, no tcpdump).
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CLI, ROOT, requireBuilt } from '../cli/helpers.js';
 import { cannotCapture, exchange, freePort } from '../live/helpers.js';
@@ -56,6 +58,18 @@ describe.skipIf(whyNot !== null)(`mpa-dissect tui -i lo under tmux${whyNot ? ` (
     expect(tree).toMatch(/Direct Data Placement Protocol, Untagged, Last, QN 0, MSN 1/);
     expect(tree).toMatch(/FPDU at seq \d+, \d+ octets, SeqStart\+\d+/); // its octets, from the frames still held
     expect(tree).toMatch(/CRC seen (0x[0-9a-f]{8}), expected \1\s+ok/);
+    // w writes what the window still holds (every frame of this short exchange): the CLI reads it back.
+    const out = join(mkdtempSync(join(tmpdir(), 'mpa-tui-live-')), 'held.pcap');
+    t.keys('w');
+    await t.waitFor((x) => x.includes('Write pcap to:'));
+    t.keys('C-u');
+    t.text(out);
+    t.keys('Enter');
+    await t.waitFor((x) => /wrote \d+ frames to/.test(x));
+    const back = spawnSync(process.execPath, [CLI, '--json', out], { encoding: 'utf8' });
+    expect(back.status).toBe(0);
+    const doc = JSON.parse(back.stdout) as { flows: Array<{ mpa: { directions: Array<{ fpdus: number }> } | null }> };
+    expect(doc.flows[0]!.mpa!.directions.map((d) => d.fpdus)).toEqual([4, 1]);
     expect(t.format('#{alternate_on}')).toBe('1');
     t.keys('q');
     const end = await t.waitFor((x) => x.includes('EXIT=0'));
