@@ -21,6 +21,7 @@ import { WindowFrames } from '../../src/report/frame-store.js';
 import { KIND_FPDU } from '../../src/tui/pdu-index.js';
 
 const whyNot = !HAVE_TMUX ? 'tmux is not installed' : cannotCapture('tcpdump');
+const whyNotCap = !HAVE_TMUX ? 'tmux is not installed' : cannotCapture('cap');
 
 /** Capture programs still running with this test's filter (none may outlive the UI). */
 function captureChildren(port: number): string {
@@ -30,30 +31,39 @@ function captureChildren(port: number): string {
     .join('\n');
 }
 
-describe.skipIf(whyNot !== null)(`mpa-dissect tui -i lo under tmux${whyNot ? ` (skipped: ${whyNot})` : ''}`, () => {
-  let t: Tmux;
-  beforeAll(() => requireBuilt());
-  afterEach(() => t?.kill());
+for (const [backend, why] of [['tcpdump', whyNot], ['cap', whyNotCap]] as const) {
+  describe.skipIf(why !== null)(`mpa-dissect tui -i lo --capture-backend ${backend} under tmux${why ? ` (skipped: ${why})` : ''}`, () => {
+    let t: Tmux;
+    beforeAll(() => requireBuilt());
+    afterEach(() => t?.kill());
+    it('shows a peer exchange as it happens, opens its PDUs, w writes the held frames, q ends the capture and restores the terminal', async () => {
+      await liveSession(backend, (x) => (t = x));
+    }, 90_000);
+  });
+}
 
-  it('shows a peer exchange as it happens, opens an FPDU, and q ends the capture child and restores the terminal', async () => {
+/** The whole live session; tcpdump is a child process, so "no capture program left running" is checked too. */
+async function liveSession(backend: 'tcpdump' | 'cap', keep: (t: Tmux) => void): Promise<void> {
     const port = await freePort();
-    t = new Tmux();
-    // The tcpdump backend: a child process, so "no capture program left running" can be checked.
-    t.start(`node ${CLI} tui -i lo -f 'tcp port ${port}' --capture-backend tcpdump`, 120, 40, ROOT);
+    const t = new Tmux();
+    keep(t);
+    t.start(`node ${CLI} tui -i lo -f 'tcp port ${port}' --capture-backend ${backend}`, 120, 40, ROOT);
     // The UI takes the terminal only once the capture program listens.
     const s0 = await t.waitFor((s) => /capturing on lo\s+0 packets/.test(s));
     expect(s0).toMatch(/drops n\/a|\d+ dropped/); // tcpdump tells its drops every 2 s
     expect(s0).toMatch(/capturing on lo: no MPA records yet/);
-    expect(captureChildren(port)).toMatch(/tcpdump/);
+    if (backend === 'tcpdump') expect(captureChildren(port)).toMatch(/tcpdump/);
     const [ini, res] = await exchange(port, { script: 'send:100,write:5000,send:10' }, { script: 'send:64' });
     // The peer cuts the 5000-octet Write into segments of at most 4096: 4 FPDUs one way, 1 the other.
     expect([ini.fpdusSent, res.fpdusSent]).toEqual([4, 1]);
     // The flow row with its FPDUs each way (c→s/s→c), and the live counts in the status bar.
-    const s = await t.waitFor((x) => new RegExp(`127\\.0\\.0\\.1:\\d+ → 127\\.0\\.0\\.1:${port}\\s+startup\\s+0\\s+0\\s+4/1`).test(x) && /capturing on lo\s+\d+ packets\s+1 flows\s+5 FPDUs\s+0 errors\s+0 warnings\s+\d+ dropped/.test(x));
+    const s = await t.waitFor((x) => new RegExp(`127\\.0\\.0\\.1:\\d+ → 127\\.0\\.0\\.1:${port}\\s+startup\\s+0\\s+0\\s+4/1`).test(x) && /capturing on lo\s+\d+ packets\s+1 flows\s+5 FPDUs\s+0 errors\s+0 warnings\s+(\d+ dropped|drops n\/a)/.test(x) && (backend !== 'tcpdump' || /\d+ dropped/.test(x)));
     expect(s).toMatch(/→\s+\d+ Request/);
     expect(s).toMatch(/←\s+\d+ Reply/);
-    // The PDU list: Request, Reply, then the first FPDU (send:100 is a 118-octet ULPDU).
-    t.keys('Tab', 'j', 'j');
+    // The PDU list: Request (its octets, as captured), Reply, then the first FPDU (send:100 is a 118-octet ULPDU).
+    t.keys('Tab');
+    await t.waitFor((x) => /MPA Request at seq \d+, 20 octets/.test(x) && /4d 50 41 20 49 44 20 52\s+MPA ID R/.test(x));
+    t.keys('j', 'j');
     const tree = await t.waitFor((x) => /ULPDU length: 118/.test(x) && /\[CRC status: good\]/.test(x));
     expect(tree).toMatch(/Direct Data Placement Protocol, Untagged, Last, QN 0, MSN 1/);
     expect(tree).toMatch(/FPDU at seq \d+, \d+ octets, SeqStart\+\d+/); // its octets, from the frames still held
@@ -77,7 +87,12 @@ describe.skipIf(whyNot !== null)(`mpa-dissect tui -i lo under tmux${whyNot ? ` (
     expect(t.format('#{alternate_on}')).toBe('0');
     expect(t.format('#{cursor_flag}')).toBe('1');
     expect(captureChildren(port)).toBe('');
-  }, 90_000);
+}
+
+describe.skipIf(whyNot !== null)(`mpa-dissect tui -i lo: Ctrl-C${whyNot ? ` (skipped: ${whyNot})` : ''}`, () => {
+  let t: Tmux;
+  beforeAll(() => requireBuilt());
+  afterEach(() => t?.kill());
 
   it('Ctrl-C also ends the capture child and gives the terminal back', async () => {
     const port = await freePort();
