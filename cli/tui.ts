@@ -1,8 +1,8 @@
 /**
  * `mpa-dissect tui [capture]`: options to a TUI source, then the terminal UI until the user quits.
- * Refuses (exit 2, one line) when standard output is not a terminal. `tui -i IFACE` belongs to the
- * live-capture work: it builds a TuiSource whose options carry the packet source and whose frame
- * store is a WindowFrames (randomAccess false); the rest of the UI does not change.
+ * Refuses (exit 2, one line) when standard output is not a terminal. `tui -i IFACE` builds a
+ * TuiSource whose options carry the live packet source and whose frame store is a WindowFrames
+ * (randomAccess false); the rest of the UI does not change.
  */
 import { statSync } from 'node:fs';
 import { defaultUpper } from '../src/analysis/upper.js';
