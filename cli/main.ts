@@ -102,7 +102,7 @@ async function main(rawArgv: string[]): Promise<number> {
     .command('$0 [capture]', 'Analyze a capture (pcap or pcapng; - for standard input)', (y) => y.positional('capture', { type: 'string', describe: 'capture file, or - for standard input' }))
     .command('rules', 'List every rule: id, severity, RFC reference, MPA error code, meaning (--rules FILE: the severity in force; --json)')
     .command('fields', 'List every field a display filter can name (as tshark -G fields)')
-    .command('tui [capture]', 'Browse a capture in the terminal: flows, PDUs, detail tree, bytes, findings (-Y initial filter; --mpa, --rules as above)', (y) =>
+    .command('tui [capture]', 'Browse a capture in the terminal: flows, PDUs, detail tree, bytes, findings (-Y initial filter; --mpa, --rules as above; -i IFACE, -f, -s, --capture-backend to capture live)', (y) =>
       y.positional('capture', { type: 'string', describe: 'capture file' }),
     )
     .command('peer', 'Run an MPA endpoint over real TCP sockets (Initiator or Responder) to capture: mpa-dissect peer --help')
@@ -235,7 +235,7 @@ async function main(rawArgv: string[]): Promise<number> {
   if (positional !== undefined && readFile !== undefined && positional !== readFile) {
     throw new UsageError(`two captures given (-r ${readFile} and ${positional}); give one`);
   }
-  if (cmd === 'tui') return tuiCommand(readFile ?? positional, args);
+  if (cmd === 'tui') return tuiCommand(readFile ?? positional, args, { iface, f: args.f, s: args.s, backend: args['capture-backend'], flowTimeout: args['flow-timeout'] });
   const write = needValue(undash(args.w), '-w', 'a file name (-w FILE)');
   const junit = needValue(undash(args.junit), '--junit', 'a file name (--junit FILE)');
   needValue(undash(args.rules), '--rules', 'a rules file name (--rules FILE)');
@@ -338,11 +338,22 @@ async function main(rawArgv: string[]): Promise<number> {
 }
 
 /** `tui [capture]`: the terminal UI (cli/tui.ts), loaded only when asked for. */
-async function tuiCommand(capture: string | undefined, args: { Y?: string | undefined; rules?: string | undefined; mpa?: string[] | undefined; checksums: boolean; 'tcp-buffer-flow': number; 'tcp-buffer-total': number; 'tcp-reorder-window': number }): Promise<number> {
-  if (capture === undefined) throw new UsageError('tui: give a capture file (mpa-dissect tui capture.pcap)');
+async function tuiCommand(
+  capture: string | undefined,
+  args: { Y?: string | undefined; rules?: string | undefined; mpa?: string[] | undefined; checksums: boolean; 'tcp-buffer-flow': number; 'tcp-buffer-total': number; 'tcp-reorder-window': number },
+  live: { iface: string | undefined; f?: string | undefined; s?: number | undefined; backend: BackendChoice; flowTimeout: number },
+): Promise<number> {
+  const iface = live.iface;
+  if (iface !== undefined && capture !== undefined) throw new UsageError(`tui -i ${iface} captures live; a capture file (${capture}) cannot be read at the same time`);
+  if (capture === undefined && iface === undefined) throw new UsageError('tui: give a capture file (mpa-dissect tui capture.pcap), or -i IFACE to capture live');
+  // -s and --flow-timeout as for the CLI's -i.
+  const snaplen = live.s === undefined || live.s === 0 ? 262144 : live.s;
+  if (iface !== undefined && (!Number.isInteger(snaplen) || snaplen < 64 || snaplen > 262144)) throw new UsageError(`-s: ${snaplen} is not a snapshot length between 64 and 262144`);
+  if (iface !== undefined && !(live.flowTimeout > 0)) throw new UsageError(`--flow-timeout: ${live.flowTimeout} is not a number of seconds greater than 0`);
   const { runTui } = await import('./tui.js');
   const code = await runTui({
-    capture,
+    capture: capture ?? iface ?? '',
+    ...(iface !== undefined ? { live: { iface, filter: live.f ?? '', snaplen, backend: live.backend, flowTimeout: live.flowTimeout } } : {}),
     displayFilter: undash(args.Y) ?? null,
     rules: undash(args.rules) ?? null,
     mpa: args.mpa ?? [],

@@ -1,8 +1,8 @@
 /**
  * `mpa-dissect tui [capture]`: options to a TUI source, then the terminal UI until the user quits.
- * Refuses (exit 2, one line) when standard output is not a terminal. `tui -i IFACE` belongs to the
- * live-capture work: it builds a TuiSource whose options carry the packet source and whose frame
- * store is a WindowFrames (randomAccess false); the rest of the UI does not change.
+ * Refuses (exit 2, one line) when standard output is not a terminal. `tui -i IFACE` builds a
+ * TuiSource whose options carry the live packet source and whose frame store is a WindowFrames
+ * (randomAccess false); the rest of the UI does not change.
  */
 import { statSync } from 'node:fs';
 import { defaultUpper } from '../src/analysis/upper.js';
@@ -15,6 +15,8 @@ import { NO_THRESHOLDS } from '../src/report/threshold-rules.js';
 import { CaptureModel, type TuiSource } from '../src/tui/capture-model.js';
 import { ViewModel } from '../src/tui/view-model.js';
 import { parseForcedMpa, UsageError } from './options.js';
+import { openLive, type BackendChoice } from '../src/capture/live/open-live.js';
+import type { PacketSourceInfo } from '../src/capture/live/packet-source.js';
 
 export interface TuiOptions {
   capture: string;
@@ -23,6 +25,17 @@ export interface TuiOptions {
   mpa: string[];
   checksums: boolean;
   reassembly?: AnalysisOptions['reassembly'];
+  /** `tui -i IFACE`: capture live instead of reading `capture`. */
+  live?: TuiLiveArgs;
+}
+
+/** The capture options `tui -i` shares with the CLI's `-i` (cli/live.ts). */
+export interface TuiLiveArgs {
+  iface: string;
+  filter: string;
+  snaplen: number;
+  backend: BackendChoice;
+  flowTimeout: number;
 }
 
 /** The AnalysisOptions every source shares (decoder, reassembly, rules, --mpa, DDP/RDMAP). */
@@ -63,11 +76,31 @@ export function streamSource(label: string, options: AnalysisOptions, thresholds
   return { label, path: label, options, frames, randomAccess: false, totalBytes: null, ...(thresholds ? { thresholds } : {}) };
 }
 
+/**
+ * `tui -i IFACE`: the backend and interface are checked and the capture started before the UI
+ * takes the terminal, so "no permission", "no such interface" and "no backend" are the CLI's one
+ * line and exit 2. Records older than the frame window keep their index entry; their octets are gone.
+ */
+export function liveSource(a: TuiLiveArgs, options: AnalysisOptions, thresholds: TuiSource['thresholds']): { source: TuiSource; started: Promise<PacketSourceInfo> } {
+  const opened = openLive(a.backend, { iface: a.iface, filter: a.filter, snaplen: a.snaplen });
+  const inner = opened.source;
+  let began!: (info: PacketSourceInfo) => void;
+  const started = new Promise<PacketSourceInfo>((res) => (began = res));
+  const packets: AnalysisOptions['source'] = {
+    run: (h) => inner.run({ ...h, started: (info) => { h.started?.(info); began(info); } }),
+    stop: () => inner.stop(),
+    stats: () => inner.stats(),
+  };
+  const base = streamSource(opened.iface, { ...options, source: packets, flowTimeout: a.flowTimeout }, thresholds);
+  return { source: { ...base, live: { iface: opened.iface, backend: opened.backend, stats: () => inner.stats(), stop: () => inner.stop() } }, started };
+}
+
 export async function runTui(o: TuiOptions): Promise<number> {
   if (process.stdout.isTTY !== true || process.stdin.isTTY !== true) {
     process.stderr.write('mpa-dissect tui: not a terminal (the TUI needs a terminal on standard input and output); use mpa-dissect CAPTURE, --json or --ndjson instead\n');
     return 2;
   }
+  if (o.live) return runLiveTui(o, o.live);
   if (o.capture === '-') throw new UsageError('tui reads keys from the terminal, so it cannot read the capture from standard input; give a file');
   if (o.displayFilter !== null && o.displayFilter.trim() !== '') {
     try {
@@ -87,6 +120,41 @@ export async function runTui(o: TuiOptions): Promise<number> {
   const screen = new BlessedScreen(vm);
   void model.run();
   const code = await screen.done;
+  source.frames.close();
+  return code;
+}
+
+async function runLiveTui(o: TuiOptions, a: TuiLiveArgs): Promise<number> {
+  if (o.displayFilter !== null && o.displayFilter.trim() !== '') {
+    try {
+      compileFilter(o.displayFilter, knownField, addressWord);
+    } catch (e) {
+      if (e instanceof FilterError) throw new UsageError(`-Y: column ${e.column}: ${formatFilterError(o.displayFilter, e)}`);
+      throw e;
+    }
+  }
+  const { options, thresholds } = analysisOptions(o);
+  // Throws the one-line LiveCaptureError (no backend, unknown interface) before the UI starts.
+  const { source, started } = liveSource(a, options, thresholds);
+  const model = new CaptureModel(source);
+  const ran = model.run();
+  // A capture program that cannot start (no permission, a bad filter) says so here, still as one line.
+  const first = await Promise.race([started.then(() => 'started' as const), ran.then(() => 'ended' as const)]);
+  if (first === 'ended' && model.state === 'failed') {
+    process.stderr.write(`mpa-dissect: ${model.error ?? `-i ${a.iface}: the capture did not start`}\n`);
+    source.frames.close();
+    return 2;
+  }
+  const vm = new ViewModel(model);
+  if (o.displayFilter !== null && o.displayFilter.trim() !== '') vm.applyFilter(o.displayFilter);
+  const { BlessedScreen } = await import('../src/tui/blessed-screen.js');
+  const screen = new BlessedScreen(vm);
+  let code = await screen.done;
+  // q, Ctrl-C, SIGTERM: end the capture (the child tcpdump gets SIGINT, SIGKILL after a grace) and
+  // wait for it, so no capture program outlives the UI.
+  source.live?.stop();
+  await ran;
+  if (code === 0 && model.state === 'failed') code = 2;
   source.frames.close();
   return code;
 }

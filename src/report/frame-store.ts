@@ -68,7 +68,9 @@ export class WindowFrames implements FrameStore {
   ) {}
 
   note(p: PacketRecord): void {
-    this.frames.set(p.frame, { ...p, data: p.data.slice() });
+    // A copy, never a view: `data` may be a Buffer (the cap backend's, reused for every packet),
+    // whose slice() shares memory.
+    this.frames.set(p.frame, { ...p, data: new Uint8Array(p.data) });
     this.bytes += p.data.length;
     // Maps iterate in insertion order: the first key is the oldest frame.
     while (this.bytes > this.maxBytes || this.frames.size > this.maxFrames) {

@@ -11,6 +11,7 @@ import type { Finding } from '../analysis/findings.js';
 import { MAX_KEPT_FINDINGS } from '../analysis/finding-collector.js';
 import type { TreeNode } from '../analysis/fields.js';
 import type { PacketRecord } from '../capture/packet.js';
+import type { PacketSourceStats } from '../capture/live/packet-source.js';
 import type { FlowHandle } from '../tcp/stream.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
@@ -63,6 +64,16 @@ export interface TuiSource {
   readonly totalBytes: number | null;
   /** Thresholds of a rules file, judged at the end as the CLI does. */
   readonly thresholds?: Thresholds;
+  /** A live capture (`tui -i`): the interface for the status bar, the backend's counts, and how to end it. */
+  readonly live?: TuiLiveSource;
+}
+
+export interface TuiLiveSource {
+  readonly iface: string;
+  readonly backend: string;
+  stats(): PacketSourceStats;
+  /** Ends the capture (idempotent); the model's run() then finishes. */
+  stop(): void;
 }
 
 export type Detection = 'startup' | 'heuristic' | 'forced';

@@ -846,7 +846,7 @@ export class ViewModel {
 
   private emptyListText(): string {
     const m = this.model;
-    if (m.state === 'reading') return 'reading…';
+    if (m.state === 'reading') return m.source.live ? `capturing on ${m.source.live.iface}: no MPA records yet` : 'reading…';
     if (this.filter || this.errorsOnly) return 'nothing matches (/ to change the filter, e to leave errors only)';
     if (m.index.count === 0) return 'no MPA records in this capture';
     return 'no MPA records in this flow';
@@ -867,7 +867,9 @@ export class ViewModel {
     if (!d) lines.push([{ t: 'select a PDU', s: 'dim' }]);
     else if (rows.length === 0) for (const f of this.model.findingsOf(this.current!.item)) lines.push([{ t: `${f.rule}: ${f.message}`, s: f.severity === 'error' ? 'error' : f.severity === 'warning' ? 'warning' : 'info' }]);
     const fs = d ? this.model.findingsOf(this.current!.item) : [];
-    const title = d ? `Detail${d.rebuilt ? ' (rebuilt from the index; no DDP analysis subtree)' : ''}${fs.length && rows.length ? `, ${fs.length} finding${fs.length > 1 ? 's' : ''}` : ''}` : 'Detail';
+    // A stream keeps only its recent frames: an older record is what the index remembers of it.
+    const gone = d && d.rebuilt && d.record && !this.model.source.randomAccess && this.model.wireBytes(this.current!.item, d.record) === null;
+    const title = d ? `Detail${gone ? ' (no longer held: older than the window of recent frames; from the index, octets gone)' : d.rebuilt ? ' (rebuilt from the index; no DDP analysis subtree)' : ''}${fs.length && rows.length ? `, ${fs.length} finding${fs.length > 1 ? 's' : ''}` : ''}` : 'Detail';
     return { title, lines, selected: rows.length ? this.treeSel - this.treeTop : -1 };
   }
 
@@ -918,6 +920,7 @@ export class ViewModel {
     const src = m.source;
     const progress =
       m.state === 'reading' ? (src.totalBytes ? ` reading ${Math.floor((100 * m.bytesRead) / Math.max(1, src.totalBytes))}%` : ' reading…') : m.state === 'failed' ? ' unreadable' : '';
+    if (src.live) return this.liveStatus(src.live);
     const spans: Span[] = [
       { t: ` ${basename(src.label)}`, s: 'bold' },
       { t: `  ${m.packets} packets  ${m.flows.length} flows  ${m.fpdus} FPDUs  ` },
@@ -927,6 +930,26 @@ export class ViewModel {
       { t: this.filterText ? `  filter: ${this.filterText}` : '  no filter' },
     ];
     if (progress) spans.push({ t: ` ${progress}`, s: 'warning' });
+    if (this.message) spans.push({ t: `  ${this.message.text}`, s: this.message.tone === 'error' ? 'error' : 'good' });
+    spans.push({ t: '  ? help  q quit', s: 'dim' });
+    return cut(spans, this.width);
+  }
+
+  /** The status bar of `tui -i`: what is being captured where, and the backend's drop count. */
+  private liveStatus(live: NonNullable<CaptureModel['source']['live']>): Line {
+    const m = this.model;
+    const d = live.stats().dropped;
+    const where = m.state === 'reading' ? ` capturing on ${live.iface}` : ` capture on ${live.iface} ${m.state === 'failed' ? 'failed' : 'stopped'}`;
+    const spans: Span[] = [
+      { t: where, s: 'bold' },
+      { t: `  ${m.packets} packets  ${m.flows.length} flows  ${m.fpdus} FPDUs  ` },
+      { t: `${m.errors} errors`, ...(m.errors ? { s: 'error' as StyleName } : {}) },
+      { t: '  ' },
+      { t: `${m.warnings} warnings`, ...(m.warnings ? { s: 'warning' as StyleName } : {}) },
+      { t: '  ' },
+      d === null ? { t: 'drops n/a', s: 'dim' } : { t: `${d} dropped`, ...(d ? { s: 'error' as StyleName } : {}) },
+      { t: this.filterText ? `  filter: ${this.filterText}` : '  no filter' },
+    ];
     if (this.message) spans.push({ t: `  ${this.message.text}`, s: this.message.tone === 'error' ? 'error' : 'good' });
     spans.push({ t: '  ? help  q quit', s: 'dim' });
     return cut(spans, this.width);
@@ -948,6 +971,13 @@ export class ViewModel {
   private notice(): Overlay | null {
     const m = this.model;
     const name = m.source.label;
+    if (m.state === 'failed' && m.source.live) {
+      return {
+        title: `Capture on ${m.source.live.iface} failed`,
+        lines: [[{ t: m.error ?? `${name}: the capture ended`, s: 'error' }], [], [{ t: `The ${m.source.live.backend} capture ended before handing out any packet.` }], [{ t: 'q quits (exit status 2).', s: 'dim' }]],
+        tone: 'error',
+      };
+    }
     if (m.state === 'failed') {
       return {
         title: 'Cannot read the capture',
