@@ -235,6 +235,15 @@ async function main(rawArgv: string[]): Promise<number> {
   if (positional !== undefined && readFile !== undefined && positional !== readFile) {
     throw new UsageError(`two captures given (-r ${readFile} and ${positional}); give one`);
   }
+  if (cmd === 'tui') {
+    // Options of the batch outputs would be silently ignored by the UI: say so instead.
+    const batchOnly: Array<[string, unknown]> = [
+      ['-c', args.c], ['-a', args.a], ['-b', args.b], ['-w', args.w], ['--write-filter', args['write-filter']], ['--junit', args.junit],
+      ['--json', args.json], ['--ndjson', args.ndjson], ['-V', args.V], ['-x', args.x], ['-q', args.q], ['-l', args.l], ['-z', args.z], ['-T', args.T],
+    ];
+    const given = batchOnly.filter(([, v]) => v !== undefined && v !== false).map(([flag]) => flag);
+    if (given.length) throw new UsageError(`tui: ${given.join(', ')} ${given.length === 1 ? 'is an option' : 'are options'} of the batch outputs, not of the terminal UI (in the UI, w writes a pcap); run mpa-dissect without tui for ${given.length === 1 ? 'it' : 'them'}`);
+  }
   if (cmd === 'tui') return tuiCommand(readFile ?? positional, args, { iface, f: args.f, s: args.s, backend: args['capture-backend'], flowTimeout: args['flow-timeout'] });
   const write = needValue(undash(args.w), '-w', 'a file name (-w FILE)');
   const junit = needValue(undash(args.junit), '--junit', 'a file name (--junit FILE)');

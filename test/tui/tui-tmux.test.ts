@@ -161,4 +161,12 @@ describe('mpa-dissect tui without a terminal', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^mpa-dissect tui: not a terminal/);
   });
+  it('rejects options of the batch outputs instead of ignoring them (one line, exit 2)', () => {
+    const r = spawnSync(process.execPath, [CLI, 'tui', '-V', '-w', 'x.pcap', errorsPcap], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual(['mpa-dissect: tui: -w, -V are options of the batch outputs, not of the terminal UI (in the UI, w writes a pcap); run mpa-dissect without tui for them']);
+    const live = spawnSync(process.execPath, [CLI, 'tui', '-i', 'lo', '-c', '5'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(live.status).toBe(2);
+    expect(live.stderr).toMatch(/^mpa-dissect: tui: -c is an option of the batch outputs/);
+  });
 });
