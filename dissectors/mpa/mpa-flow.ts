@@ -406,10 +406,10 @@ export class MpaFlow implements FlowConsumer {
    * it accepts a DDP version that disagrees with the RDMAP version). Checked on every FPDU as it is
    * framed; the default accepts everything (no break detection without a layer above).
    */
-  framingPlausible: (head: Uint8Array, length: number) => boolean = () => true;
+  framingPlausible: (head: Uint8Array, length: number) => boolean = ACCEPT_ALL;
 
   /** Injected by the pipeline: DDP header plausibility (MPA itself knows nothing of DDP). */
-  plausible: (head: Uint8Array, length: number) => boolean = () => true;
+  plausible: (head: Uint8Array, length: number) => boolean = ACCEPT_ALL;
 
   private lock(d: MpaDirection, lock: LockResult): void {
     d.framingLostOpen = false;
@@ -638,8 +638,8 @@ export class MpaFlow implements FlowConsumer {
   }
 
   private reportMistake(d: MpaDirection, h: Hypothesis, first: FramedFpdu, rfc: FramerParams): void {
-    if (d.mistakesReported.has(h.id)) return;
-    d.mistakesReported.add(h.id);
+    if (d.mistakesReported?.has(h.id)) return;
+    (d.mistakesReported ??= new Set()).add(h.id);
     this.find(d, h.id, first.seq, d.log.framesIn(first.start, first.start + first.wireSize),
       `${h.describe(first, rfc, this.peerStartupName(d))} (FPDU at seq ${first.seq}); framing goes on under that reading, and FPDUs it changes are marked`);
   }
@@ -804,7 +804,7 @@ export class MpaFlow implements FlowConsumer {
     const pb = rep?.enhancedBlock ?? null;
     const p2p = !!(qb?.p2p && pb?.p2p);
     const rtr = p2p && pb ? (pb.rtr.send ? 'send' : pb.rtr.write ? 'write' : pb.rtr.read ? 'read' : null) : null;
-    this.upper = this.opts.upper({
+    this.upper = this.opts.upper(this, {
       rev: rep?.rev ?? req?.rev ?? null,
       initiatorDir: req ? req.dir : rep ? ((1 - rep.dir) as 0 | 1) : null,
       p2p,
@@ -814,6 +814,11 @@ export class MpaFlow implements FlowConsumer {
       replyIrd: pb?.ird ?? null,
       replyOrd: pb?.ord ?? null,
     });
+    return this.upper;
+  }
+
+  /** The layer above MPA once created (the owner's summary of a closed flow), else null. */
+  get upperInstance(): UpperLayer | null {
     return this.upper;
   }
 
@@ -918,7 +923,7 @@ export class MpaFlow implements FlowConsumer {
       this.checkResponderFirst(true);
       this.opts.onClosed?.(this);
     }
-    d.log.release();
+    d.releaseLog();
   }
 
   // ---------------------------------------------------------------- report
@@ -944,6 +949,10 @@ export class MpaFlow implements FlowConsumer {
 }
 
 const NONE: readonly MarkerInfo[] = [];
+/** Shared default for the injected checks (no function object per flow). */
+function ACCEPT_ALL(): boolean {
+  return true;
+}
 /** Octets held after a break before diagnosing with what there is: four of the largest FPDUs. */
 const DIAGNOSE_HOLD = 4 * 66 * 1024;
 
