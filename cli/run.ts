@@ -11,7 +11,7 @@ import { SEVERITY_RANK, type Finding, type Severity } from '../src/analysis/find
 import type { PacketRecord } from '../src/capture/packet.js';
 import { isGzipFile, openReason, readErrorRule } from '../src/capture/read-capture.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
-import { buildReport } from '../src/report/json-report.js';
+import { buildReport, writeReport } from '../src/report/json-report.js';
 import { buildJUnit } from '../src/report/junit.js';
 import { allRules } from '../src/analysis/rules-catalog.js';
 import { CaptureOrder, EventAssembler, groupFrame, isFpdu, type EventGroup } from '../src/report/events.js';
@@ -342,7 +342,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
 
   const statsBlock = o.stats.map((n) => statsText(n, r, sizes));
   if (o.json) {
-    io.out(JSON.stringify(buildReport(r), null, 1) + '\n');
+    writeReport(r, (s) => io.out(s)); // flow by flow: the document is never whole in memory
   } else if (o.ndjson) {
     for (const e of closingEvents(buildReport(r))) if (e['type'] !== 'flow' || !flowsOut.has(e['id'] as number)) line(JSON.stringify(e));
     flush();

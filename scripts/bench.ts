@@ -52,6 +52,9 @@ try {
   } catch {
     console.log('output bench: a case broke its bound (see the FAIL line above)');
   }
+  // Many flows: 100,000 one-segment TCP flows, `-q` and `--json` (target: seconds, < 300 MB).
+  console.log('many flows (per-flow state and the end-of-run report):');
+  execFileSync(process.execPath, [join(here, 'bench-flows.js')], { stdio: 'inherit' });
 } finally {
   if (!keep) unlinkSync(file);
 }

@@ -11,10 +11,11 @@ export class ByteLog {
   private used = 0;
   /** Stream offset of buf[0]. */
   base = 0;
-  /** Piece boundaries: start index in buf, frame, and whether the piece starts/ends a TCP segment. */
-  private starts: number[] = [];
-  private frames: number[] = [];
-  private segFlags: number[] = [];
+  /**
+   * Piece boundaries, three numbers a piece (one array, not three: a capture of 100,000 flows holds
+   * as many logs): start index in buf, frame, and whether the piece starts/ends a TCP segment.
+   */
+  private pieces: number[] = [];
 
   /** Allocated on first use: most directions never hold anything. */
   constructor() {
@@ -52,9 +53,7 @@ export class ByteLog {
   reset(base: number): void {
     this.base = base;
     this.used = 0;
-    this.starts.length = 0;
-    this.frames.length = 0;
-    this.segFlags.length = 0;
+    this.pieces.length = 0;
     this.shrink();
   }
 
@@ -62,54 +61,60 @@ export class ByteLog {
     const n = to - from;
     if (n <= 0) return;
     if (this.used + n > this.buf.length) {
-      // Start small: most held runs are a startup frame or a few segments.
-      let cap = Math.max(256, this.buf.length * 2);
-      while (cap < this.used + n) cap *= 2;
-      const nb = new Uint8Array(cap);
+      // Start small: most held runs are a startup frame or a few segments. A first piece gets its
+      // exact size from Node's shared pool (no ArrayBuffer of its own); later growth doubles.
+      let nb: Uint8Array;
+      if (this.buf.length === 0 && n <= 1024) nb = Buffer.allocUnsafe(n);
+      else {
+        let cap = Math.max(256, this.buf.length * 2);
+        while (cap < this.used + n) cap *= 2;
+        nb = new Uint8Array(cap);
+      }
       nb.set(this.buf.subarray(0, this.used));
       this.buf = nb;
     }
     this.buf.set(data.subarray(from, to), this.used);
-    this.starts.push(this.used);
-    this.frames.push(frame);
-    this.segFlags.push((segStart ? 1 : 0) | (segEnd ? 2 : 0));
+    this.pieces.push(this.used, frame, (segStart ? 1 : 0) | (segEnd ? 2 : 0));
     this.used += n;
   }
 
   /** Frame that carried stream offset `off`. */
   frameAt(off: number): number {
     const idx = off - this.base;
+    const p = this.pieces;
     let lo = 0;
-    let hi = this.starts.length - 1;
+    let hi = p.length / 3 - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= idx) lo = mid;
+      if (p[mid * 3]! <= idx) lo = mid;
       else hi = mid - 1;
     }
-    return this.frames[lo] ?? -1;
+    return p[lo * 3 + 1] ?? -1;
   }
 
   /** Frames carrying [from, to) stream offsets. */
   framesIn(from: number, to: number): number[] {
     const out: number[] = [];
-    for (let i = 0; i < this.starts.length; i++) {
-      const s = this.base + this.starts[i]!;
-      const e = this.base + (i + 1 < this.starts.length ? this.starts[i + 1]! : this.used);
-      if (e > from && s < to && out[out.length - 1] !== this.frames[i]) out.push(this.frames[i]!);
+    const p = this.pieces;
+    for (let i = 0; i < p.length; i += 3) {
+      const s = this.base + p[i]!;
+      const e = this.base + (i + 3 < p.length ? p[i + 3]! : this.used);
+      if (e > from && s < to && out[out.length - 1] !== p[i + 1]) out.push(p[i + 1]!);
     }
     return out;
   }
 
   /** Hands out the held pieces from stream offset `from` on, in order, as the reassembler would. */
   replay(from: number, fn: (data: Uint8Array, offset: number, frame: number, segStart: boolean, segEnd: boolean) => void): void {
-    for (let i = 0; i < this.starts.length; i++) {
-      const s = this.starts[i]!;
-      const e = i + 1 < this.starts.length ? this.starts[i + 1]! : this.used;
+    const p = this.pieces;
+    for (let i = 0; i < p.length; i += 3) {
+      const s = p[i]!;
+      const e = i + 3 < p.length ? p[i + 3]! : this.used;
       const off = this.base + s;
       if (this.base + e <= from) continue;
       const skip = Math.max(0, from - off);
-      const f = this.segFlags[i]!;
-      fn(this.buf.subarray(s + skip, e), off + skip, this.frames[i]!, skip === 0 && (f & 1) !== 0, (f & 2) !== 0);
+      const f = p[i + 2]!;
+      fn(this.buf.subarray(s + skip, e), off + skip, p[i + 1]!, skip === 0 && (f & 1) !== 0, (f & 2) !== 0);
     }
   }
 
@@ -120,18 +125,14 @@ export class ByteLog {
     this.buf.copyWithin(0, k, this.used);
     this.used -= k;
     this.base += k;
+    const p = this.pieces;
     let first = 0;
-    while (first + 1 < this.starts.length && this.starts[first + 1]! <= k) first++;
-    const exact = this.starts[first] === k;
-    this.starts.splice(0, first);
-    this.frames.splice(0, first);
-    this.segFlags.splice(0, first);
-    for (let i = 0; i < this.starts.length; i++) this.starts[i] = Math.max(0, this.starts[i]! - k);
-    if (this.used === 0) {
-      this.starts.length = 0;
-      this.frames.length = 0;
-      this.segFlags.length = 0;
-    } else if (!exact && this.segFlags.length > 0) this.segFlags[0] = this.segFlags[0]! & ~1; // first piece now starts mid-segment
+    while ((first + 1) * 3 < p.length && p[(first + 1) * 3]! <= k) first++;
+    const exact = p[first * 3] === k;
+    p.splice(0, first * 3);
+    for (let i = 0; i < p.length; i += 3) p[i] = Math.max(0, p[i]! - k);
+    if (this.used === 0) p.length = 0;
+    else if (!exact && p.length > 0) p[2] = p[2]! & ~1; // first piece now starts mid-segment
     if (!keepCapacity) this.shrink();
   }
 }

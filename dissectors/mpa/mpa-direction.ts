@@ -32,10 +32,21 @@ const RETAIN_BYTES = 256 * 1024;
 
 const HUNT_TRY_STEP = 2048;
 
+const NO_RETIRED = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 } as const;
+
 /** One direction of an MPA connection. */
 export class MpaDirection implements DirectionConsumer {
   state: State = 'scan';
-  readonly log = new ByteLog();
+  /** Held bytes, created on first use: a direction that never carries a byte allocates none. */
+  private heldLog: ByteLog | null = null;
+  get log(): ByteLog {
+    return (this.heldLog ??= new ByteLog());
+  }
+  /** The direction ended: its held bytes go with it. */
+  releaseLog(): void {
+    this.heldLog?.release();
+    this.heldLog = null;
+  }
   framer: FpduFramer | null = null;
   params: FramerParams | null = null;
   /** Stream offset of SeqStart (first octet after this sender's startup frame), when known. */
@@ -57,7 +68,7 @@ export class MpaDirection implements DirectionConsumer {
   afterError = 0;
   bytesSkipped = 0;
   // alignment counters of framers that have been retired
-  retired = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 };
+  retired: { segments: number; fpduAligned: number; headerAligned: number; spanning: number; markers: number } | null = null;
   consecutiveBad = 0;
   firstFpduFirstFrame: number | null = null;
   firstFpduLastFrame: number | null = null;
@@ -85,7 +96,7 @@ export class MpaDirection implements DirectionConsumer {
   /** The FPDU at this offset was already reported under RFC framing: re-framed only to mark it. */
   suppressStart: number | null = null;
   /** Rule ids of sender mistakes reported in this direction (once each). */
-  readonly mistakesReported = new Set<string>();
+  mistakesReported: Set<string> | null = null;
   senderMistake: string | null = null;
   senderMistakeFpdus = 0;
   /** A pad-not-zero finding held while the FPDU after it is in doubt (it may be a PAD mistake). */
@@ -194,11 +205,12 @@ export class MpaDirection implements DirectionConsumer {
   retireFramer(): void {
     const f = this.framer;
     if (!f) return;
-    this.retired.segments += f.segments;
-    this.retired.fpduAligned += f.fpduAligned;
-    this.retired.headerAligned += f.headerAligned;
-    this.retired.spanning += f.spanning;
-    this.retired.markers += f.markerCount;
+    const r = (this.retired ??= { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 });
+    r.segments += f.segments;
+    r.fpduAligned += f.fpduAligned;
+    r.headerAligned += f.headerAligned;
+    r.spanning += f.spanning;
+    r.markers += f.markerCount;
     this.framer = null;
   }
 
@@ -214,7 +226,7 @@ export class MpaDirection implements DirectionConsumer {
 
   summary(): MpaDirectionSummary {
     const f = this.framer;
-    const r = this.retired;
+    const r = this.retired ?? NO_RETIRED;
     return {
       from: this.info.from,
       to: this.info.to,

@@ -1,5 +1,5 @@
 import type { FindingSink } from '../../src/analysis/findings.js';
-import type { FlowConsumer, FlowHandle, EndReason } from '../../src/tcp/stream.js';
+import type { DirectionConsumer, FlowConsumer, FlowHandle, EndReason, StreamChunk } from '../../src/tcp/stream.js';
 import { crcHex } from './fields.js';
 import { MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
 import { findLock, LockSearch, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
@@ -27,7 +27,10 @@ export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlo
  * resynchronises after loss, and locks on mid-stream when the startup was not captured.
  */
 export class MpaFlow implements FlowConsumer {
-  readonly directions: [MpaDirection, MpaDirection];
+  /** What the reassembler feeds; each hands on to its MpaDirection, created on the direction's first event. */
+  readonly directions: readonly [DirectionConsumer, DirectionConsumer];
+  private dir0: MpaDirection | null = null;
+  private dir1: MpaDirection | null = null;
   request: StartupRecord | null = null;
   reply: StartupRecord | null = null;
   rejected = false;
@@ -46,7 +49,7 @@ export class MpaFlow implements FlowConsumer {
     private readonly out: MpaOutputs,
     private readonly opts: MpaFlowOptions = {},
   ) {
-    this.directions = [new MpaDirection(this, 0), new MpaDirection(this, 1)];
+    this.directions = [new DirectionSlot(this, 0), new DirectionSlot(this, 1)];
     this.holdBytes = opts.holdBytes ?? 256 * 1024;
     this.huntBudget = opts.huntBudget ?? 4 * 1024 * 1024;
     if (opts.forced) this.applyForced(opts.forced);
@@ -56,16 +59,31 @@ export class MpaFlow implements FlowConsumer {
     return this.detection !== null;
   }
 
+  /**
+   * One direction's state, created when first needed (its first byte, gap or end, or its peer's
+   * negotiation): 100,000 flows whose servers never send keep no state for those directions.
+   */
+  direction(dir: 0 | 1): MpaDirection {
+    const have = dir === 0 ? this.dir0 : this.dir1;
+    if (have) return have;
+    const d = new MpaDirection(this, dir);
+    if (dir === 0) this.dir0 = d;
+    else this.dir1 = d;
+    if (this.opts.forced) this.forceDirection(d, this.opts.forced);
+    return d;
+  }
+
   private applyForced(f: ForcedMpa): void {
     this.detection = 'forced';
     this.crc = f.crc;
-    for (const d of this.directions) {
-      d.forcedSeqStart = f.seqStart[d.dir];
-      // Frame from SeqStart once bytes arrive (its stream offset is known only then), else hunt.
-      d.state = d.forcedSeqStart !== null ? 'await' : 'hunt';
-      d.huntReason = 'midstream';
-      d.params = { markers: f.markers[d.dir], markerBase: 0, crc: f.crc };
-    }
+  }
+
+  private forceDirection(d: MpaDirection, f: ForcedMpa): void {
+    d.forcedSeqStart = f.seqStart[d.dir];
+    // Frame from SeqStart once bytes arrive (its stream offset is known only then), else hunt.
+    d.state = d.forcedSeqStart !== null ? 'await' : 'hunt';
+    d.huntReason = 'midstream';
+    d.params = { markers: f.markers[d.dir], markerBase: 0, crc: f.crc };
   }
 
   private find(d: MpaDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void {
@@ -73,7 +91,7 @@ export class MpaFlow implements FlowConsumer {
   }
 
   private peer(d: MpaDirection): MpaDirection {
-    return this.directions[1 - d.dir]!;
+    return this.direction(d.dir === 0 ? 1 : 0);
   }
 
   // ---------------------------------------------------------------- state machine
@@ -252,7 +270,7 @@ export class MpaFlow implements FlowConsumer {
     // Negotiation: once both frames are known, both directions can frame.
     if (this.request && this.reply && this.request.dir !== this.reply.dir) {
       this.crc = this.request.c || this.reply.c;
-      for (const x of this.directions) {
+      for (const x of [this.direction(0), this.direction(1)]) {
         if (x.state === 'await') this.resolveAwait(x, false);
       }
     }
@@ -406,10 +424,10 @@ export class MpaFlow implements FlowConsumer {
    * it accepts a DDP version that disagrees with the RDMAP version). Checked on every FPDU as it is
    * framed; the default accepts everything (no break detection without a layer above).
    */
-  framingPlausible: (head: Uint8Array, length: number) => boolean = () => true;
+  framingPlausible: (head: Uint8Array, length: number) => boolean = ACCEPT_ALL;
 
   /** Injected by the pipeline: DDP header plausibility (MPA itself knows nothing of DDP). */
-  plausible: (head: Uint8Array, length: number) => boolean = () => true;
+  plausible: (head: Uint8Array, length: number) => boolean = ACCEPT_ALL;
 
   private lock(d: MpaDirection, lock: LockResult): void {
     d.framingLostOpen = false;
@@ -638,8 +656,8 @@ export class MpaFlow implements FlowConsumer {
   }
 
   private reportMistake(d: MpaDirection, h: Hypothesis, first: FramedFpdu, rfc: FramerParams): void {
-    if (d.mistakesReported.has(h.id)) return;
-    d.mistakesReported.add(h.id);
+    if (d.mistakesReported?.has(h.id)) return;
+    (d.mistakesReported ??= new Set()).add(h.id);
     this.find(d, h.id, first.seq, d.log.framesIn(first.start, first.start + first.wireSize),
       `${h.describe(first, rfc, this.peerStartupName(d))} (FPDU at seq ${first.seq}); framing goes on under that reading, and FPDUs it changes are marked`);
   }
@@ -783,8 +801,8 @@ export class MpaFlow implements FlowConsumer {
   /** Decided once both first FPDUs are known (capture order, not processing order), or at the end. */
   private checkResponderFirst(final = false): void {
     if (this.responderFirstChecked || !this.request || !this.reply || this.request.dir === this.reply.dir) return;
-    const ini = this.directions[this.request.dir]!;
-    const res = this.directions[this.reply.dir]!;
+    const ini = this.direction(this.request.dir);
+    const res = this.direction(this.reply.dir);
     if (res.firstFpduFirstFrame === null) return;
     const iniDone = ini.firstFpduLastFrame;
     if (iniDone === null && !final) return;
@@ -804,7 +822,7 @@ export class MpaFlow implements FlowConsumer {
     const pb = rep?.enhancedBlock ?? null;
     const p2p = !!(qb?.p2p && pb?.p2p);
     const rtr = p2p && pb ? (pb.rtr.send ? 'send' : pb.rtr.write ? 'write' : pb.rtr.read ? 'read' : null) : null;
-    this.upper = this.opts.upper({
+    this.upper = this.opts.upper(this, {
       rev: rep?.rev ?? req?.rev ?? null,
       initiatorDir: req ? req.dir : rep ? ((1 - rep.dir) as 0 | 1) : null,
       p2p,
@@ -814,6 +832,11 @@ export class MpaFlow implements FlowConsumer {
       replyIrd: pb?.ird ?? null,
       replyOrd: pb?.ord ?? null,
     });
+    return this.upper;
+  }
+
+  /** The layer above MPA once created (the owner's summary of a closed flow), else null. */
+  get upperInstance(): UpperLayer | null {
     return this.upper;
   }
 
@@ -914,11 +937,11 @@ export class MpaFlow implements FlowConsumer {
     if (aborted) this.abortReported = true;
     if (this.isMpa) this.upperLayer()?.end(d.dir, reason, frame);
     d.state = 'ended';
-    if (this.directions[0].state === 'ended' && this.directions[1].state === 'ended') {
+    if (this.direction(0).state === 'ended' && this.direction(1).state === 'ended') {
       this.checkResponderFirst(true);
       this.opts.onClosed?.(this);
     }
-    d.log.release();
+    d.releaseLog();
   }
 
   // ---------------------------------------------------------------- report
@@ -938,12 +961,36 @@ export class MpaFlow implements FlowConsumer {
       reply: rep,
       crc: this.crc,
       rejected: this.rejected,
-      directions: [this.directions[0].summary(), this.directions[1].summary()],
+      directions: [this.direction(0).summary(), this.direction(1).summary()],
     };
   }
 }
 
+/** The reassembler's consumer for one direction: a few octets until the direction has an event. */
+class DirectionSlot implements DirectionConsumer {
+  constructor(
+    private readonly flow: MpaFlow,
+    private readonly dir: 0 | 1,
+  ) {}
+
+  data(c: StreamChunk): void {
+    this.flow.direction(this.dir).data(c);
+  }
+
+  gap(offset: number, seq: number, length: number): void {
+    this.flow.direction(this.dir).gap(offset, seq, length);
+  }
+
+  end(reason: EndReason, frame: number | null): void {
+    this.flow.direction(this.dir).end(reason, frame);
+  }
+}
+
 const NONE: readonly MarkerInfo[] = [];
+/** Shared default for the injected checks (no function object per flow). */
+function ACCEPT_ALL(): boolean {
+  return true;
+}
 /** Octets held after a break before diagnosing with what there is: four of the largest FPDUs. */
 const DIAGNOSE_HOLD = 4 * 66 * 1024;
 

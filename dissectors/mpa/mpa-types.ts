@@ -47,7 +47,8 @@ export interface ForcedMpa {
 
 export interface MpaFlowOptions {
   forced?: ForcedMpa | null;
-  upper?: (ctx: MpaContext) => UpperLayer;
+  /** Creates the layer above MPA for `flow` (one function shared by every flow: no closure per flow). */
+  upper?: (flow: MpaFlow, ctx: MpaContext) => UpperLayer;
   /** Held-bytes cap per direction while hunting or waiting for negotiation (default 256 KiB). */
   holdBytes?: number;
   /** Bytes a direction without startup frames is searched for mid-stream FPDUs (default 4 MiB). */

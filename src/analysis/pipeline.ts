@@ -4,7 +4,7 @@ import { PacketDecoder, type DecoderOptions } from '../net/decoder.js';
 import { Reassembler, type ReassemblyOptions, type TcpFlowStats } from '../tcp/reassembler.js';
 import type { FlowHandle } from '../tcp/stream.js';
 import { portOf } from '../net/segment.js';
-import { MpaFlow, type ForcedMpa, type FpduRecord, type MpaFlowSummary, type UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
+import { MpaFlow, type ForcedMpa, type FpduRecord, type MpaFlowOptions, type MpaFlowSummary, type UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
 import { plausibleDdpHeader, plausibleDdpSegmentStart } from '../../dissectors/ddp-rdmap/plausible.js';
@@ -112,6 +112,18 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
     ...(opts.onStartup ? { startup: opts.onStartup } : {}),
     ...(opts.onFpdu ? { fpdu: opts.onFpdu } : {}),
   };
+  // One options object and one set of callbacks for every flow (no closure per flow: 100,000 flows
+  // would otherwise carry 100,000 contexts). The flow is passed in, its upper layer read back from it.
+  const upperFactory = opts.upper;
+  type Upper = UpperLayer & { summary?(dir: 0 | 1): unknown };
+  const shared: MpaFlowOptions = {
+    ...(upperFactory ? { upper: (f: MpaFlow, ctx: MpaContext) => upperFactory.create(f.handle.id, ctx, findings, f.handle) } : {}),
+    onClosed: (f: MpaFlow) => {
+      const mpa = f.summary();
+      const up = f.upperInstance as Upper | null;
+      if (mpa) summaries.set(f.handle.id, { mpa, upper: up?.summary ? [up.summary(0), up.summary(1)] : null });
+    },
+  };
   const reasm = new Reassembler(
     findings,
     (h) => {
@@ -119,24 +131,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
       if (opts.dissect === false) return null;
       const spec = opts.forced?.find((f) => selects(f.selector, h));
       const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart } : null;
-      const upperFactory = opts.upper;
-      let upper: (UpperLayer & { summary?(dir: 0 | 1): unknown }) | null = null;
-      const flow = new MpaFlow(h, findings, outputs, {
-        forced,
-        ...(upperFactory
-          ? {
-              upper: (ctx: MpaContext) => {
-                upper = upperFactory.create(h.id, ctx, findings, h);
-                return upper;
-              },
-            }
-          : {}),
-        onClosed: (f) => {
-          const mpa = f.summary();
-          const up = upper as (UpperLayer & { summary?(dir: 0 | 1): unknown }) | null;
-          if (mpa) summaries.set(h.id, { mpa, upper: up?.summary ? [up.summary(0), up.summary(1)] : null });
-        },
-      });
+      const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
       flow.plausible = plausibleDdpHeader;
       flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed
       return flow;

@@ -39,10 +39,31 @@ function padEnd(s: string, n: number): string {
 
 /** Columns padded to their widest cell; `right` marks columns aligned right (numbers). */
 export function table(rows: string[][], right: readonly boolean[] = []): string {
-  const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? ''))));
-  return rows
-    .map((r) => r.map((c, i) => (right[i] ? pad(c, w[i]!) : padEnd(c, w[i]!))).join('  ').trimEnd())
-    .join('\n');
+  // Widths by a loop, not Math.max(...column): a spread of 100,000+ rows overflows the stack.
+  const w = rows[0]!.map(() => 0);
+  for (const r of rows) {
+    for (let i = 0; i < w.length; i++) {
+      const v = visible(r[i] ?? '');
+      if (v > w[i]!) w[i] = v;
+    }
+  }
+  let out = '';
+  for (let k = 0; k < rows.length; k++) {
+    if (k > 0) out += '\n';
+    out += rows[k]!.map((c, i) => (right[i] ? pad(c, w[i]!) : padEnd(c, w[i]!))).join('  ').trimEnd();
+  }
+  return out;
+}
+
+/** Every line of `text` at most `max` columns wide (without splitting it into an array of lines). */
+function fits(text: string, max: number): boolean {
+  for (let from = 0; from <= text.length; ) {
+    const nl = text.indexOf('\n', from);
+    const end = nl < 0 ? text.length : nl;
+    if (end - from > max && visible(text.slice(from, end)) > max) return false;
+    from = end + 1;
+  }
+  return true;
 }
 
 /** "1 TCP flow", "2 TCP flows": a count with its noun, singular for one. */
@@ -153,35 +174,52 @@ function compactFlowTable(r: AnalysisResult, st: Style): string {
   let text = '';
   for (const max of [40, 30, 24, 20, 16, 12]) {
     text = compactRows(r, st, max);
-    if (text.split('\n').every((l) => visible(l) <= FIT)) break;
+    if (fits(text, FIT)) break;
   }
   const note = st.dim('a/b: client→server/server→client. --wide: frames, bytes, alignment, gaps (also -z conv).');
   return `${text}\n${note}`;
 }
 
+/**
+ * The compact table, as table() lays it out, built row by row without holding every row's cells:
+ * one pass for the column widths, one for the text (100,000 flows: the cells would be tens of MB).
+ */
 function compactRows(r: AnalysisResult, st: Style, endpointMax: number): string {
-  const { errors, warnings } = findingCounts(r);
-  const rows: string[][] = [['Stream', 'Client → Server', 'MPA', 'Markers', 'CRC', 'FPDUs', 'Err/Warn', 'Closed']];
+  const counts = findingCounts(r);
+  const head = ['Stream', 'Client → Server', 'MPA', 'Markers', 'CRC', 'FPDUs', 'Err/Warn', 'Closed'];
+  const right = [true, false, false, false, false, false, false, false];
+  const w = head.map(visible);
   for (const f of r.flows) {
-    const t = f.tcp;
-    const d = t.directions;
-    const m = f.mpa;
-    const onoff = (b: boolean | null) => (b === null ? '?' : b ? 'on' : 'off');
-    const crcDir = (bad: number) => (!m || m.crc === null ? '?' : !m.crc ? 'off' : bad ? st.red(`${bad} bad`) : 'ok');
-    const nErr = errors.get(t.id) ?? 0;
-    const nWarn = warnings.get(t.id) ?? 0;
-    rows.push([
-      String(streamNumber(t.id)),
-      `${shortEndpoint(t.client, endpointMax)} → ${shortEndpoint(t.server, endpointMax)}`,
-      m ? mpaShort(m) : '-',
-      m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : '-',
-      m ? `${crcDir(m.directions[0].crcErrors)}/${crcDir(m.directions[1].crcErrors)}` : '-',
-      m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : '-',
-      `${nErr ? st.red(String(nErr)) : '0'}/${nWarn ? st.yellow(String(nWarn)) : '0'}`,
-      d.map((x) => x.closed ?? '-').join('/'),
-    ]);
+    const c = compactRow(f, st, endpointMax, counts);
+    for (let i = 0; i < w.length; i++) {
+      const v = visible(c[i] ?? '');
+      if (v > w[i]!) w[i] = v;
+    }
   }
-  return table(rows, [true, false, false, false, false, false, false, false]);
+  const line = (c: readonly string[]) => c.map((x, i) => (right[i] ? pad(x, w[i]!) : padEnd(x, w[i]!))).join('  ').trimEnd();
+  let out = line(head);
+  for (const f of r.flows) out += '\n' + line(compactRow(f, st, endpointMax, counts));
+  return out;
+}
+
+function compactRow(f: AnalysisResult['flows'][number], st: Style, endpointMax: number, { errors, warnings }: ReturnType<typeof findingCounts>): string[] {
+  const t = f.tcp;
+  const d = t.directions;
+  const m = f.mpa;
+  const onoff = (b: boolean | null) => (b === null ? '?' : b ? 'on' : 'off');
+  const crcDir = (bad: number) => (!m || m.crc === null ? '?' : !m.crc ? 'off' : bad ? st.red(`${bad} bad`) : 'ok');
+  const nErr = errors.get(t.id) ?? 0;
+  const nWarn = warnings.get(t.id) ?? 0;
+  return [
+    String(streamNumber(t.id)),
+    `${shortEndpoint(t.client, endpointMax)} → ${shortEndpoint(t.server, endpointMax)}`,
+    m ? mpaShort(m) : '-',
+    m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : '-',
+    m ? `${crcDir(m.directions[0].crcErrors)}/${crcDir(m.directions[1].crcErrors)}` : '-',
+    m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : '-',
+    `${nErr ? st.red(String(nErr)) : '0'}/${nWarn ? st.yellow(String(nWarn)) : '0'}`,
+    d.map((x) => x.closed ?? '-').join('/'),
+  ];
 }
 
 /** Every column, however wide (--wide). */
