@@ -20,6 +20,7 @@ import { parseAutostop, parseRing, startLive } from './live.js';
 import { BACKENDS, type BackendChoice } from '../src/capture/live/open-live.js';
 import { interfacesText, listInterfaces } from '../src/capture/live/interfaces.js';
 import { runPeerCli } from './peer.js';
+import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The sample shipped in captures/, analyzed when no capture is given. */
@@ -264,11 +265,7 @@ async function main(rawArgv: string[]): Promise<number> {
     rules: undash(args.rules) ?? null,
     mpa: args.mpa ?? [],
     checksums: args.checksums,
-    reassembly: {
-      maxBufferedPerFlow: mib(args['tcp-buffer-flow'], '--tcp-buffer-flow'),
-      maxBufferedTotal: mib(args['tcp-buffer-total'], '--tcp-buffer-total'),
-      reorderWindow: mib(args['tcp-reorder-window'], '--tcp-reorder-window'),
-    },
+    reassembly: reassemblyOptions(args),
     wide: args.wide === true,
     allowTruncated: args['allow-truncated'] === true,
     fields: fieldsFormat,
@@ -367,14 +364,19 @@ async function tuiCommand(
     rules: undash(args.rules) ?? null,
     mpa: args.mpa ?? [],
     checksums: args.checksums,
-    reassembly: {
-      maxBufferedPerFlow: mib(args['tcp-buffer-flow'], '--tcp-buffer-flow'),
-      maxBufferedTotal: mib(args['tcp-buffer-total'], '--tcp-buffer-total'),
-      reorderWindow: mib(args['tcp-reorder-window'], '--tcp-reorder-window'),
-    },
+    reassembly: reassemblyOptions(args),
   });
   // The capture may still be being read in the background: quitting does not wait for it.
   process.exit(code);
+}
+
+/** The TCP reassembly limits from their MiB options (each checked by mib()). */
+function reassemblyOptions(args: { 'tcp-buffer-flow': number; 'tcp-buffer-total': number; 'tcp-reorder-window': number }): ReassemblyOptions {
+  return {
+    maxBufferedPerFlow: mib(args['tcp-buffer-flow'], '--tcp-buffer-flow'),
+    maxBufferedTotal: mib(args['tcp-buffer-total'], '--tcp-buffer-total'),
+    reorderWindow: mib(args['tcp-reorder-window'], '--tcp-reorder-window'),
+  };
 }
 
 /** A size option given in MiB, checked (a usage error names the option). */

@@ -102,14 +102,7 @@ export async function runTui(o: TuiOptions): Promise<number> {
   }
   if (o.live) return runLiveTui(o, o.live);
   if (o.capture === '-') throw new UsageError('tui reads keys from the terminal, so it cannot read the capture from standard input; give a file');
-  if (o.displayFilter !== null && o.displayFilter.trim() !== '') {
-    try {
-      compileFilter(o.displayFilter, knownField, addressWord);
-    } catch (e) {
-      if (e instanceof FilterError) throw new UsageError(`-Y: column ${e.column}: ${formatFilterError(o.displayFilter, e)}`);
-      throw e;
-    }
-  }
+  checkDisplayFilter(o.displayFilter);
   const { options, thresholds } = analysisOptions(o);
   const source = await fileSource(o.capture, options, thresholds);
   const model = new CaptureModel(source);
@@ -125,14 +118,7 @@ export async function runTui(o: TuiOptions): Promise<number> {
 }
 
 async function runLiveTui(o: TuiOptions, a: TuiLiveArgs): Promise<number> {
-  if (o.displayFilter !== null && o.displayFilter.trim() !== '') {
-    try {
-      compileFilter(o.displayFilter, knownField, addressWord);
-    } catch (e) {
-      if (e instanceof FilterError) throw new UsageError(`-Y: column ${e.column}: ${formatFilterError(o.displayFilter, e)}`);
-      throw e;
-    }
-  }
+  checkDisplayFilter(o.displayFilter);
   const { options, thresholds } = analysisOptions(o);
   // Throws the one-line LiveCaptureError (no backend, unknown interface) before the UI starts.
   const { source, started } = liveSource(a, options, thresholds);
@@ -157,4 +143,15 @@ async function runLiveTui(o: TuiOptions, a: TuiLiveArgs): Promise<number> {
   if (code === 0 && model.state === 'failed') code = 2;
   source.frames.close();
   return code;
+}
+
+/** -Y is checked before the terminal is taken, so a bad filter is the CLI's one line with the caret. */
+function checkDisplayFilter(text: string | null): void {
+  if (text === null || text.trim() === '') return;
+  try {
+    compileFilter(text, knownField, addressWord);
+  } catch (e) {
+    if (e instanceof FilterError) throw new UsageError(`-Y: column ${e.column}: ${formatFilterError(text, e)}`);
+    throw e;
+  }
 }

@@ -202,12 +202,19 @@ function compactRows(r: AnalysisResult, st: Style, endpointMax: number): string 
   return out;
 }
 
+/** How the flow tables say a direction's markers (on/off) and CRC (ok, N bad, off; ? before negotiation). */
+function directionWords(m: AnalysisResult['flows'][number]['mpa'], st: Style): { onoff: (b: boolean | null) => string; crcDir: (bad: number) => string } {
+  return {
+    onoff: (b) => (b === null ? '?' : b ? 'on' : 'off'),
+    crcDir: (bad) => (!m || m.crc === null ? '?' : !m.crc ? 'off' : bad ? st.red(`${bad} bad`) : 'ok'),
+  };
+}
+
 function compactRow(f: AnalysisResult['flows'][number], st: Style, endpointMax: number, { errors, warnings }: ReturnType<typeof findingCounts>): string[] {
   const t = f.tcp;
   const d = t.directions;
   const m = f.mpa;
-  const onoff = (b: boolean | null) => (b === null ? '?' : b ? 'on' : 'off');
-  const crcDir = (bad: number) => (!m || m.crc === null ? '?' : !m.crc ? 'off' : bad ? st.red(`${bad} bad`) : 'ok');
+  const { onoff, crcDir } = directionWords(m, st);
   const nErr = errors.get(t.id) ?? 0;
   const nWarn = warnings.get(t.id) ?? 0;
   return [
@@ -230,8 +237,7 @@ function wideFlowTable(r: AnalysisResult, st: Style): string {
     const t = f.tcp;
     const d = t.directions;
     const m = f.mpa;
-    const onoff = (b: boolean | null) => (b === null ? '?' : b ? 'on' : 'off');
-    const crcDir = (bad: number) => (!m || m.crc === null ? '?' : !m.crc ? 'off' : bad ? st.red(`${bad} bad`) : 'ok');
+    const { onoff, crcDir } = directionWords(m, st);
     const nErr = errors.get(t.id) ?? 0;
     const nWarn = warnings.get(t.id) ?? 0;
     rows.push([
