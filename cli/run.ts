@@ -15,8 +15,8 @@ import { buildReport, writeReport } from '../src/report/json-report.js';
 import { buildJUnit } from '../src/report/junit.js';
 import { allRules } from '../src/analysis/rules-catalog.js';
 import { CaptureOrder, EventAssembler, groupFrame, isFpdu, type EventGroup } from '../src/report/events.js';
-import { addressWord, EventFields, filterType, knownField, recordTree, type FieldGetter } from '../src/report/fields.js';
-import { compileFilter, formatFilterError, FilterError, type CompiledFilter } from '../src/report/filter/filter.js';
+import { compileEventFilter, EventFields, recordTree, type FieldGetter } from '../src/report/fields.js';
+import { formatFilterError, FilterError, type CompiledFilter } from '../src/report/filter/filter.js';
 import { FileFrames, WindowFrames, type FrameStore } from '../src/report/frame-store.js';
 import { recordDump } from '../src/report/hexdump.js';
 import { closingEvents, findingEvent, fpduEvent, startupEvent } from '../src/report/ndjson.js';
@@ -87,7 +87,7 @@ function failed(r: AnalysisResult, failOn: FailOn): boolean {
 function compileOption(flag: string, text: string | null): CompiledFilter | null {
   if (text === null || text.trim() === '') return null;
   try {
-    return compileFilter(text, knownField, addressWord, filterType);
+    return compileEventFilter(text);
   } catch (e) {
     if (e instanceof FilterError) {
       const hint = /is neither a field nor a protocol name/.test(e.message) ? '\n(mpa-dissect fields lists the field names)' : '';

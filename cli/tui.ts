@@ -9,8 +9,8 @@ import { defaultUpper } from '../src/analysis/upper.js';
 import type { AnalysisOptions } from '../src/analysis/pipeline.js';
 import { FileFrames, WindowFrames } from '../src/report/frame-store.js';
 import { loadRulesFile } from '../src/report/rules-file.js';
-import { addressWord, knownField } from '../src/report/fields.js';
-import { compileFilter, FilterError, formatFilterError } from '../src/report/filter/filter.js';
+import { compileEventFilter } from '../src/report/fields.js';
+import { FilterError, formatFilterError } from '../src/report/filter/filter.js';
 import { NO_THRESHOLDS } from '../src/report/threshold-rules.js';
 import { CaptureModel, type TuiSource } from '../src/tui/capture-model.js';
 import { ViewModel } from '../src/tui/view-model.js';
@@ -149,7 +149,7 @@ async function runLiveTui(o: TuiOptions, a: TuiLiveArgs): Promise<number> {
 function checkDisplayFilter(text: string | null): void {
   if (text === null || text.trim() === '') return;
   try {
-    compileFilter(text, knownField, addressWord);
+    compileEventFilter(text);
   } catch (e) {
     if (e instanceof FilterError) throw new UsageError(`-Y: column ${e.column}: ${formatFilterError(text, e)}`);
     throw e;

@@ -8,8 +8,8 @@ import { basename } from 'node:path';
 import type { TreeNode } from '../analysis/fields.js';
 import type { Finding } from '../analysis/findings.js';
 import { isFpdu, type EventGroup } from '../report/events.js';
-import { addressWord, EventFields, knownField } from '../report/fields.js';
-import { compileFilter, FilterError, formatFilterError, type CompiledFilter } from '../report/filter/filter.js';
+import { compileEventFilter, EventFields } from '../report/fields.js';
+import { FilterError, formatFilterError, type CompiledFilter } from '../report/filter/filter.js';
 import { FrameExport } from '../report/pcap-export.js';
 import { nodeText } from '../report/tree-text.js';
 import { bytesLines, fieldSpan } from './bytes-pane.js';
@@ -660,7 +660,7 @@ export class ViewModel {
   private checkFilter(text: string): { compiled: CompiledFilter | null; lines: Line[] } {
     if (text.trim() === '') return { compiled: null, lines: [] };
     try {
-      return { compiled: compileFilter(text, knownField, addressWord), lines: [] };
+      return { compiled: compileEventFilter(text), lines: [] };
     } catch (err) {
       if (!(err instanceof FilterError)) throw err;
       const msg = formatFilterError(text, err).split('\n');

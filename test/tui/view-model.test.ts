@@ -124,6 +124,18 @@ describe('view model: errors.pcap', () => {
     expect(vm.filterText).toBe('');
   });
 
+  it('a filter with a type error is refused in the prompt as -Y refuses it (tshark type checks)', async () => {
+    const { vm } = await openModel(capture('errors.pcap'));
+    vm.key('/', '/');
+    type(vm, 'iwarp_ddp.msn == "abc"');
+    vm.key('enter');
+    expect(vm.prompt()).not.toBeNull();
+    const err = vm.filterError();
+    expect(err[0]).toMatch(/cannot be converted from a string \("abc"\)/);
+    expect(err[2]).toBe('                     ^~~~~');
+    expect(vm.visibleCount()).toBe(15);
+  });
+
   it('n and N jump between PDUs with findings', async () => {
     const { vm } = await openModel(capture('errors.pcap'));
     const ix = vm.model.index;
