@@ -228,9 +228,11 @@ export class EventFields {
     const rec = g.record ? this.recordSource(g.record) : null;
     return {
       record: rec ? joined([rec, ...g.findings.map((x) => this.findingSource(x, false))]) : null,
+      // A finding line's own frames, stream and endpoints come first, so its frame.number lists the
+      // frames the finding names once (not the record's again); the record adds its protocol fields.
       findings: g.findings.map((x) => {
         const own = this.findingSource(x, true);
-        return rec ? joined([own, rec]) : own;
+        return rec ? (name) => own(name) ?? rec(name) : own;
       }),
     };
   }

@@ -198,6 +198,14 @@ describe('tshark habits', () => {
     expect(rows).toContain('9,58,mpa.crc-mismatch');
     expect(r.stdout).not.toContain('Flows');
   });
+  it('-T fields: a finding line lists the frames it names once, not again with its record\'s', () => {
+    const r = cli(['-T', 'fields', '-e', 'frame.number', '-e', 'finding.rule', 'errors.pcap']);
+    const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const findingRows = rows.filter(([, rule]) => rule !== '' && !rule!.includes(','));
+    expect(findingRows.length).toBeGreaterThan(5);
+    for (const [frames] of rows) expect(new Set(frames!.split(',')).size).toBe(frames!.split(',').length);
+    expect(rows).toContainEqual(['9,10,11', 'mpa.after-error']);
+  });
   it('-T fields refuses unknown fields and -e without -T fields, as tshark does', () => {
     const a = cli(['-T', 'fields', '-e', 'iwarp_mpa.nope', 'golden.pcap']);
     expect(a.code).toBe(2);
