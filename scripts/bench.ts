@@ -22,7 +22,7 @@ if (!existsSync(file)) {
   console.log(`generated ${file}: ${(g.bytes / 1e6).toFixed(0)} MB, ${g.packets} packets, ${g.fpdus} FPDUs in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 }
 const mb = statSync(file).size / 1e6;
-console.log(`CRC32c implementation: ${crc32cImplementation === 'native' ? 'native (@node-rs/crc32)' : 'JS (slicing-by-16)'}`);
+console.log(`CRC32c implementation: ${crc32cImplementation() === 'native' ? 'native (@node-rs/crc32)' : 'JS (slicing-by-16)'}`);
 const targets = { read: { mbps: 1000, rss: 200 }, dissect: { mbps: 500, rss: 200 } };
 try {
   for (const mode of ['read', 'dissect'] as const) {
