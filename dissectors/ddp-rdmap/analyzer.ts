@@ -198,7 +198,9 @@ function bswap64(v: bigint): bigint {
 interface HistoryEntry {
   seq: number;
   frames: readonly number[];
+  /** The segment's leading ULPDU octets; only the first `length` are compared (a DDP header at most). */
   bytes: Uint8Array;
+  length: number;
   findings: SegmentFinding[];
 }
 
@@ -358,10 +360,15 @@ export class DdpFlowAnalyzer {
     st.seenAny = true;
 
     // Remember the header octets for a later Terminate from the peer (it copies them).
-    const hist: HistoryEntry = { seq: u.seq, frames: rec.frames, bytes: u.head.subarray(0, Math.min(u.head.length, DDP_UNTAGGED_HEADER_LEN)), findings: rec.findings };
-    if (st.history.length < this.historySize) st.history.push(hist);
+    // The ring's entries are reused once it is full (an entry is read only by matchHistory).
+    if (st.history.length < this.historySize) st.history.push({ seq: u.seq, frames: rec.frames, bytes: u.head, length: Math.min(u.head.length, DDP_UNTAGGED_HEADER_LEN), findings: rec.findings });
     else {
-      st.history[st.historyPos] = hist;
+      const hist = st.history[st.historyPos]!;
+      hist.seq = u.seq;
+      hist.frames = rec.frames;
+      hist.bytes = u.head;
+      hist.length = Math.min(u.head.length, DDP_UNTAGGED_HEADER_LEN);
+      hist.findings = rec.findings;
       st.historyPos = (st.historyPos + 1) % this.historySize;
     }
 
@@ -565,7 +572,11 @@ export class DdpFlowAnalyzer {
       q = { expected: null, open: new Map(), missing: new Set(), epoch: st.lossEpoch };
       st.queues.set(p.qn, q);
     }
-    let m = q.open.get(p.msn);
+    // Single-segment opcodes (Read Request, Terminate, RFC 7306) end with their one segment even
+    // without L: that is reported once (rdmap.not-single-segment), not again as a missing L.
+    const ends = p.ddp.l || OPCODE_SPECS[p.rdmap.opcode]?.single === true;
+    let inTable = true;
+    let m = q.open.size === 0 ? undefined : q.open.get(p.msn);
     if (m) {
       if (p.mo !== m.length && p.mo === bswap32(m.length) && m.length !== 0) {
         // MO in host order (SoftUiWarp after the first segment): one finding per direction.
@@ -610,15 +621,15 @@ export class DdpFlowAnalyzer {
       }
       m = this.open(u, st, p, { qn: p.qn, msn: p.msn, stag: null, to: null, startSeen: p.mo === 0, rtr: rec.rtr !== null });
       m.length = p.mo;
-      q.open.set(p.msn, m);
+      // A message that ends with this segment is never looked up: it does not enter the table.
+      inTable = !ends;
+      if (inTable) q.open.set(p.msn, m);
       this.pairUntaggedStart(u, st, p, rec, m);
     }
     q.epoch = st.lossEpoch;
     this.append(u, st, m, p, rec);
-    // Single-segment opcodes (Read Request, Terminate, RFC 7306) end with their one segment even
-    // without L: that is reported once (rdmap.not-single-segment), not again as a missing L.
-    if (p.ddp.l || OPCODE_SPECS[p.rdmap.opcode]?.single === true) {
-      q.open.delete(p.msn);
+    if (ends) {
+      if (inTable) q.open.delete(p.msn);
       this.close(u.dir, st, m, p.ddp.l);
     }
   }
@@ -891,7 +902,7 @@ export class DdpFlowAnalyzer {
     // Newest first: the ring's newest entry sits just before historyPos once it has wrapped.
     for (let k = 1; k <= n; k++) {
       const e = peer.history[(peer.historyPos - k + n * 2) % n]!;
-      if (e.bytes.length < bytes.length) continue;
+      if (e.length < bytes.length) continue;
       let same = true;
       for (let i = 0; i < bytes.length; i++) {
         if (e.bytes[i] !== bytes[i]) {
