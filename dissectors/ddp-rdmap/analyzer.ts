@@ -21,6 +21,7 @@ import {
   type OpcodeKey,
 } from './fields.js';
 import { ddpSummary, hex32, hex64 } from './tree.js';
+import { HeaderHistory, type HistoryHit } from './header-history.js';
 
 export type RtrKind = 'send' | 'write' | 'read';
 export type Dir = 0 | 1;
@@ -195,14 +196,6 @@ function bswap64(v: bigint): bigint {
   return r;
 }
 
-interface HistoryEntry {
-  seq: number;
-  frames: readonly number[];
-  /** The segment's leading ULPDU octets; only the first `length` are compared (a DDP header at most). */
-  bytes: Uint8Array;
-  length: number;
-  findings: SegmentFinding[];
-}
 
 interface NotedError {
   code: number;
@@ -239,8 +232,10 @@ class DirState {
   atomics = new Map<number, { seq: number; frames: readonly number[] }>();
   /** Any pairing seen: after it, the capture has the requests. */
   pairedResponse = false;
-  history: HistoryEntry[] = [];
-  historyPos = 0;
+  history: HeaderHistory<SegmentFinding[]>;
+  constructor(historySize: number) {
+    this.history = new HeaderHistory(historySize);
+  }
   /** Incremented for every capture gap and every segment left out; compared with per-queue epochs. */
   lossEpoch = 0;
   lastLoss: string | null = null;
@@ -286,7 +281,7 @@ function framesText(f: readonly number[]): string {
 }
 
 export class DdpFlowAnalyzer {
-  private readonly dirs: [DirState, DirState] = [new DirState(), new DirState()];
+  private readonly dirs: [DirState, DirState];
   /** Connection-wide DDP/RDMAP version once established (RFC 5044 App. C: same in both directions). */
   private connVersion: { v: number; seq: number; frames: readonly number[] } | null = null;
   private readonly maxOpen: number;
@@ -302,6 +297,7 @@ export class DdpFlowAnalyzer {
   ) {
     this.maxOpen = Math.max(1, opts.maxOpenMessages ?? 64);
     this.historySize = Math.max(1, opts.historySize ?? 64);
+    this.dirs = [new DirState(this.historySize), new DirState(this.historySize)];
     this.maxReads = Math.max(1, opts.maxOutstandingReads ?? 4096);
     this.maxPerRule = Math.max(1, opts.maxFindingsPerRule ?? 100);
   }
@@ -360,17 +356,7 @@ export class DdpFlowAnalyzer {
     st.seenAny = true;
 
     // Remember the header octets for a later Terminate from the peer (it copies them).
-    // The ring's entries are reused once it is full (an entry is read only by matchHistory).
-    if (st.history.length < this.historySize) st.history.push({ seq: u.seq, frames: rec.frames, bytes: u.head, length: Math.min(u.head.length, DDP_UNTAGGED_HEADER_LEN), findings: rec.findings });
-    else {
-      const hist = st.history[st.historyPos]!;
-      hist.seq = u.seq;
-      hist.frames = rec.frames;
-      hist.bytes = u.head;
-      hist.length = Math.min(u.head.length, DDP_UNTAGGED_HEADER_LEN);
-      hist.findings = rec.findings;
-      st.historyPos = (st.historyPos + 1) % this.historySize;
-    }
+    st.history.add(u.seq, rec.frames, u.head, rec.findings);
 
     // Every decoded segment counts by opcode, CRC-bad ones too (report-schema byOpcode).
     this.count(st, pdu.rdmap ? opcodeKey(pdu.rdmap.opcode) : 'unknown');
@@ -895,24 +881,10 @@ export class DdpFlowAnalyzer {
     if (!st.terminated) st.terminated = { seq: u.seq, frames: rec.frames };
   }
 
-  private matchHistory(peer: DirState, bytes: Uint8Array): HistoryEntry | null {
+  private matchHistory(peer: DirState, bytes: Uint8Array): HistoryHit<SegmentFinding[]> | null {
     const want = (bytes[0] ?? 0) & 0x80 ? DDP_TAGGED_HEADER_LEN : DDP_UNTAGGED_HEADER_LEN;
     if (bytes.length < Math.min(want, 2)) return null;
-    const n = peer.history.length;
-    // Newest first: the ring's newest entry sits just before historyPos once it has wrapped.
-    for (let k = 1; k <= n; k++) {
-      const e = peer.history[(peer.historyPos - k + n * 2) % n]!;
-      if (e.length < bytes.length) continue;
-      let same = true;
-      for (let i = 0; i < bytes.length; i++) {
-        if (e.bytes[i] !== bytes[i]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return e;
-    }
-    return null;
+    return peer.history.match(bytes);
   }
 
   /** The MPA error (or wrong RTR) that explains an LLP Terminate with `code`. */
