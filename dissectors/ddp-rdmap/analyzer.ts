@@ -229,7 +229,11 @@ class DirState {
   /** Read Requests this direction sent that the peer has not answered yet, oldest first. */
   outstanding: OutstandingRead[] = [];
   /** Atomic Requests this direction sent, by Request Identifier. */
-  atomics = new Map<number, { seq: number; frames: readonly number[] }>();
+  private atomicsLazy: Map<number, { seq: number; frames: readonly number[] }> | null = null;
+  /** Created on first use (most directions never need it: 100,000 flows would hold 200,000). */
+  get atomics(): Map<number, { seq: number; frames: readonly number[] }> {
+    return (this.atomicsLazy ??= new Map<number, { seq: number; frames: readonly number[] }>());
+  }
   /** Any pairing seen: after it, the capture has the requests. */
   pairedResponse = false;
   history: HeaderHistory<SegmentFinding[]>;
@@ -244,10 +248,18 @@ class DirState {
   terminated: { seq: number; frames: readonly number[] } | null = null;
   afterTerminateReported = false;
   ended = false;
-  reported = new Map<string, number>();
+  private reportedLazy: Map<string, number> | null = null;
+  /** Created on first use (most directions never need it: 100,000 flows would hold 200,000). */
+  get reported(): Map<string, number> {
+    return (this.reportedLazy ??= new Map<string, number>());
+  }
   lastFpdu: { seq: number; size: number } | null = null;
   /** Fields this direction was found to send byte-swapped (reported once each). */
-  byteOrderReported = new Set<string>();
+  private byteOrderReportedLazy: Set<string> | null = null;
+  /** Created on first use (most directions never need it: 100,000 flows would hold 200,000). */
+  get byteOrderReported(): Set<string> {
+    return (this.byteOrderReportedLazy ??= new Set<string>());
+  }
   /** Why the last loss epoch began: a bad CRC names itself instead of capture loss. */
   lastLossKind: 'capture' | 'crc' | 'other' = 'capture';
 }

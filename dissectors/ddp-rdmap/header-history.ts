@@ -16,12 +16,15 @@ export interface HistoryHit<F> {
 
 const FIRST_SIZE = 4;
 
+const NO_BYTES = new Uint8Array(0);
+
 export class HeaderHistory<F> {
-  private bytes = new Uint8Array(0);
-  private lengths = new Uint8Array(0);
-  private seqs = new Float64Array(0);
-  private frames: (readonly number[])[] = [];
-  private findings: F[] = [];
+  /** Header octets, DDP_UNTAGGED_HEADER_LEN per slot: allocated on the first segment, doubled up to `size` slots. */
+  private bytes = NO_BYTES;
+  private readonly lengths: number[] = [];
+  private readonly seqs: number[] = [];
+  private readonly frames: (readonly number[])[] = [];
+  private readonly findings: F[] = [];
   /** Entries held, and the slot the next one goes to once the ring is full. */
   private n = 0;
   private pos = 0;
@@ -36,8 +39,12 @@ export class HeaderHistory<F> {
   add(seq: number, frames: readonly number[], head: Uint8Array, findings: F): void {
     let slot: number;
     if (this.n < this.size) {
-      if (this.n === this.lengths.length) this.grow();
       slot = this.n++;
+      if (slot * DDP_UNTAGGED_HEADER_LEN >= this.bytes.length) {
+        const b = new Uint8Array(Math.min(this.size, Math.max(FIRST_SIZE, 2 * slot)) * DDP_UNTAGGED_HEADER_LEN);
+        b.set(this.bytes);
+        this.bytes = b;
+      }
     } else {
       slot = this.pos;
       this.pos = (this.pos + 1) % this.size;
@@ -49,19 +56,6 @@ export class HeaderHistory<F> {
     this.seqs[slot] = seq;
     this.frames[slot] = frames;
     this.findings[slot] = findings;
-  }
-
-  private grow(): void {
-    const cap = Math.min(this.size, Math.max(FIRST_SIZE, this.lengths.length * 2));
-    const b = new Uint8Array(cap * DDP_UNTAGGED_HEADER_LEN);
-    b.set(this.bytes);
-    this.bytes = b;
-    const l = new Uint8Array(cap);
-    l.set(this.lengths);
-    this.lengths = l;
-    const s = new Float64Array(cap);
-    s.set(this.seqs);
-    this.seqs = s;
   }
 
   /** The newest segment whose header starts with `want` (all of it), or null. */
