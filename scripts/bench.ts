@@ -99,8 +99,8 @@ function median(xs: Timed[]): Timed {
   return s[Math.floor((s.length - 1) / 2)]!;
 }
 
-function repeat(cmd: string[], dir: string): Timed {
-  return median(Array.from({ length: RUNS }, () => timed(cmd, dir)));
+function repeat(cmd: string[], dir: string, runs = RUNS): Timed {
+  return median(Array.from({ length: runs }, () => timed(cmd, dir)));
 }
 
 const hasTshark = spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -139,9 +139,15 @@ const results: CaseResult[] = [];
 const started = Date.now();
 const fmt = (n: number, d = 0): string => n.toFixed(d);
 try {
-  const startup = repeat([process.execPath, CLI, '--json', join(root, 'captures', 'sample.pcap')], dir);
-  const bare = repeat([process.execPath, '-e', '0'], dir);
-  console.log(`start-up: --json captures/sample.pcap ${fmt(startup.seconds * 1000)} ms, node -e 0 ${fmt(bare.seconds * 1000)} ms: fixed cost ${fmt((startup.seconds - bare.seconds) * 1000)} ms (target <= 60 ms)`);
+  // Start-up is short and the machine shared: a median of 9 runs each, wall and CPU.
+  const startup = repeat([process.execPath, CLI, '--json', join(root, 'captures', 'sample.pcap')], dir, 9);
+  const bare = repeat([process.execPath, '-e', '0'], dir, 9);
+  const fixedMs = (startup.seconds - bare.seconds) * 1000;
+  const fixedCpuMs = (startup.cpuSeconds - bare.cpuSeconds) * 1000;
+  console.log(
+    `start-up: --json captures/sample.pcap ${fmt(startup.seconds * 1000)} ms (CPU ${fmt(startup.cpuSeconds * 1000)}), node -e 0 ${fmt(bare.seconds * 1000)} ms (CPU ${fmt(bare.cpuSeconds * 1000)}): ` +
+      `fixed cost ${fmt(fixedMs)} ms wall, ${fmt(fixedCpuMs)} ms CPU (target <= 60 ms)`,
+  );
   console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cores} cores (wall figures stretch with it; CPU figures less)`);
   console.log(`CRC32c: ${crc32cImplementation() === 'native' ? 'native (@node-rs/crc32)' : 'JS (slicing-by-16)'}; ${cores} cores; runs per figure: ${RUNS}${quick ? '; --quick sizes' : ''}`);
   for (const c of cases) {
@@ -223,7 +229,7 @@ try {
     );
   }
   console.log(`\n* tshark timed on the first ${fmt(TSHARK_PREFIX / MB)} MB and extrapolated; "x tshark" is our MB/s over tshark's.`);
-  console.log(`start-up fixed cost: ${fmt((startup.seconds - bare.seconds) * 1000)} ms (target <= 60 ms: ${startup.seconds - bare.seconds <= 0.06 ? 'met' : 'not met'})`);
+  console.log(`start-up fixed cost: ${fmt(fixedMs)} ms wall, ${fmt(fixedCpuMs)} ms CPU (target <= 60 ms: ${fixedMs <= 60 ? 'met' : 'not met'} on the wall clock)`);
   if (lin && base) console.log(`linearity: (f) runs at ${fmt(lin.run.mbps)} MB/s, (a) at ${fmt(base.run.mbps)} MB/s`);
   const id = commit();
   const outDir = join(root, 'bench', 'results');
@@ -241,7 +247,7 @@ try {
         loadAverage: loadavg(),
         cores,
         crc32c: crc32cImplementation(),
-        startup: { seconds: startup.seconds, nodeSeconds: bare.seconds, fixedMs: (startup.seconds - bare.seconds) * 1000, rssMB: startup.rssMB },
+        startup: { seconds: startup.seconds, cpuSeconds: startup.cpuSeconds, nodeSeconds: bare.seconds, nodeCpuSeconds: bare.cpuSeconds, fixedMs, fixedCpuMs, rssMB: startup.rssMB },
         threadsOption: hasThreads,
         tshark: hasTshark,
         cases: results,
