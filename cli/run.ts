@@ -12,23 +12,17 @@ import type { PacketRecord } from '../src/capture/packet.js';
 import { isGzipFile, openReason, readErrorRule } from '../src/capture/read-capture.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 import { buildReport, writeReport } from '../src/report/json-report.js';
-import { buildJUnit } from '../src/report/junit.js';
-import { allRules } from '../src/analysis/rules-catalog.js';
 import { CaptureOrder, EventAssembler, groupFrame, isFpdu, type EventGroup } from '../src/report/events.js';
-import { compileEventFilter, EventFields, recordTree, type FieldGetter } from '../src/report/fields.js';
-import { formatFilterError, FilterError, type CompiledFilter } from '../src/report/filter/filter.js';
-import { FileFrames, WindowFrames, type FrameStore } from '../src/report/frame-store.js';
-import { recordDump } from '../src/report/hexdump.js';
-import { closingEvents, findingEvent, fpduEvent, startupEvent } from '../src/report/ndjson.js';
-import { FrameExport } from '../src/report/pcap-export.js';
-import { Progress } from '../src/report/progress.js';
-import { loadRulesFile, type RulesConfig } from '../src/report/rules-file.js';
-import { FpduSizes, statsText, type StatName } from '../src/report/stats.js';
+import type { FieldGetter } from '../src/report/fields.js';
+import type { CompiledFilter } from '../src/report/filter/filter.js';
+import type { FrameStore } from '../src/report/frame-store.js';
+import type { Progress } from '../src/report/progress.js';
+import type { RulesConfig } from '../src/report/rules-file.js';
+import type { FpduSizes, StatName } from '../src/report/stats.js';
 import { findingLine, fpduLine, makeStyle, plural, startupLine, summaryText, type Style } from '../src/report/text.js';
 import { NO_THRESHOLDS, thresholdFindings } from '../src/report/threshold-rules.js';
-import { treeLines } from '../src/report/tree-text.js';
 import { parseForcedMpa, UsageError } from './options.js';
-import { fieldsHeader, fieldsRow, type FieldsFormat } from './fields-output.js';
+import type { FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason } from './output.js';
 import type { LiveHooks } from './live.js';
 import { flowJson } from '../src/report/json-report.js';
@@ -84,8 +78,10 @@ function failed(r: AnalysisResult, failOn: FailOn): boolean {
 }
 
 /** Compiles a filter option, turning a bad filter into a usage error that points at the column. */
-function compileOption(flag: string, text: string | null): CompiledFilter | null {
+async function compileOption(flag: string, text: string | null): Promise<CompiledFilter | null> {
   if (text === null || text.trim() === '') return null;
+  const { formatFilterError, FilterError } = await import('../src/report/filter/filter.js');
+  const { compileEventFilter } = await import('../src/report/fields.js');
   try {
     return compileEventFilter(text);
   } catch (e) {
@@ -142,9 +138,15 @@ const isCaptureFinding = (f: Finding): boolean => f.rule === 'capture.truncated'
 export async function run(o: RunOptions, io: RunIo): Promise<number> {
   checkCombinations(o);
   const forced = o.mpa.map(parseForcedMpa);
-  const config: RulesConfig | null = o.rules !== null ? loadRulesFile(o.rules) : null;
-  const display = compileOption('-Y', o.displayFilter);
-  const writeFilter = compileOption('--write-filter', o.writeFilter);
+  const config: RulesConfig | null = o.rules !== null ? (await import('../src/report/rules-file.js')).loadRulesFile(o.rules) : null;
+  const display = await compileOption('-Y', o.displayFilter);
+  const writeFilter = await compileOption('--write-filter', o.writeFilter);
+  // What only some outputs need is loaded only for them (start-up cost: see README, Benchmarks).
+  const fieldsOut = o.fields ? await import('./fields-output.js') : null;
+  const trees = o.verbose ? { ...(await import('../src/report/tree-text.js')), ...(await import('../src/report/fields.js')) } : null;
+  const hexdump = o.hex ? await import('../src/report/hexdump.js') : null;
+  const ndjson = o.ndjson ? await import('../src/report/ndjson.js') : null;
+  const statsMod = o.stats.length > 0 ? await import('../src/report/stats.js') : null;
   if (o.junit !== null) checkWritable(o.junit, '--junit', o.capture);
   if (o.write !== null && !o.live) checkWritable(o.write, '-w', o.capture); // live: the ring writer opens its files
   const started = Date.now();
@@ -175,7 +177,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const eventLine = (s: string): void => {
     groupLines.push(s);
   };
-  if (fieldsFmt?.header) line(fieldsHeader(fieldsFmt));
+  if (fieldsFmt?.header) line(fieldsOut!.fieldsHeader(fieldsFmt));
 
   const stdin = o.capture === '-';
   // A pipe given by name (a FIFO, /dev/fd/N) cannot be read twice either: keep copies as for stdin.
@@ -184,13 +186,16 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   let store: FrameStore | null = null;
   // Live, -w writes every captured packet (the hooks do), not the frames behind findings.
   const exportFrames = o.write !== null && !o.live;
-  if (o.hex || exportFrames) store = stream ? new WindowFrames() : await FileFrames.open(o.capture);
-  const exporter = exportFrames && store ? new FrameExport(store, stream) : null;
+  if (o.hex || exportFrames) {
+    const { FileFrames, WindowFrames } = await import('../src/report/frame-store.js');
+    store = stream ? new WindowFrames() : await FileFrames.open(o.capture);
+  }
+  const exporter = exportFrames && store ? new (await import('../src/report/pcap-export.js')).FrameExport(store, stream) : null;
 
   const flows = new Map<number, { client: string; server: string }>();
   const fields =
     display || writeFilter || fieldsFmt
-      ? new EventFields((flow, from) => {
+      ? new (await import('../src/report/fields.js')).EventFields((flow, from) => {
           const fl = flow === null ? undefined : flows.get(flow);
           if (!fl || from === null) return null;
           return from === fl.client ? fl.server : from === fl.server ? fl.client : null;
@@ -235,18 +240,18 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     const shown: Finding[] = shownIdx.map((i) => g.findings[i]!);
     groupLines = [];
     if (fieldsFmt) {
-      if (shownRec) eventLine(fieldsRow(fieldsFmt, got!.record!));
-      for (const i of shownIdx) if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsRow(fieldsFmt, got!.findings[i]!));
-    } else if (o.ndjson) {
-      if (shownRec) eventLine(JSON.stringify(isFpdu(shownRec) ? fpduEvent(shownRec) : startupEvent(shownRec)));
-      for (const f of shown) eventLine(JSON.stringify(findingEvent(f)));
+      if (shownRec) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.record!));
+      for (const i of shownIdx) if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.findings[i]!));
+    } else if (ndjson) {
+      if (shownRec) eventLine(JSON.stringify(isFpdu(shownRec) ? ndjson.fpduEvent(shownRec) : ndjson.startupEvent(shownRec)));
+      for (const f of shown) eventLine(JSON.stringify(ndjson.findingEvent(f)));
     } else {
       const time = rel(g.tsSec, g.tsNsec);
       if (shownRec) eventLine(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : startupLine(shownRec, time, st));
       for (const f of shown) if (!quietRules.has(f.rule) && !isCaptureFinding(f)) eventLine(findingLine(f, st));
       if (shownRec && (o.verbose || o.hex)) {
-        if (o.verbose) for (const l of treeLines(recordTree(shownRec))) eventLine(l);
-        if (o.hex && store) for (const l of recordDump(shownRec, store, st)) eventLine(l);
+        if (trees) for (const l of trees.treeLines(trees.recordTree(shownRec))) eventLine(l);
+        if (hexdump && store) for (const l of hexdump.recordDump(shownRec, store, st)) eventLine(l);
         eventLine('');
       }
     }
@@ -259,7 +264,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   };
 
   const assembler = needEvents ? new EventAssembler(onGroup, o.lineBuffered) : null;
-  const sizes = o.stats.includes('fpdu-sizes') ? new FpduSizes() : null;
+  const sizes: FpduSizes | null = statsMod && o.stats.includes('fpdu-sizes') ? new statsMod.FpduSizes() : null;
 
   let progress: Progress | null = null;
   if (o.progress) {
@@ -271,7 +276,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
         total = null;
       }
     }
-    progress = new Progress(io.err, total);
+    progress = new (await import('../src/report/progress.js')).Progress(io.err, total);
   }
 
   const onPacket = (p: PacketRecord): void => {
@@ -340,11 +345,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     return 2;
   }
 
-  const statsBlock = o.stats.map((n) => statsText(n, r, sizes));
+  const statsBlock = o.stats.map((n) => statsMod!.statsText(n, r, sizes));
   if (o.json) {
     writeReport(r, (s) => io.out(s)); // flow by flow: the document is never whole in memory
-  } else if (o.ndjson) {
-    for (const e of closingEvents(buildReport(r))) if (e['type'] !== 'flow' || !flowsOut.has(e['id'] as number)) line(JSON.stringify(e));
+  } else if (ndjson) {
+    for (const e of ndjson.closingEvents(buildReport(r))) if (e['type'] !== 'flow' || !flowsOut.has(e['id'] as number)) line(JSON.stringify(e));
     flush();
   } else if (fieldsFmt) {
     flush();
@@ -360,7 +365,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // With a JSON form on standard output, human tables go to stderr so the JSON stays parseable.
   if (o.json || o.ndjson) for (const s of statsBlock) io.err(`${s}\n\n`);
 
-  if (o.junit !== null) writeJUnit(o, r, (Date.now() - started) / 1000);
+  if (o.junit !== null) await writeJUnit(o, r, (Date.now() - started) / 1000);
   if (exporter && o.write !== null) {
     let res;
     try {
@@ -384,7 +389,9 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   return failed(r, o.failOn) ? 1 : 0;
 }
 
-function writeJUnit(o: RunOptions, r: AnalysisResult, seconds: number): void {
+async function writeJUnit(o: RunOptions, r: AnalysisResult, seconds: number): Promise<void> {
+  const { buildJUnit } = await import('../src/report/junit.js');
+  const { allRules } = await import('../src/analysis/rules-catalog.js');
   const xml = buildJUnit({
     timeSeconds: seconds,
     captureName: o.capture === '-' ? '<stdin>' : o.capture,

@@ -1,60 +1,277 @@
 /**
- * `npm run bench`: generates a 1 GB MPA capture (markers and CRC both ways), then times
- * (1) reading + TCP reassembly and (2) full dissection (MPA framing, markers, CRC32c, DDP/RDMAP),
- * each in its own process, and prints MB/s, packets/s and peak RSS against the targets.
- * BENCH_BYTES overrides the size; BENCH_FILE reuses an existing capture.
+ * `npm run bench [-- --quick] [-- --runs N] [-- --extras]`: generates the captures of issue 11's
+ * cases, then times the whole `mpa-dissect` process on each (start-up included, output to
+ * /dev/null), side by side with a bare record walk in Node (scripts/bench-walk.ts) and tshark on a
+ * prefix of the same file, and with `--threads 1` vs `--threads N` when this build has the option.
+ * Prints a table and writes bench/results/<commit>.json. --quick uses smaller sizes (about a
+ * minute); --extras also runs the older terminal-UI, stalled-pipe and one-segment-flows benches.
+ *
+ * Cases: (a) 1 GB one flow, markers + CRC both ways, 1448-octet segments cut across FPDUs;
+ * (b) 1 GB of small FPDUs packed several per segment; (c) 10,000 concurrent flows; (d) 100,000
+ * concurrently open flows (mostly startup, --json streamed); (e) heavy reordering and loss;
+ * (f) 4 GB of (a), for linearity. Each generated file is deleted once its case is measured.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, statSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateBenchCapture } from './bench-generate.js';
+import { generateShapedCapture, MIXED_SIZES, SMALL_SIZES, type BenchShape } from './bench-generate.js';
+import { writePrefix } from './bench-walk.js';
 import { crc32cImplementation } from '../dissectors/mpa/crc32c.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const size = Number(process.env['BENCH_BYTES'] ?? 1e9);
-const keep = !!process.env['BENCH_FILE'];
-const file = process.env['BENCH_FILE'] ?? join(tmpdir(), `mpa-dissect-bench-${process.pid}.pcap`);
-if (!existsSync(file)) {
-  const t = Date.now();
-  const g = generateBenchCapture(file, size);
-  console.log(`generated ${file}: ${(g.bytes / 1e6).toFixed(0)} MB, ${g.packets} packets, ${g.fpdus} FPDUs in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+const root = join(here, '..', '..');
+const CLI = join(here, '..', 'cli', 'main.js');
+const WALK = join(here, 'bench-walk.js');
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const extras = argv.includes('--extras');
+const runsIdx = argv.indexOf('--runs');
+const RUNS = runsIdx >= 0 ? Math.max(1, Number(argv[runsIdx + 1])) : 1;
+/** tshark is timed on this much of each capture (it runs at tens of MB/s) and extrapolated. */
+const TSHARK_PREFIX = quick ? 10e6 : 30e6;
+const TSHARK_TIMEOUT_MS = 120_000;
+
+interface Case {
+  id: string;
+  name: string;
+  bytes: number;
+  shape: BenchShape;
+  /** CLI arguments besides the file (the output goes to /dev/null). */
+  args: string[];
+  target: { mbps?: number; rssMB?: number; note?: string };
+  threads: boolean;
 }
-const mb = statSync(file).size / 1e6;
-console.log(`CRC32c implementation: ${crc32cImplementation === 'native' ? 'native (@node-rs/crc32)' : 'JS (slicing-by-16)'}`);
-const targets = { read: { mbps: 1000, rss: 200 }, dissect: { mbps: 500, rss: 200 } };
+
+const MB = 1e6;
+const cases: Case[] = [
+  { id: 'a', name: '1 flow, markers+CRC, 1448-octet segments', bytes: quick ? 200 * MB : 1000 * MB, shape: { sizes: MIXED_SIZES }, args: ['-q'], target: { mbps: 1000, rssMB: 200 }, threads: true },
+  { id: 'b', name: 'small FPDUs, several per segment', bytes: quick ? 100 * MB : 1000 * MB, shape: { sizes: SMALL_SIZES }, args: ['-q'], target: {}, threads: false },
+  {
+    id: 'c',
+    name: '10,000 concurrent flows',
+    bytes: quick ? 150 * MB : 700 * MB,
+    shape: { concurrent: 10_000, perConnection: ((quick ? 150 : 700) * MB * 1.2) / 10_000 },
+    args: ['-q'],
+    target: { mbps: 500, rssMB: 300 },
+    threads: true,
+  },
+  {
+    id: 'd',
+    name: `${quick ? '20,000' : '100,000'} open flows, --json`,
+    bytes: 1e12, // bounded by the flow count: every flow opens, carries a few FPDUs, closes at the end
+    shape: { concurrent: quick ? 20_000 : 100_000, fpdusPerConnection: 6, closeAtEnd: true, sizes: SMALL_SIZES },
+    args: ['--json'],
+    target: { mbps: 100, rssMB: 1000 },
+    threads: true,
+  },
+  { id: 'e', name: 'reordering (5%) and loss (0.2%)', bytes: quick ? 50 * MB : 200 * MB, shape: { reorder: 0.05, loss: 0.002, perConnection: 1e15 }, args: ['-q'], target: {}, threads: false },
+  { id: 'f', name: `${quick ? '800 MB' : '4 GB'} of (a), linearity`, bytes: quick ? 800 * MB : 4000 * MB, shape: { sizes: MIXED_SIZES }, args: ['-q'], target: { note: 'MB/s as (a)' }, threads: false },
+];
+
+interface Timed {
+  /** Wall seconds, start to exit. */
+  seconds: number;
+  /** User + system CPU seconds: what the run cost when other work shares the cores. */
+  cpuSeconds: number;
+  rssMB: number;
+  code: number | null;
+}
+
+/** One whole-process run under /usr/bin/time (peak RSS), standard output to /dev/null. */
+function timed(cmd: string[], dir: string, timeoutMs = 600_000): Timed {
+  const tf = join(dir, 'time.txt');
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', '-o', tf, ...cmd], { stdio: ['ignore', 'ignore', 'ignore'], timeout: timeoutMs, env: { ...process.env, NO_COLOR: '1' } });
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  let fields = [0, 0, 0];
+  try {
+    fields = readFileSync(tf, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+  } catch {
+    fields = [0, 0, 0];
+  }
+  return { seconds, cpuSeconds: (fields[1] ?? 0) + (fields[2] ?? 0), rssMB: (fields[0] ?? 0) / 1024, code: r.status };
+}
+
+function median(xs: Timed[]): Timed {
+  const s = [...xs].sort((p, q) => p.seconds - q.seconds);
+  return s[Math.floor((s.length - 1) / 2)]!;
+}
+
+function repeat(cmd: string[], dir: string, runs = RUNS): Timed {
+  return median(Array.from({ length: runs }, () => timed(cmd, dir)));
+}
+
+const hasTshark = spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status === 0;
+const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' }).stdout ?? '';
+const hasThreads = /--threads\b/.test(help);
+const cores = availableParallelism();
+
+function commit(): string {
+  try {
+    const id = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${id}-dirty` : id;
+  } catch {
+    return 'unknown';
+  }
+}
+
+interface CaseResult {
+  id: string;
+  name: string;
+  file: { bytes: number; packets: number; fpdus: number; connections: number; generateSeconds: number };
+  run: Timed & { mbps: number; fpdusPerSec: number };
+  walk: Timed & { mbps: number };
+  /** Our time / the bare walk's. */
+  walkRatio: number;
+  tshark: { prefixBytes: number; seconds: number; mbps: number; ratio: number; note: string } | null;
+  tsharkNote: string | null;
+  threads: { n: number; one: Timed; many: Timed; speedup: number } | null;
+  threadsNote: string | null;
+  target: Case['target'];
+  met: { mbps: boolean | null; rss: boolean | null };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mpa-bench-'));
+const results: CaseResult[] = [];
+const started = Date.now();
+const fmt = (n: number, d = 0): string => n.toFixed(d);
 try {
-  for (const mode of ['read', 'dissect'] as const) {
-    // One warm-up for the page cache, then the measured run.
-    const run = () => JSON.parse(execFileSync(process.execPath, [join(here, 'bench-run.js'), mode, file], { encoding: 'utf8' })) as { seconds: number; packets: number; fpdus: number; errors: number; maxRssMB: number };
-    run();
-    const r = run();
-    const mbps = mb / r.seconds;
-    const t = targets[mode];
+  // Start-up is short and the machine shared: a median of 9 runs each, wall and CPU.
+  const startup = repeat([process.execPath, CLI, '--json', join(root, 'captures', 'sample.pcap')], dir, 9);
+  const bare = repeat([process.execPath, '-e', '0'], dir, 9);
+  const fixedMs = (startup.seconds - bare.seconds) * 1000;
+  const fixedCpuMs = (startup.cpuSeconds - bare.cpuSeconds) * 1000;
+  console.log(
+    `start-up: --json captures/sample.pcap ${fmt(startup.seconds * 1000)} ms (CPU ${fmt(startup.cpuSeconds * 1000)}), node -e 0 ${fmt(bare.seconds * 1000)} ms (CPU ${fmt(bare.cpuSeconds * 1000)}): ` +
+      `fixed cost ${fmt(fixedMs)} ms wall, ${fmt(fixedCpuMs)} ms CPU (target <= 60 ms)`,
+  );
+  console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cores} cores (wall figures stretch with it; CPU figures less)`);
+  console.log(`CRC32c: ${crc32cImplementation() === 'native' ? 'native (@node-rs/crc32)' : 'JS (slicing-by-16)'}; ${cores} cores; runs per figure: ${RUNS}${quick ? '; --quick sizes' : ''}`);
+  for (const c of cases) {
+    const file = join(dir, `case-${c.id}.pcap`);
+    const g0 = Date.now();
+    const g = generateShapedCapture(file, c.bytes, c.shape);
+    const size = statSync(file).size;
+    const file_ = { bytes: size, packets: g.packets, fpdus: g.fpdus, connections: g.connections, generateSeconds: (Date.now() - g0) / 1000 };
+    const run = repeat([process.execPath, CLI, ...c.args, file], dir);
+    const walk = repeat([process.execPath, WALK, file], dir);
+    let tshark: CaseResult['tshark'] = null;
+    let tsharkNote: string | null = null;
+    if (!hasTshark) tsharkNote = 'tshark not installed';
+    else {
+      const prefix = join(dir, 'prefix.pcap');
+      const pb = size > TSHARK_PREFIX ? writePrefix(file, prefix, TSHARK_PREFIX) : size;
+      const pf = size > TSHARK_PREFIX ? prefix : file;
+      const t = timed(['tshark', '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-r', pf, '-Y', 'iwarp_mpa', '-T', 'fields', '-e', 'iwarp_mpa.crc_check'], dir, TSHARK_TIMEOUT_MS);
+      if (t.code === null) tsharkNote = `tshark did not finish ${fmt(pb / MB)} MB within ${TSHARK_TIMEOUT_MS / 1000} s`;
+      else {
+        const mbps = pb / MB / t.seconds;
+        tshark = { prefixBytes: pb, seconds: t.seconds, mbps, ratio: size / MB / run.seconds / mbps, note: pb < size ? `first ${fmt(pb / MB)} MB, extrapolated` : 'whole file' };
+      }
+      rmSync(prefix, { force: true });
+    }
+    let threads: CaseResult['threads'] = null;
+    let threadsNote: string | null = null;
+    if (!c.threads) threadsNote = 'not a many-flow case';
+    else if (!hasThreads) threadsNote = 'this build has no --threads';
+    else {
+      const one = repeat([process.execPath, CLI, '--threads', '1', ...c.args, file], dir);
+      const many = repeat([process.execPath, CLI, '--threads', String(cores), ...c.args, file], dir);
+      threads = { n: cores, one, many, speedup: one.seconds / many.seconds };
+    }
+    rmSync(file, { force: true });
+    const mbps = size / MB / run.seconds;
+    const r: CaseResult = {
+      id: c.id,
+      name: c.name,
+      file: file_,
+      run: { ...run, mbps, fpdusPerSec: g.fpdus / run.seconds },
+      walk: { ...walk, mbps: size / MB / walk.seconds },
+      walkRatio: run.seconds / walk.seconds,
+      tshark,
+      tsharkNote,
+      threads,
+      threadsNote,
+      target: c.target,
+      met: { mbps: c.target.mbps === undefined ? null : mbps >= c.target.mbps, rss: c.target.rssMB === undefined ? null : run.rssMB < c.target.rssMB },
+    };
+    results.push(r);
     console.log(
-      `${mode === 'read' ? 'read + reassemble' : 'full dissection '}: ${mbps.toFixed(0)} MB/s, ${(r.packets / r.seconds / 1e3).toFixed(0)} kpackets/s, ` +
-        `peak RSS ${r.maxRssMB.toFixed(0)} MB${mode === 'dissect' ? `, ${r.fpdus} FPDUs, ${r.errors} errors` : ''}` +
-        `  [target > ${t.mbps} MB/s: ${mbps >= t.mbps ? 'met' : 'NOT met'}; RSS < ${t.rss} MB: ${r.maxRssMB < t.rss ? 'met' : 'NOT met'}]`,
+      `(${c.id}) ${c.name}: ${fmt(size / MB)} MB, ${g.connections} flows, ${g.fpdus} FPDUs (generated in ${fmt(file_.generateSeconds, 1)} s): ` +
+        `${fmt(run.seconds, 2)} s (CPU ${fmt(run.cpuSeconds, 2)} s), ${fmt(mbps)} MB/s, ${fmt(r.run.fpdusPerSec / 1e3)} k FPDUs/s, peak RSS ${fmt(run.rssMB)} MB, exit ${run.code}; ` +
+        `bare walk ${fmt(walk.seconds, 2)} s (x${fmt(r.walkRatio, 1)}); ` +
+        (tshark ? `tshark ${fmt(tshark.mbps, 1)} MB/s on the ${tshark.note} (we are x${fmt(tshark.ratio, 1)} faster)` : `tshark: ${tsharkNote}`) +
+        (threads ? `; --threads 1 ${fmt(threads.one.seconds, 2)} s, --threads ${threads.n} ${fmt(threads.many.seconds, 2)} s (x${fmt(threads.speedup, 2)})` : ''),
     );
   }
-  // The terminal UI on the same capture: peak RSS while it is read and browsed (target < 300 MB).
-  const tui = JSON.parse(execFileSync(process.execPath, [join(here, 'bench-tui.js'), file], { encoding: 'utf8' })) as { readSeconds: number; firstFlowMs: number | null; maxStallMs: number; items: number; indexMB: number; middlePduMs: number; maxRssMB: number };
-  console.log(
-    `terminal UI      : read in ${tui.readSeconds.toFixed(1)} s, first flow after ${tui.firstFlowMs?.toFixed(0) ?? '-'} ms, longest event-loop stall ${tui.maxStallMs.toFixed(0)} ms, ` +
-      `${tui.items} items in a ${tui.indexMB.toFixed(0)} MB index, a PDU rebuilt from the file in ${tui.middlePduMs.toFixed(0)} ms, peak RSS ${tui.maxRssMB.toFixed(0)} MB` +
-      `  [RSS < 300 MB: ${tui.maxRssMB < 300 ? 'met' : 'NOT met'}; stall < 100 ms: ${tui.maxStallMs < 100 ? 'met' : 'NOT met'}]`,
-  );
-  // Output into a stalled pipe: back-pressure and memory on hostile outputs (bound 300 MB).
-  console.log('output into a stalled pipe (256k zero-length FPDUs; 1M empty records):');
-  try {
-    execFileSync(process.execPath, [join(here, 'bench-output.js')], { stdio: 'inherit' });
-  } catch {
-    console.log('output bench: a case broke its bound (see the FAIL line above)');
+  const lin = results.find((r) => r.id === 'f');
+  const base = results.find((r) => r.id === 'a');
+
+  // The table (README's Benchmarks section is copied from it).
+  const verdict = (r: CaseResult): string => {
+    const t = r.target;
+    const parts: string[] = [];
+    if (t.mbps !== undefined) parts.push(`>= ${t.mbps} MB/s: ${r.met.mbps ? 'met' : `not met (${fmt((100 * r.run.mbps) / t.mbps)}%)`}`);
+    if (t.rssMB !== undefined) parts.push(`RSS < ${t.rssMB} MB: ${r.met.rss ? 'met' : 'not met'}`);
+    if (r.id === 'f' && base) parts.push(`${fmt((100 * r.run.mbps) / base.run.mbps)}% of (a)'s MB/s`);
+    return parts.join('; ') || '-';
+  };
+  console.log('\n| case | size | wall (CPU) | MB/s wall (CPU) | FPDUs/s | peak RSS | x bare walk | x tshark | --threads 1 / N | target (wall) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    console.log(
+      `| (${r.id}) ${r.name} | ${fmt(r.file.bytes / MB)} MB | ${fmt(r.run.seconds, 2)} s (${fmt(r.run.cpuSeconds, 2)} s) | ${fmt(r.run.mbps)} (${fmt(r.file.bytes / MB / r.run.cpuSeconds)}) | ${fmt(r.run.fpdusPerSec / 1e3)} k | ${fmt(r.run.rssMB)} MB | ` +
+        `${fmt(r.walkRatio, 1)} | ${r.tshark ? `${fmt(r.tshark.ratio, 1)}${r.tshark.prefixBytes < r.file.bytes ? '*' : ''}` : 'n/a'} | ` +
+        `${r.threads ? `${fmt(r.threads.one.seconds, 2)} / ${fmt(r.threads.many.seconds, 2)} s (x${fmt(r.threads.speedup, 2)})` : r.threadsNote} | ${verdict(r)} |`,
+    );
   }
-  // Many flows: 100,000 one-segment TCP flows, `-q` and `--json` (target: seconds, < 300 MB).
-  console.log('many flows (per-flow state and the end-of-run report):');
-  execFileSync(process.execPath, [join(here, 'bench-flows.js')], { stdio: 'inherit' });
+  console.log(`\n* tshark timed on the first ${fmt(TSHARK_PREFIX / MB)} MB and extrapolated; "x tshark" is our MB/s over tshark's.`);
+  console.log(`start-up fixed cost: ${fmt(fixedMs)} ms wall, ${fmt(fixedCpuMs)} ms CPU (target <= 60 ms: ${fixedMs <= 60 ? 'met' : 'not met'} on the wall clock)`);
+  if (lin && base) console.log(`linearity: (f) runs at ${fmt(lin.run.mbps)} MB/s, (a) at ${fmt(base.run.mbps)} MB/s`);
+  const id = commit();
+  const outDir = join(root, 'bench', 'results');
+  mkdirSync(outDir, { recursive: true });
+  const out = join(outDir, `${id}${quick ? '-quick' : ''}.json`);
+  writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        commit: id,
+        date: new Date().toISOString(),
+        quick,
+        runs: RUNS,
+        node: process.versions.node,
+        loadAverage: loadavg(),
+        cores,
+        crc32c: crc32cImplementation(),
+        startup: { seconds: startup.seconds, cpuSeconds: startup.cpuSeconds, nodeSeconds: bare.seconds, nodeCpuSeconds: bare.cpuSeconds, fixedMs, fixedCpuMs, rssMB: startup.rssMB },
+        threadsOption: hasThreads,
+        tshark: hasTshark,
+        cases: results,
+        totalSeconds: (Date.now() - started) / 1000,
+      },
+      null,
+      1,
+    ) + '\n',
+  );
+  console.log(`wrote ${out} (whole bench ${fmt((Date.now() - started) / 1000)} s)`);
+
+  if (extras) {
+    // The older benches: terminal UI model, output into a stalled pipe, 100,000 one-segment flows.
+    const tuiFile = join(dir, 'tui.pcap');
+    generateShapedCapture(tuiFile, quick ? 200 * MB : 1000 * MB, { sizes: MIXED_SIZES });
+    const tui = JSON.parse(execFileSync(process.execPath, [join(here, 'bench-tui.js'), tuiFile], { encoding: 'utf8' })) as { readSeconds: number; firstFlowMs: number | null; maxStallMs: number; items: number; indexMB: number; middlePduMs: number; maxRssMB: number };
+    rmSync(tuiFile, { force: true });
+    console.log(
+      `terminal UI: read in ${fmt(tui.readSeconds, 1)} s, first flow after ${tui.firstFlowMs?.toFixed(0) ?? '-'} ms, longest event-loop stall ${fmt(tui.maxStallMs)} ms, ` +
+        `${tui.items} items in a ${fmt(tui.indexMB)} MB index, a PDU rebuilt from the file in ${fmt(tui.middlePduMs)} ms, peak RSS ${fmt(tui.maxRssMB)} MB`,
+    );
+    spawnSync(process.execPath, [join(here, 'bench-output.js')], { stdio: 'inherit' });
+    spawnSync(process.execPath, [join(here, 'bench-flows.js')], { stdio: 'inherit' });
+  }
 } finally {
-  if (!keep) unlinkSync(file);
+  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
 }

@@ -21,6 +21,7 @@ import {
   type OpcodeKey,
 } from './fields.js';
 import { ddpSummary, hex32, hex64 } from './tree.js';
+import { HeaderHistory, type HistoryHit } from './header-history.js';
 
 export type RtrKind = 'send' | 'write' | 'read';
 export type Dir = 0 | 1;
@@ -195,12 +196,6 @@ function bswap64(v: bigint): bigint {
   return r;
 }
 
-interface HistoryEntry {
-  seq: number;
-  frames: readonly number[];
-  bytes: Uint8Array;
-  findings: SegmentFinding[];
-}
 
 interface NotedError {
   code: number;
@@ -234,11 +229,17 @@ class DirState {
   /** Read Requests this direction sent that the peer has not answered yet, oldest first. */
   outstanding: OutstandingRead[] = [];
   /** Atomic Requests this direction sent, by Request Identifier. */
-  atomics = new Map<number, { seq: number; frames: readonly number[] }>();
+  private atomicsLazy: Map<number, { seq: number; frames: readonly number[] }> | null = null;
+  /** Created on first use (most directions never need it: 100,000 flows would hold 200,000). */
+  get atomics(): Map<number, { seq: number; frames: readonly number[] }> {
+    return (this.atomicsLazy ??= new Map<number, { seq: number; frames: readonly number[] }>());
+  }
   /** Any pairing seen: after it, the capture has the requests. */
   pairedResponse = false;
-  history: HistoryEntry[] = [];
-  historyPos = 0;
+  history: HeaderHistory<SegmentFinding[]>;
+  constructor(historySize: number) {
+    this.history = new HeaderHistory(historySize);
+  }
   /** Incremented for every capture gap and every segment left out; compared with per-queue epochs. */
   lossEpoch = 0;
   lastLoss: string | null = null;
@@ -247,10 +248,18 @@ class DirState {
   terminated: { seq: number; frames: readonly number[] } | null = null;
   afterTerminateReported = false;
   ended = false;
-  reported = new Map<string, number>();
+  private reportedLazy: Map<string, number> | null = null;
+  /** Created on first use (most directions never need it: 100,000 flows would hold 200,000). */
+  get reported(): Map<string, number> {
+    return (this.reportedLazy ??= new Map<string, number>());
+  }
   lastFpdu: { seq: number; size: number } | null = null;
   /** Fields this direction was found to send byte-swapped (reported once each). */
-  byteOrderReported = new Set<string>();
+  private byteOrderReportedLazy: Set<string> | null = null;
+  /** Created on first use (most directions never need it: 100,000 flows would hold 200,000). */
+  get byteOrderReported(): Set<string> {
+    return (this.byteOrderReportedLazy ??= new Set<string>());
+  }
   /** Why the last loss epoch began: a bad CRC names itself instead of capture loss. */
   lastLossKind: 'capture' | 'crc' | 'other' = 'capture';
 }
@@ -284,7 +293,7 @@ function framesText(f: readonly number[]): string {
 }
 
 export class DdpFlowAnalyzer {
-  private readonly dirs: [DirState, DirState] = [new DirState(), new DirState()];
+  private readonly dirs: [DirState, DirState];
   /** Connection-wide DDP/RDMAP version once established (RFC 5044 App. C: same in both directions). */
   private connVersion: { v: number; seq: number; frames: readonly number[] } | null = null;
   private readonly maxOpen: number;
@@ -300,6 +309,7 @@ export class DdpFlowAnalyzer {
   ) {
     this.maxOpen = Math.max(1, opts.maxOpenMessages ?? 64);
     this.historySize = Math.max(1, opts.historySize ?? 64);
+    this.dirs = [new DirState(this.historySize), new DirState(this.historySize)];
     this.maxReads = Math.max(1, opts.maxOutstandingReads ?? 4096);
     this.maxPerRule = Math.max(1, opts.maxFindingsPerRule ?? 100);
   }
@@ -358,12 +368,7 @@ export class DdpFlowAnalyzer {
     st.seenAny = true;
 
     // Remember the header octets for a later Terminate from the peer (it copies them).
-    const hist: HistoryEntry = { seq: u.seq, frames: rec.frames, bytes: u.head.subarray(0, Math.min(u.head.length, DDP_UNTAGGED_HEADER_LEN)), findings: rec.findings };
-    if (st.history.length < this.historySize) st.history.push(hist);
-    else {
-      st.history[st.historyPos] = hist;
-      st.historyPos = (st.historyPos + 1) % this.historySize;
-    }
+    st.history.add(u.seq, rec.frames, u.head, rec.findings);
 
     // Every decoded segment counts by opcode, CRC-bad ones too (report-schema byOpcode).
     this.count(st, pdu.rdmap ? opcodeKey(pdu.rdmap.opcode) : 'unknown');
@@ -565,7 +570,11 @@ export class DdpFlowAnalyzer {
       q = { expected: null, open: new Map(), missing: new Set(), epoch: st.lossEpoch };
       st.queues.set(p.qn, q);
     }
-    let m = q.open.get(p.msn);
+    // Single-segment opcodes (Read Request, Terminate, RFC 7306) end with their one segment even
+    // without L: that is reported once (rdmap.not-single-segment), not again as a missing L.
+    const ends = p.ddp.l || OPCODE_SPECS[p.rdmap.opcode]?.single === true;
+    let inTable = true;
+    let m = q.open.size === 0 ? undefined : q.open.get(p.msn);
     if (m) {
       if (p.mo !== m.length && p.mo === bswap32(m.length) && m.length !== 0) {
         // MO in host order (SoftUiWarp after the first segment): one finding per direction.
@@ -610,15 +619,15 @@ export class DdpFlowAnalyzer {
       }
       m = this.open(u, st, p, { qn: p.qn, msn: p.msn, stag: null, to: null, startSeen: p.mo === 0, rtr: rec.rtr !== null });
       m.length = p.mo;
-      q.open.set(p.msn, m);
+      // A message that ends with this segment is never looked up: it does not enter the table.
+      inTable = !ends;
+      if (inTable) q.open.set(p.msn, m);
       this.pairUntaggedStart(u, st, p, rec, m);
     }
     q.epoch = st.lossEpoch;
     this.append(u, st, m, p, rec);
-    // Single-segment opcodes (Read Request, Terminate, RFC 7306) end with their one segment even
-    // without L: that is reported once (rdmap.not-single-segment), not again as a missing L.
-    if (p.ddp.l || OPCODE_SPECS[p.rdmap.opcode]?.single === true) {
-      q.open.delete(p.msn);
+    if (ends) {
+      if (inTable) q.open.delete(p.msn);
       this.close(u.dir, st, m, p.ddp.l);
     }
   }
@@ -884,24 +893,10 @@ export class DdpFlowAnalyzer {
     if (!st.terminated) st.terminated = { seq: u.seq, frames: rec.frames };
   }
 
-  private matchHistory(peer: DirState, bytes: Uint8Array): HistoryEntry | null {
+  private matchHistory(peer: DirState, bytes: Uint8Array): HistoryHit<SegmentFinding[]> | null {
     const want = (bytes[0] ?? 0) & 0x80 ? DDP_TAGGED_HEADER_LEN : DDP_UNTAGGED_HEADER_LEN;
     if (bytes.length < Math.min(want, 2)) return null;
-    const n = peer.history.length;
-    // Newest first: the ring's newest entry sits just before historyPos once it has wrapped.
-    for (let k = 1; k <= n; k++) {
-      const e = peer.history[(peer.historyPos - k + n * 2) % n]!;
-      if (e.bytes.length < bytes.length) continue;
-      let same = true;
-      for (let i = 0; i < bytes.length; i++) {
-        if (e.bytes[i] !== bytes[i]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return e;
-    }
-    return null;
+    return peer.history.match(bytes);
   }
 
   /** The MPA error (or wrong RTR) that explains an LLP Terminate with `code`. */

@@ -199,7 +199,7 @@ function u64(b: Uint8Array, o: number): bigint {
   return (BigInt(u32(b, o)) << 32n) | BigInt(u32(b, o + 4));
 }
 
-export function decodeDdpControl(raw: number): DdpControl {
+function buildDdpControl(raw: number): DdpControl {
   return {
     raw,
     t: (raw & DDP_TAGGED_FLAG) !== 0,
@@ -209,14 +209,32 @@ export function decodeDdpControl(raw: number): DdpControl {
   };
 }
 
+/** Every control octet decoded once: records share these read-only objects (no allocation per segment). */
+const DDP_CONTROLS: readonly DdpControl[] = Array.from({ length: 256 }, (_, raw) => buildDdpControl(raw));
+
+export function decodeDdpControl(raw: number): DdpControl {
+  return DDP_CONTROLS[raw & 0xff]!;
+}
+
+const RDMAP_CONTROLS: readonly RdmapControl[] = Array.from({ length: 256 }, (_, raw) => ({ raw, rv: (raw & RDMA_RV_MASK) >> 6, rsv: (raw & RDMA_RSV_MASK) >> 4, opcode: raw & RDMA_OPCODE_MASK }));
+
 export function decodeRdmapControl(raw: number): RdmapControl {
-  return { raw, rv: (raw & RDMA_RV_MASK) >> 6, rsv: (raw & RDMA_RSV_MASK) >> 4, opcode: raw & RDMA_OPCODE_MASK };
+  return RDMAP_CONTROLS[raw & 0xff]!;
 }
 
 /**
  * Decodes a bare DDP header (14 octets tagged, 18 untagged, chosen by its own T bit), or null
  * when `b` is too short. Used for segments and for the header a Terminate copies.
  */
+/**
+ * RsvdULP (bytes 2..5 of an untagged header) as its own copy; the usual all-zero field is one shared
+ * array (read-only by contract, as every decoded field), so a Send costs no allocation for it.
+ */
+const ZERO_RSVD = new Uint8Array(4);
+function rsvdUlpOf(b: Uint8Array): Uint8Array {
+  return b[2] === 0 && b[3] === 0 && b[4] === 0 && b[5] === 0 ? ZERO_RSVD : b.slice(2, 6);
+}
+
 export function decodeDdpHeader(b: Uint8Array): DdpHeader | null {
   if (b.length < 2) return null;
   const ddp = decodeDdpControl(b[0]!);
@@ -230,7 +248,7 @@ export function decodeDdpHeader(b: Uint8Array): DdpHeader | null {
     kind: 'untagged',
     ddp,
     rdmap,
-    rsvdUlp: b.slice(2, 6),
+    rsvdUlp: rsvdUlpOf(b),
     qn: u32(b, 6),
     msn: u32(b, 10),
     mo: u32(b, 14),
@@ -386,9 +404,9 @@ export function decodeDdp(head: Uint8Array, length: number): DdpPdu {
         : `only ${avail} of the ${need} octets of the ${model} header were available`;
     return { kind: 'truncated', truncated: true, length, available: avail, ddp, rdmap, need, reason };
   }
-  const h = decodeDdpHeader(head.subarray(0, avail))!;
+  // The header fields are read in place (avail covers the header): no view, no second control decode.
   const spec = OPCODE_SPECS[rdmap.opcode];
-  if (h.kind === 'tagged') {
+  if (ddp.t) {
     return {
       kind: 'tagged',
       length,
@@ -396,14 +414,14 @@ export function decodeDdp(head: Uint8Array, length: number): DdpPdu {
       payloadLength: length - DDP_TAGGED_HEADER_LEN,
       ddp,
       rdmap,
-      stag: h.stag,
-      to: h.to,
+      stag: u32(head, 2),
+      to: u64(head, 6),
       // Untagged-only RDMAP headers are not looked for behind a tagged header: the opcode/model
       // mismatch is the finding, and what follows is unknown.
       body: { type: 'none' },
     };
   }
-  const word = u32(h.rsvdUlp, 0);
+  const word = u32(head, 2);
   const invalidate = spec?.invalidate === true;
   return {
     kind: 'untagged',
@@ -412,14 +430,14 @@ export function decodeDdp(head: Uint8Array, length: number): DdpPdu {
     payloadLength: length - DDP_UNTAGGED_HEADER_LEN,
     ddp,
     rdmap,
-    rsvdUlp: h.rsvdUlp,
+    rsvdUlp: rsvdUlpOf(head),
     invalidateStag: invalidate ? word : null,
     // SPEC-NOTES 2.2 names the opcodes whose bytes 2..5 are reserved; for the others (RFC 7306,
     // unknown opcodes) their use was not confirmed, so they are shown as raw RsvdULP.
     reservedWord: spec?.reservedWord === true ? word : null,
-    qn: h.qn,
-    msn: h.msn,
-    mo: h.mo,
+    qn: u32(head, 6),
+    msn: u32(head, 10),
+    mo: u32(head, 14),
     body: spec !== undefined && !spec.tagged ? decodeUntaggedBody(head, avail, rdmap.opcode) : { type: 'none' },
   };
 }

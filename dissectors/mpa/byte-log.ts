@@ -24,7 +24,7 @@ export class ByteLog {
 
   /** Gives memory back when far more is allocated than held (after a drop or reset). */
   private shrink(): void {
-    if (this.buf.length > 64 * 1024 && this.used < this.buf.length / 4) {
+    if (this.buf.length > 16 * 1024 && this.used < this.buf.length / 4) {
       const nb = this.used === 0 ? EMPTY : new Uint8Array(Math.max(4096, this.used * 2));
       nb.set(this.buf.subarray(0, this.used));
       this.buf = nb;

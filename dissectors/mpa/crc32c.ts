@@ -3,6 +3,8 @@
  * polynomial 0x82F63B78, initial value 0xFFFFFFFF, final xor 0xFFFFFFFF. Table-driven so the hot
  * path needs no native module.
  */
+import { createRequire } from 'node:module';
+
 const POLY = 0x82f63b78;
 // Slicing-by-16: 16 tables so 16 octets are folded per step (about twice slicing-by-8 in V8).
 const T = new Int32Array(16 * 256);
@@ -25,26 +27,42 @@ export const CRC32C_INIT = 0xffffffff | 0;
  * SSE4.2/ARMv8 CRC32C from @node-rs/crc32 (prebuilt binaries, an optional dependency) when it
  * installed; the table code below otherwise. Native is about 4x faster on long runs; for short runs
  * the call overhead eats the gain, so they stay in JS.
+ *
+ * Loaded on first need, synchronously: importing the addon costs about 20 ms of start-up, more than
+ * the JS code spends on a small capture. Runs use the JS code until NATIVE_AFTER octets were hashed,
+ * then the addon is tried once (a missing addon is remembered as missing).
  */
 type NativeCrc = (input: Buffer, initialState?: number) => number;
 let native: NativeCrc | null = null;
-if (!process.env['MPA_DISSECT_NO_NATIVE_CRC']) {
+let nativeTried = process.env['MPA_DISSECT_NO_NATIVE_CRC'] ? true : false;
+const NATIVE_MIN = 256;
+/** Octets hashed in JS before the addon is worth loading (about 4 ms of JS work). */
+const NATIVE_AFTER = 4 * 1024 * 1024;
+let hashed = 0;
+
+function loadNative(): NativeCrc | null {
+  nativeTried = true;
   try {
-    native = ((await import('@node-rs/crc32')) as { crc32c: NativeCrc }).crc32c;
+    native = (createRequire(import.meta.url)('@node-rs/crc32') as { crc32c: NativeCrc }).crc32c;
   } catch {
     native = null;
   }
+  return native;
 }
-const NATIVE_MIN = 256;
 
-/** Which implementation runs: for the bench and the README. */
-export const crc32cImplementation: 'native' | 'js' = native ? 'native' : 'js';
+/** Which implementation long runs use (loads the addon to tell): for the bench and the README. */
+export function crc32cImplementation(): 'native' | 'js' {
+  return (nativeTried ? native : loadNative()) ? 'native' : 'js';
+}
 
 /** Feeds buf[start, end) into a running CRC register (not yet finalized). */
 export function crc32cUpdate(reg: number, buf: Uint8Array, start: number, end: number): number {
-  if (native !== null && end - start >= NATIVE_MIN) {
-    // The native call chains on the finalized value: register = ~value.
-    return ~native(Buffer.from(buf.buffer, buf.byteOffset + start, end - start), ~reg >>> 0);
+  if (end - start >= NATIVE_MIN) {
+    if (native !== null) {
+      // The native call chains on the finalized value: register = ~value.
+      return ~native(Buffer.from(buf.buffer, buf.byteOffset + start, end - start), ~reg >>> 0);
+    }
+    if (!nativeTried && (hashed += end - start) > NATIVE_AFTER) loadNative();
   }
   return crc32cJs(reg, buf, start, end);
 }

@@ -109,8 +109,12 @@ export class FpduFramer {
   private markers: MarkerInfo[] = NO_MARKERS;
   private frames: number[] = [];
   private lastFrame = -1;
-  /** Leading ULPDU octets of the FPDU in progress; allocated on first use (probing framers often never need it). */
-  private head: Uint8Array | null = null;
+  /**
+   * Leading ULPDU octets of the FPDU in progress, in an array of their exact size allocated when
+   * ULPDU_Length is known and handed over whole with the FPDU (no copy: slicing one per FPDU was the
+   * largest single cost of framing small FPDUs).
+   */
+  private head: Uint8Array = EMPTY_HEAD;
   private stopped = false;
 
   // Alignment counters (draft-00 glossary): per TCP segment delivered whole.
@@ -199,7 +203,7 @@ export class FpduFramer {
         const done = this.ulpduLength + this.pad - this.bodyLeft; // ULPDU+PAD octets already seen
         if (done < ULPDU_HEADER_BYTES && done < this.ulpduLength) {
           const n = Math.min(k, ULPDU_HEADER_BYTES - done, this.ulpduLength - done);
-          const head = (this.head ??= new Uint8Array(ULPDU_HEADER_BYTES));
+          const head = this.head;
           for (let j = 0; j < n; j++) head[done + j] = data[i + j]!;
         }
         if (done + k > this.ulpduLength) {
@@ -226,6 +230,7 @@ export class FpduFramer {
             this.ulpduLength = (this.lenHi << 8) | b;
             this.pad = (4 - ((2 + this.ulpduLength) % 4)) % 4;
           }
+          this.head = this.ulpduLength > 0 ? new Uint8Array(Math.min(this.ulpduLength, ULPDU_HEADER_BYTES)) : EMPTY_HEAD;
           this.bodyLeft = this.ulpduLength + this.pad; // never 0 under RFC framing: 2+len+pad is a multiple of 4
           this.phase = this.bodyLeft === 0 ? PH_CRC : PH_BODY;
           this.got = 0;
@@ -303,7 +308,7 @@ export class FpduFramer {
       markers: this.markers,
       padNonZero: this.padNonZero,
       frames: this.frames,
-      head: this.head ? this.head.slice(0, Math.min(this.ulpduLength, ULPDU_HEADER_BYTES)) : EMPTY_HEAD,
+      head: this.head,
       senderMistake: this.mistaken ? this.params.mistake!.id : null,
     };
     this.mistaken = false;
@@ -312,6 +317,7 @@ export class FpduFramer {
     this.fpduStart = this.pos;
     this.reg = CRC32C_INIT;
     this.markers = NO_MARKERS;
+    this.head = EMPTY_HEAD;
     this.frames = [];
     this.lastFrame = -1;
     this.padNonZero = false;

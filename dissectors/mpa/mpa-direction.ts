@@ -27,8 +27,13 @@ export interface FramingBreak {
   afterSeq: number | null;
 }
 
-/** Held bytes kept behind the framer (for diagnosing a break) before trimming to the last FPDU. */
-const RETAIN_BYTES = 256 * 1024;
+/**
+ * While framing, bytes before the last plausible FPDU are never read again (a break is diagnosed
+ * from that FPDU on, a resync hunts from the framer's position): they are dropped once they are at
+ * least this many and at least half of what is held, so each octet is moved at most once more and a
+ * direction holds about two FPDUs (with 10,000 flows, 256 KiB each was gigabytes).
+ */
+const DROP_MIN = 4096;
 
 const HUNT_TRY_STEP = 2048;
 
@@ -135,7 +140,8 @@ export class MpaDirection implements DirectionConsumer {
       this.log.append(data, 0, data.length, frame, segStart, segEnd);
       fr.push(data, offset, frame, segStart, segEnd);
       if (!fr.isStopped) {
-        if (this.log.length > RETAIN_BYTES) this.log.dropBefore(Math.min(this.lastStart ?? fr.pendingStart, fr.pendingStart), true); // the buffer is reused: no churn
+        const keep = Math.min(this.lastStart ?? fr.pendingStart, fr.pendingStart) - this.log.base;
+        if (keep >= DROP_MIN && keep * 2 >= this.log.length) this.log.dropBefore(this.log.base + keep);
         return;
       }
       this.flow.afterFramerStop(this);

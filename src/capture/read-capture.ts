@@ -188,15 +188,39 @@ async function run(src: ByteSource, path: string, file: string, onPacket: (p: Pa
   const chunk = Math.max(16, Math.floor(opts.chunkSize ?? DEFAULT_CHUNK));
   const sink = new RecordSink(file, onPacket);
   if (opts.maxPackets !== undefined) sink.limit = opts.maxPackets;
-  let buf = new Uint8Array(chunk);
+  // Double-buffered: the next read runs (in libuv's thread pool) while this buffer is parsed. Reads
+  // land RESERVE octets into a buffer, so the record cut by the previous buffer's end is copied in
+  // front of them and parsing goes on without moving the new bytes. A record longer than RESERVE
+  // grows the buffer as before.
+  const RESERVE = Math.max(chunk, 256 * 1024);
+  let buf = new Uint8Array(RESERVE + chunk);
+  let spare = new Uint8Array(RESERVE + chunk);
   let dv = new DataView(buf.buffer);
-  let pos = 0;
-  let end = 0;
-  /** File offset of buf[0]. */
-  let base = 0;
+  let pos = RESERVE;
+  let end = RESERVE;
+  /** File offset of buf[0] (negative while the first read sits RESERVE octets in). */
+  let base = -RESERVE;
   let eof = false;
   let parser: FormatParser | null = null;
+  let pending: Promise<number> | null = null;
+  const readError = (err: unknown, at: number): void => {
+    const msg = err instanceof Error ? err.message : String(err);
+    // A gzip stream cut short is a capture cut short (tcpdump | gzip stopped with Ctrl-C).
+    if (msg === 'gzip: unexpected end of file') sink.fail(at, 'truncated gzip stream: the compressed data ends early');
+    else sink.fail(at, msg.startsWith('gzip: ') ? `gzip-compressed data is corrupt (${msg.slice(6)})` : `read error: ${msg}`);
+  };
+  try {
+    end += await src.read(buf, RESERVE, chunk);
+  } catch (err) {
+    readError(err, 0);
+  }
+  // Reading ahead is for files: a stream (stdin, gzip) is read when its bytes are needed, so that
+  // stopping early never leaves a read waiting on a writer that keeps the pipe open.
+  const ahead = src instanceof FileSource;
+  if (end === RESERVE) eof = true;
+  else if (ahead) pending = src.read(spare, RESERVE, chunk);
   for (;;) {
+    if (sink.error !== null) break;
     let need = 4;
     if (parser === null && (end - pos >= 4 || eof)) parser = detect(dv, pos, end, sink);
     if (parser !== null) {
@@ -208,33 +232,47 @@ async function run(src: ByteSource, path: string, file: string, onPacket: (p: Pa
       if (pos < end) sink.fail(base + pos, `${bytes(end - pos)} of trailing data could not be parsed`);
       break;
     }
-    // Keep the unparsed tail (at most one record) at the buffer start, then read after it.
-    if (pos > 0) {
-      buf.copyWithin(0, pos, end);
-      base += pos;
-      end -= pos;
-      pos = 0;
-    }
-    if (need > buf.length) {
-      // Parsers only ask for what one legal record needs (bounded by their limits).
-      const bigger = new Uint8Array(Math.max(need, Math.min(buf.length * 2, need + chunk)));
-      bigger.set(buf.subarray(0, end));
-      buf = bigger;
-      dv = new DataView(buf.buffer);
-    }
     let n: number;
     try {
-      n = await src.read(buf, end, Math.min(buf.length - end, chunk));
+      n = await (pending ?? src.read(spare, RESERVE, chunk));
     } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
-      // A gzip stream cut short is a capture cut short (tcpdump | gzip stopped with Ctrl-C).
-      if (msg === 'gzip: unexpected end of file') sink.fail(base + end, 'truncated gzip stream: the compressed data ends early');
-      else sink.fail(base + end, msg.startsWith('gzip: ') ? `gzip-compressed data is corrupt (${msg.slice(6)})` : `read error: ${msg}`);
+      pending = null;
+      readError(err, base + end);
       break;
     }
+    pending = null;
+    const tail = end - pos;
+    if (tail <= RESERVE && need <= RESERVE + chunk) {
+      // The unparsed tail goes just before the bytes read into the spare buffer; the buffers swap.
+      spare.set(buf.subarray(pos, end), RESERVE - tail);
+      base += pos - (RESERVE - tail);
+      const old = buf;
+      buf = spare;
+      spare = old;
+      dv = new DataView(buf.buffer);
+      pos = RESERVE - tail;
+      end = RESERVE + n;
+    } else {
+      // A record longer than RESERVE: keep it at the buffer start, grow as far as one legal record
+      // needs (parsers ask only for that, bounded by their limits), append what was read.
+      buf.copyWithin(0, pos, end);
+      base += pos;
+      end = tail;
+      pos = 0;
+      if (end + n > buf.length || need > buf.length) {
+        const bigger = new Uint8Array(Math.max(need, end + n, Math.min(buf.length * 2, need + chunk)));
+        bigger.set(buf.subarray(0, end));
+        buf = bigger;
+        dv = new DataView(buf.buffer);
+      }
+      buf.set(spare.subarray(RESERVE, RESERVE + n), end);
+      end += n;
+    }
     if (n === 0) eof = true;
-    else end += n;
+    else if (ahead) pending = src.read(spare, RESERVE, chunk);
   }
+  // A read still running when parsing stopped (an error, -c) finishes before the file closes.
+  if (pending !== null) await pending.catch(() => 0);
   return {
     path,
     format: parser?.format ?? null,

@@ -155,6 +155,9 @@ export function buildReport(r: AnalysisResult): ReportDocument {
  * `JSON.stringify(buildReport(r), null, 1) + '\n'` gives, without the whole document (100,000
  * flows: tens of MB of objects and one string of as many) ever held at once.
  */
+const ONE_PREFIX = '{\n "flows": [';
+const ONE_SUFFIX = '\n ]\n}';
+
 export function writeReport(r: AnalysisResult, out: (s: string) => void, chunkChars = 1 << 20): void {
   const doc = buildReport({ ...r, flows: [] });
   const mpaFlows = r.flows.filter((f) => f.mpa !== null);
@@ -171,8 +174,10 @@ export function writeReport(r: AnalysisResult, out: (s: string) => void, chunkCh
   }
   let buf = text.slice(0, at) + '\n "flows": [';
   for (let i = 0; i < r.flows.length; i++) {
-    // Array elements sit at depth 2: every line of the element is indented by two more spaces.
-    buf += (i === 0 ? '\n  ' : ',\n  ') + JSON.stringify(flowJson(r.flows[i]!), null, 1).replace(/\n/g, '\n  ');
+    // Array elements sit at depth 2: stringified inside a one-element "flows" array, they come out
+    // indented as in the whole document (no second pass over the text to indent them).
+    const one = JSON.stringify({ flows: [flowJson(r.flows[i]!)] }, null, 1);
+    buf += (i === 0 ? '' : ',') + one.slice(ONE_PREFIX.length, one.length - ONE_SUFFIX.length);
     if (buf.length >= chunkChars) {
       out(buf);
       buf = '';

@@ -1,0 +1,95 @@
+/**
+ * The common command lines without yargs: `mpa-dissect [-q] [--json] [-Y FILTER] capture.pcap` and
+ * the like. Importing yargs costs about 80 ms, a third of a small capture's whole run, so arguments
+ * made only of the options below (each at most once, spelled exactly as here) and at most one
+ * capture are taken here, into the very object yargs would have produced (a test compares the two
+ * on many command lines). Anything else (help, a subcommand, `--opt=value`, bundled short flags, a
+ * value that starts with "-", an option not listed) returns null and goes to yargs (cli/argv.ts),
+ * which also owns every usage error.
+ */
+import type { CliArgs } from './argv.js';
+
+/** yargs turns a lone "-" into "", so it travels as this placeholder and is turned back after parsing. */
+export const DASH = '\u0000-';
+
+/** Defaults of the options that have one: declared once, for yargs (cli/argv.ts) and for the fast path. */
+export const OPTION_DEFAULTS = {
+  'fail-on': 'error' as 'error' | 'warning' | 'never',
+  checksums: false,
+  'tcp-buffer-flow': 16,
+  'tcp-buffer-total': 64,
+  'tcp-reorder-window': 4,
+  'capture-backend': 'auto' as 'auto' | 'cap' | 'tcpdump' | 'dumpcap',
+  'flow-timeout': 300,
+};
+
+/** Boolean options taken here, by spelling, with the key (and alias) yargs stores them under. */
+const FLAGS: Readonly<Record<string, readonly string[]>> = {
+  '-q': ['q'],
+  '-V': ['V'],
+  '-x': ['x'],
+  '-l': ['l'],
+  '--json': ['json'],
+  '--ndjson': ['ndjson'],
+  '--wide': ['wide'],
+  '--allow-truncated': ['allow-truncated', 'allowTruncated'],
+  '--checksums': ['checksums'],
+  '--color': ['color'],
+  '--progress': ['progress'],
+};
+
+/** String options taken here (the value is the next argument), with the keys yargs stores them under. */
+const VALUES: Readonly<Record<string, readonly string[]>> = {
+  '-r': ['r', 'read-file', 'readFile'],
+  '-Y': ['Y', 'display-filter', 'displayFilter'],
+  '-w': ['w'],
+  '--junit': ['junit'],
+  '--rules': ['rules'],
+  '--write-filter': ['write-filter', 'writeFilter'],
+};
+
+/** Words yargs reads as subcommands, not as a capture named so. */
+const COMMANDS = new Set(['rules', 'fields', 'tui', 'peer']);
+
+/** The parsed arguments when this command line is one of the common ones, else null (use yargs). */
+export function fastArgv(rawArgv: readonly string[]): CliArgs | null {
+  const out: Record<string, unknown> = {
+    _: [],
+    'fail-on': OPTION_DEFAULTS['fail-on'],
+    failOn: OPTION_DEFAULTS['fail-on'],
+    checksums: OPTION_DEFAULTS.checksums,
+    'tcp-buffer-flow': OPTION_DEFAULTS['tcp-buffer-flow'],
+    tcpBufferFlow: OPTION_DEFAULTS['tcp-buffer-flow'],
+    'tcp-buffer-total': OPTION_DEFAULTS['tcp-buffer-total'],
+    tcpBufferTotal: OPTION_DEFAULTS['tcp-buffer-total'],
+    'tcp-reorder-window': OPTION_DEFAULTS['tcp-reorder-window'],
+    tcpReorderWindow: OPTION_DEFAULTS['tcp-reorder-window'],
+    'capture-backend': OPTION_DEFAULTS['capture-backend'],
+    captureBackend: OPTION_DEFAULTS['capture-backend'],
+    'flow-timeout': OPTION_DEFAULTS['flow-timeout'],
+    flowTimeout: OPTION_DEFAULTS['flow-timeout'],
+  };
+  const seen = new Set<string>();
+  let capture: string | null = null;
+  for (let i = 0; i < rawArgv.length; i++) {
+    const a = rawArgv[i]!;
+    const flag = FLAGS[a];
+    const value = VALUES[a];
+    if (flag || value) {
+      if (seen.has(a)) return null; // repeated: yargs makes an array of it
+      seen.add(a);
+      if (flag) for (const k of flag) out[k] = true;
+      else {
+        const v = rawArgv[++i];
+        if (v === undefined || (v.startsWith('-') && v !== '-')) return null;
+        for (const k of value!) out[k] = v === '-' ? DASH : v;
+      }
+      continue;
+    }
+    // A second capture, an option or a subcommand, or a word yargs might read as a number.
+    if (capture !== null || (a.startsWith('-') && a !== '-') || COMMANDS.has(a) || a.trim() === '' || !Number.isNaN(Number(a))) return null;
+    capture = a === '-' ? DASH : a;
+  }
+  if (capture !== null) out['capture'] = capture;
+  return out as CliArgs;
+}
