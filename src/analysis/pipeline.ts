@@ -9,7 +9,7 @@ import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
 import { plausibleDdpHeader, plausibleDdpSegmentStart } from '../../dissectors/ddp-rdmap/plausible.js';
 import { FindingCollector } from './finding-collector.js';
-import type { Finding } from './findings.js';
+import type { Finding, FindingSink } from './findings.js';
 import type { RuleOverrides } from './rules-catalog.js';
 import type { PacketSource } from '../capture/live/packet-source.js';
 
@@ -26,7 +26,7 @@ export interface ForcedMpaSpec {
 
 /** The layer above MPA, created per MPA flow (the DDP/RDMAP analyzer). */
 export interface UpperFactory {
-  create(flowId: number, ctx: MpaContext, sink: FindingCollector, handle: FlowHandle): UpperLayer & { summary?(dir: 0 | 1): unknown };
+  create(flowId: number, ctx: MpaContext, sink: FindingSink, handle: FlowHandle): UpperLayer & { summary?(dir: 0 | 1): unknown };
   /** One-line Info text for a record the upper layer returned (tshark's Info column). */
   summarize?(rec: unknown): string | null;
   /** What the connection carries above RDMA (SMB Direct, NFS over RDMA...), when the evidence is clear. */
@@ -69,6 +69,13 @@ export interface AnalysisOptions {
   onFlowEnd?: (f: FlowResult) => void;
   /** Stop after this many packets (tshark -c), files and sources alike. */
   maxPackets?: number;
+  /**
+   * Worker threads for reassembly and dissection (src/analysis/parallel/): flows are sharded by
+   * 4-tuple and everything is handed to the callbacks above in the order one thread would. 1 or
+   * unset: this thread does everything. A live source, flowTimeout or an upper layer other than
+   * the default one always runs on one thread (see parallel/parallel-analysis.ts).
+   */
+  threads?: number;
 }
 
 export interface FlowResult {
@@ -100,11 +107,15 @@ function selects(sel: FlowSelector, h: FlowHandle): boolean {
   }
 }
 
-/** Capture -> packets -> TCP streams -> MPA -> DDP/RDMAP -> records and findings. One way. */
-export async function analyze(path: string, opts: AnalysisOptions = {}): Promise<AnalysisResult> {
-  const findings = new FindingCollector(opts.rules ?? null);
-  if (opts.onFinding) findings.onFinding(opts.onFinding);
-  const decoder = new PacketDecoder(findings, opts.decoder);
+/**
+ * The per-flow half of the pipeline: what the reassembler calls for each new TCP flow (MPA and the
+ * layer above), the summaries kept when a flow closes, and a flow's entry in the result. Built once
+ * by analyze() and once in each worker thread of the parallel pipeline, so both dissect alike.
+ */
+export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
+  newFlow: (h: FlowHandle) => MpaFlow | null;
+  result: (tcp: TcpFlowStats) => FlowResult;
+} {
   // A flow is reduced to its summaries when both directions end (MPA flows only): a capture with
   // many connections keeps no dissector state for the ones already closed.
   const summaries = new Map<number, { mpa: MpaFlowSummary; upper: [unknown, unknown] | null }>();
@@ -124,26 +135,37 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
       if (mpa) summaries.set(f.handle.id, { mpa, upper: up?.summary ? [up.summary(0), up.summary(1)] : null });
     },
   };
-  const reasm = new Reassembler(
-    findings,
-    (h) => {
-      opts.onFlow?.(h);
-      if (opts.dissect === false) return null;
-      const spec = opts.forced?.find((f) => selects(f.selector, h));
-      const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart } : null;
-      const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
-      flow.plausible = plausibleDdpHeader;
-      flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed
-      return flow;
-    },
-    opts.reassembly,
-  );
-  const onSegment = (s: Parameters<Reassembler['segment']>[0]) => reasm.segment(s);
-  const flowResult = (tcp: TcpFlowStats): FlowResult => {
+  const newFlow = (h: FlowHandle): MpaFlow | null => {
+    opts.onFlow?.(h);
+    if (opts.dissect === false) return null;
+    const spec = opts.forced?.find((f) => selects(f.selector, h));
+    const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart } : null;
+    const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
+    flow.plausible = plausibleDdpHeader;
+    flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed
+    return flow;
+  };
+  const result = (tcp: TcpFlowStats): FlowResult => {
     const sm = summaries.get(tcp.id) ?? null;
     const mpa = sm ? sm.mpa : null;
     return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
   };
+  return { newFlow, result };
+}
+
+/** Capture -> packets -> TCP streams -> MPA -> DDP/RDMAP -> records and findings. One way. */
+export async function analyze(path: string, opts: AnalysisOptions = {}): Promise<AnalysisResult> {
+  if ((opts.threads ?? 1) > 1) {
+    const parallel = await import('./parallel/parallel-analysis.js');
+    if (parallel.canRunParallel(opts)) return parallel.analyzeParallel(path, opts);
+  }
+  const findings = new FindingCollector(opts.rules ?? null);
+  if (opts.onFinding) findings.onFinding(opts.onFinding);
+  const decoder = new PacketDecoder(findings, opts.decoder);
+  const stage = flowStage(findings, opts);
+  const reasm = new Reassembler(findings, stage.newFlow, opts.reassembly);
+  const onSegment = (s: Parameters<Reassembler['segment']>[0]) => reasm.segment(s);
+  const flowResult = stage.result;
   // Idle flows are looked for at most once a (capture or wall-clock) second, against the exact time.
   const timeout = opts.flowTimeout;
   let lastSweep = 0;

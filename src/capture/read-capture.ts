@@ -26,6 +26,8 @@ export interface ReadCaptureOptions {
   chunkSize?: number;
   /** Stop after this many records (tshark -c): the rest of the file is not read. */
   maxPackets?: number;
+  /** Awaited before each read: a consumer that is behind (worker threads) holds the reader back. */
+  beforeRead?: () => Promise<void> | void;
 }
 
 const DEFAULT_CHUNK = 4 * 1024 * 1024;
@@ -222,6 +224,7 @@ async function run(src: ByteSource, path: string, file: string, onPacket: (p: Pa
       buf = bigger;
       dv = new DataView(buf.buffer);
     }
+    if (opts.beforeRead) await opts.beforeRead();
     let n: number;
     try {
       n = await src.read(buf, end, Math.min(buf.length - end, chunk));
