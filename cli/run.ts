@@ -308,6 +308,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   };
   if (o.maxPackets !== undefined) opts.maxPackets = o.maxPackets;
   opts.threads = o.live ? 1 : (o.threads ?? defaultThreads(o.capture, stream));
+  opts.packetData = store instanceof WindowFrames; // the only reader of packet bytes in onPacket
   // Live: flows finished by --flow-timeout stream out as NDJSON `flow` events (once each).
   const flowsOut = new Set<number>();
   o.live?.wrap(opts, (f) => {

@@ -47,6 +47,11 @@ export interface AnalysisOptions {
   onFinding?: (f: Finding) => void;
   /** Called for every packet before decoding (progress, pcap export bookkeeping). */
   onPacket?: (p: PacketRecord) => void;
+  /**
+   * false: onPacket does not read `data`. With threads, onPacket is called once the workers have
+   * answered for the packet, so its bytes are copied until then unless this says they are not read.
+   */
+  packetData?: boolean;
   /** Called once per TCP flow when the reassembler first sees it (outputs that name both endpoints). */
   onFlow?: (h: FlowHandle) => void;
   chunkSize?: number;

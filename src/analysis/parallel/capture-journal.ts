@@ -4,6 +4,9 @@
  * to a worker (a slot, filled by the events that worker sends back for it). drain() replays the
  * journal into the pipeline's callbacks as far as the workers have answered, so the callbacks see
  * exactly the sequence one thread would have produced.
+ *
+ * A FIFO of fixed-width numeric rows (a ring in one Float64Array): a packet or a segment costs no
+ * object. Findings and packet bytes, when kept, wait in side queues.
  */
 import type { PacketRecord } from '../../capture/packet.js';
 import type { FindingInput } from '../findings.js';
@@ -12,47 +15,84 @@ import type { EventQueue, EventTarget } from './worker-events.js';
 const PACKET = 0;
 const FINDING = 1;
 const SLOT = 2;
-
-type Entry =
-  | { k: typeof PACKET; p: PacketRecord }
-  | { k: typeof FINDING; rule: string; f: FindingInput }
-  | { k: typeof SLOT; worker: number; slot: number };
+const WIDTH = 8;
 
 /** Packet copies are cut from shared 4 MiB blocks, not allocated one by one. */
 const ARENA_BLOCK = 4 * 1024 * 1024;
+const EMPTY = new Uint8Array(0);
 
 export class CaptureJournal {
-  private entries: Entry[] = [];
+  private rows = new Float64Array(WIDTH * 4096);
+  /** Ring positions, in rows. */
   private head = 0;
-  private block = new Uint8Array(ARENA_BLOCK);
+  private count = 0;
+  private readonly findings: Array<{ rule: string; f: FindingInput }> = [];
+  private findingsHead = 0;
+  private readonly bytes: Uint8Array[] = [];
+  private bytesHead = 0;
+  private block = new Uint8Array(0);
   private used = 0;
+  /** The record onPacket is handed (valid during the call, as a reader's). */
+  private readonly rec: PacketRecord = { frame: 0, tsSec: 0, tsNsec: 0, linkType: 0, data: EMPTY, origLen: 0, fileOffset: 0, interfaceId: 0 };
+
+  /** `keepBytes`: onPacket reads the packet's bytes, so they are copied until its turn. */
+  constructor(private readonly keepBytes: boolean) {}
 
   get length(): number {
-    return this.entries.length - this.head;
+    return this.count;
   }
 
-  /** A copy of the packet: the reader's record and bytes are valid only during its callback. */
+  private row(): number {
+    const cap = this.rows.length / WIDTH;
+    if (this.count === cap) {
+      // Full: unwrap into a ring twice the size.
+      const bigger = new Float64Array(this.rows.length * 2);
+      const h = this.head * WIDTH;
+      bigger.set(this.rows.subarray(h));
+      bigger.set(this.rows.subarray(0, h), this.rows.length - h);
+      this.rows = bigger;
+      this.head = 0;
+    }
+    const r = (this.head + this.count++) % (this.rows.length / WIDTH);
+    return r * WIDTH;
+  }
+
   packet(p: PacketRecord): void {
-    const n = p.data.length;
+    const o = this.row();
+    const r = this.rows;
+    r[o] = PACKET;
+    r[o + 1] = p.frame;
+    r[o + 2] = p.tsSec;
+    r[o + 3] = p.tsNsec;
+    r[o + 4] = p.linkType;
+    r[o + 5] = p.origLen;
+    r[o + 6] = p.fileOffset;
+    r[o + 7] = p.interfaceId;
+    if (this.keepBytes) this.bytes.push(this.copy(p.data));
+  }
+
+  private copy(d: Uint8Array): Uint8Array {
+    const n = d.length;
     if (this.used + n > this.block.length) {
       this.block = new Uint8Array(Math.max(ARENA_BLOCK, n));
       this.used = 0;
     }
-    this.block.set(p.data, this.used);
-    const data = this.block.subarray(this.used, this.used + n);
+    this.block.set(d, this.used);
+    const v = this.block.subarray(this.used, this.used + n);
     this.used += n;
-    this.entries.push({
-      k: PACKET,
-      p: { frame: p.frame, tsSec: p.tsSec, tsNsec: p.tsNsec, linkType: p.linkType, data, origLen: p.origLen, fileOffset: p.fileOffset, interfaceId: p.interfaceId },
-    });
+    return v;
   }
 
   finding(rule: string, f: FindingInput): void {
-    this.entries.push({ k: FINDING, rule, f: { flow: f.flow, from: f.from, frames: [...f.frames], seq: f.seq, message: f.message } });
+    this.rows[this.row()] = FINDING;
+    this.findings.push({ rule, f: { flow: f.flow, from: f.from, frames: [...f.frames], seq: f.seq, message: f.message } });
   }
 
   slot(worker: number, slot: number): void {
-    this.entries.push({ k: SLOT, worker, slot });
+    const o = this.row();
+    this.rows[o] = SLOT;
+    this.rows[o + 1] = worker;
+    this.rows[o + 2] = slot;
   }
 
   /**
@@ -60,23 +100,53 @@ export class CaptureJournal {
    * slot worker w has answered for).
    */
   drain(done: readonly number[], queues: readonly EventQueue[], to: EventTarget): void {
-    const es = this.entries;
-    let i = this.head;
-    try {
-      for (; i < es.length; i++) {
-        const e = es[i]!;
-        if (e.k === SLOT) {
-          if (done[e.worker]! < e.slot) break;
-          queues[e.worker]!.replay(e.slot, to);
-        } else if (e.k === PACKET) to.opts.onPacket?.(e.p);
-        else to.report(e.rule, e.f);
-      }
-    } finally {
-      this.head = i;
-      if (this.head > 4096 && this.head * 2 > es.length) {
-        this.entries = es.slice(this.head);
-        this.head = 0;
+    const r = this.rows;
+    const cap = r.length / WIDTH;
+    while (this.count > 0) {
+      const o = this.head * WIDTH;
+      const kind = r[o];
+      if (kind === SLOT) {
+        const w = r[o + 1]!;
+        const slot = r[o + 2]!;
+        if (done[w]! < slot) return;
+        this.advance(cap);
+        queues[w]!.replay(slot, to);
+      } else if (kind === PACKET) {
+        this.advance(cap);
+        const p = this.rec;
+        p.frame = r[o + 1]!;
+        p.tsSec = r[o + 2]!;
+        p.tsNsec = r[o + 3]!;
+        p.linkType = r[o + 4]!;
+        p.origLen = r[o + 5]!;
+        p.fileOffset = r[o + 6]!;
+        p.interfaceId = r[o + 7]!;
+        p.data = this.keepBytes ? this.take(this.bytes, this.bytesHead++) : EMPTY;
+        to.opts.onPacket?.(p);
+      } else {
+        this.advance(cap);
+        const e = this.take(this.findings, this.findingsHead++);
+        to.report(e.rule, e.f);
       }
     }
+  }
+
+  private advance(cap: number): void {
+    this.head = (this.head + 1) % cap;
+    this.count--;
+    if (this.findingsHead > 1024 && this.findingsHead * 2 > this.findings.length) {
+      this.findings.splice(0, this.findingsHead);
+      this.findingsHead = 0;
+    }
+    if (this.bytesHead > 1024 && this.bytesHead * 2 > this.bytes.length) {
+      this.bytes.splice(0, this.bytesHead);
+      this.bytesHead = 0;
+    }
+  }
+
+  private take<T>(q: T[], i: number): T {
+    const v = q[i]!;
+    q[i] = undefined as unknown as T; // let it go now: the queue is trimmed only now and then
+    return v;
   }
 }

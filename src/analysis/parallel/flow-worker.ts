@@ -59,8 +59,8 @@ function batch(b: SegmentBatch): void {
       Atomics.notify(shared, SHARED_MAYBE_DONE);
     }
   }
-  const reply: WorkerReply = { t: 'events', upTo: n > 0 ? reader.slot : -1, events: rec.take() };
-  port.postMessage(reply);
+  const reply: WorkerReply = { t: 'events', upTo: n > 0 ? reader.slot : -1, events: rec.take(), rows: b.rows, payload: b.payload };
+  port.postMessage(reply, [b.rows.buffer as ArrayBuffer, b.payload.buffer as ArrayBuffer]);
 }
 
 function finish(): void {

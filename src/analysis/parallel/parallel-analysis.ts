@@ -29,7 +29,7 @@ import { SHARED_FAILED, SHARED_MAYBE_DONE, SHARED_OPENED, SHARED_WORDS, type Wor
 const BATCH_BYTES = 256 * 1024;
 const BATCH_SEGMENTS = 2048;
 /** Segment octets with the workers, unanswered, beyond which the reader waits (per worker). */
-const IN_FLIGHT = 8 * 1024 * 1024;
+const IN_FLIGHT = 4 * 1024 * 1024;
 /** A worker that has not answered a SYN question for this long is taken for dead. */
 const ANSWER_TIMEOUT_MS = 60_000;
 
@@ -72,7 +72,7 @@ class Pool {
     for (let i = 0; i < n; i++) {
       const sab = new SharedArrayBuffer(SHARED_WORDS * 4);
       this.shared.push(new Int32Array(sab));
-      this.writers.push(new SegmentBatchWriter());
+      this.writers.push(new SegmentBatchWriter(BATCH_SEGMENTS, BATCH_BYTES));
       this.queues.push(new EventQueue());
       this.finishing.push(new EventQueue());
       this.flows.push([]);
@@ -99,6 +99,7 @@ class Pool {
         this.queues[i]!.push(m.events);
         if (m.upTo >= 0) this.done[i] = m.upTo;
         this.inFlight -= this.posted[i]!.shift() ?? 0;
+        this.writers[i]!.recycle(m.rows, m.payload);
       } else {
         this.finishing[i]!.push(m.events);
         this.flows[i] = m.flows;
@@ -179,7 +180,7 @@ export async function analyzeParallel(path: string, opts: AnalysisOptions): Prom
   const n = Math.max(1, Math.floor(opts.threads ?? 1));
   const findings = new FindingCollector(opts.rules ?? null);
   if (opts.onFinding) findings.onFinding(opts.onFinding);
-  const journal = new CaptureJournal();
+  const journal = new CaptureJournal(opts.packetData !== false);
   // Capture- and network-level findings stay on this thread, in the journal until their turn.
   const decoder = new PacketDecoder({ report: (rule: string, f: FindingInput) => journal.finding(rule, f) }, opts.decoder);
   const target: EventTarget = { report: (rule, f) => findings.report(rule, f), opts };

@@ -54,11 +54,20 @@ const NUL = -1; // a null option value
 
 /** Builds one worker's next batch on the main thread. */
 export class SegmentBatchWriter {
-  private rows = new Float64Array(WIDTH * 256);
+  private rows: Float64Array;
   private count = 0;
-  private payload = new Uint8Array(64 * 1024);
+  private payload: Uint8Array;
   private used = 0;
   private tuples: Array<string | number> = [];
+
+  /** Sized for the batches the caller posts: `segments` rows and `bytes` of payload (plus one large segment). */
+  constructor(
+    private readonly maxSegments: number,
+    private readonly maxBytes: number,
+  ) {
+    this.rows = new Float64Array(WIDTH * maxSegments);
+    this.payload = new Uint8Array(maxBytes + 65536);
+  }
 
   get segments(): number {
     return this.count;
@@ -121,16 +130,28 @@ export class SegmentBatchWriter {
     this.used += n;
   }
 
-  /** The batch to post (its buffers go to the worker) and a fresh, empty writer state. */
+  /**
+   * The batch to post: its buffers go to the worker (transferred, not copied) and come back with
+   * its answer (recycle()), so batches allocate nothing once a few are in circulation.
+   */
   take(): { batch: SegmentBatch; transfer: ArrayBuffer[] } {
-    const rows = this.rows.slice(0, this.count * WIDTH);
-    const payload = this.payload.slice(0, this.used);
-    const batch: SegmentBatch = { t: 'batch', rows, count: this.count, payload, tuples: this.tuples };
+    const batch: SegmentBatch = { t: 'batch', rows: this.rows, count: this.count, payload: this.payload, tuples: this.tuples };
+    const transfer = [this.rows.buffer as ArrayBuffer, this.payload.buffer as ArrayBuffer];
+    const spare = this.spare.pop();
+    this.rows = spare?.rows ?? new Float64Array(WIDTH * this.maxSegments);
+    this.payload = spare?.payload ?? new Uint8Array(this.maxBytes + 65536);
     this.count = 0;
     this.used = 0;
     this.tuples = [];
-    return { batch, transfer: [rows.buffer, payload.buffer] };
+    return { batch, transfer };
   }
+
+  /** Buffers of an answered batch, for the next ones. */
+  recycle(rows: Float64Array, payload: Uint8Array): void {
+    if (this.spare.length < 64) this.spare.push({ rows, payload });
+  }
+
+  private readonly spare: Array<{ rows: Float64Array; payload: Uint8Array }> = [];
 }
 
 /** The worker's side: known tuples, and one reused TcpSegment filled from each row. */

@@ -24,8 +24,8 @@ export const SHARED_FAILED = 2;
 export const SHARED_WORDS = 3;
 
 export type WorkerReply =
-  /** Events of one batch; upTo is the slot of its last segment (-1 for an empty batch). */
-  | { t: 'events'; upTo: number; events: unknown[] }
+  /** Events of one batch; upTo is the slot of its last segment (-1 for an empty batch); the batch's buffers, back for reuse. */
+  | { t: 'events'; upTo: number; events: unknown[]; rows: Float64Array; payload: Uint8Array }
   /** Events of closing the worker's flows at the end (tagged by flow id), and their results in id order. */
   | { t: 'finished'; events: unknown[]; flows: FlowResult[] }
   | { t: 'error'; message: string; stack: string };
