@@ -64,7 +64,10 @@ function reuseCapture(): Uint8Array {
 }
 
 const many = join(tmp, 'many-flows.pcap');
-generateManyMpaFlows(many, { flows: 90, concurrent: 30, fpdus: 12 });
+generateManyMpaFlows(many, { flows: 40, concurrent: 20, fpdus: 6 });
+// Big enough for several reads, batches per worker and the reader waiting on the workers.
+const big = join(tmp, 'big.pcap');
+generateManyMpaFlows(big, { flows: 200, concurrent: 100, fpdus: 30 });
 const reuse = join(tmp, 'port-reuse.pcap');
 writeFileSync(reuse, reuseCapture());
 // The many-flow capture cut in the middle of a record: everything before the cut, then exit 2.
@@ -151,6 +154,15 @@ describe('the generated captures exercise what they are meant to', () => {
     expect(two.stderr).toMatch(/^mpa-dissect: .*cut\.pcap: offset \d+, frame \d+: .*\n$/);
     expect(two.stdout).toBe(one.stdout);
     expect(one.stdout).toMatch(/MPA/);
+  });
+  it(`a capture of ${Math.round(statSync(big).size / 1e6)} MB read in several chunks: --json and -q alike`, () => {
+    for (const args of [['--json'], ['-q', '-z', 'conv']]) {
+      const one = cli([...args, big, '--threads', '1']);
+      const two = cli([...args, big, '--threads', '2']);
+      expect(two.code).toBe(one.code);
+      expect(two.stdout).toBe(one.stdout);
+      expect(two.stderr).toBe(one.stderr);
+    }
   });
   it('-c stops at the same packet', () => {
     expect(cli(['-c', '500', many, '--threads', '2']).stdout).toBe(cli(['-c', '500', many, '--threads', '1']).stdout);
