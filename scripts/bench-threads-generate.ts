@@ -6,7 +6,7 @@
  */
 import { buildMpaConnection } from '../src/generate/mpa-connection.js';
 import { patternBytes, sendUlpdu } from '../src/generate/mpa-encoder.js';
-import { PcapFileWriter, LINKTYPE_ETHERNET } from '../src/report/pcap-writer.js';
+import { PcapFileWriter, LINKTYPE_ETHERNET, type PcapFrame } from '../src/report/pcap-writer.js';
 
 export interface ManyFlowsSpec {
   flows: number;
@@ -14,6 +14,26 @@ export interface ManyFlowsSpec {
   concurrent: number;
   /** FPDUs each way per connection. */
   fpdus: number;
+}
+
+/**
+ * Connections' frames round robin, one frame of each in turn, with fresh increasing timestamps
+ * (`stepUs` apart from `startUs` on): connections open at once, as on a busy link.
+ */
+export function interleave(groups: ReadonlyArray<readonly PcapFrame[]>, startUs = 0, stepUs = 5): PcapFrame[] {
+  const out: PcapFrame[] = [];
+  let us = startUs;
+  for (let k = 0, left = true; left; k++) {
+    left = false;
+    for (const frames of groups) {
+      const f = frames[k];
+      if (!f) continue;
+      left = true;
+      us += stepUs;
+      out.push({ tsSec: 1_700_000_000 + Math.floor(us / 1e6), tsNsec: (us % 1e6) * 1000, data: f.data });
+    }
+  }
+  return out;
 }
 
 export function generateManyMpaFlows(file: string, spec: ManyFlowsSpec): { packets: number; bytes: number } {
@@ -40,19 +60,13 @@ export function generateManyMpaFlows(file: string, spec: ManyFlowsSpec): { packe
       });
       group.push(c.frames);
     }
-    // Round robin over the group's connections, one frame each, with fresh increasing timestamps.
-    for (let k = 0, left = true; left; k++) {
-      left = false;
-      for (const frames of group) {
-        const f = frames[k];
-        if (!f) continue;
-        left = true;
-        us += 2;
-        w.write({ tsSec: 1_700_000_000 + Math.floor(us / 1e6), tsNsec: (us % 1e6) * 1000, data: f.data });
-        packets++;
-        bytes += 16 + f.data.length;
-      }
+    const frames = interleave(group, us, 2);
+    for (const f of frames) {
+      w.write(f);
+      packets++;
+      bytes += 16 + f.data.length;
     }
+    us += 2 * frames.length;
   }
   w.close();
   return { packets, bytes };

@@ -1,5 +1,5 @@
 import { readCapture, readCaptureStream, readErrorRule } from '../capture/read-capture.js';
-import type { CaptureSummary, PacketRecord } from '../capture/packet.js';
+import type { CaptureReadError, CaptureSummary, PacketRecord } from '../capture/packet.js';
 import { PacketDecoder, type DecoderOptions } from '../net/decoder.js';
 import { Reassembler, type ReassemblyOptions, type TcpFlowStats } from '../tcp/reassembler.js';
 import type { FlowHandle } from '../tcp/stream.js';
@@ -158,6 +158,17 @@ export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
   return { newFlow, result };
 }
 
+/** Why reading stopped early, as the last finding of the run (after every flow has ended). */
+export function reportReadError(findings: FindingSink, e: CaptureReadError): void {
+  findings.report(readErrorRule(e), {
+    flow: null,
+    from: null,
+    frames: e.frame > 0 ? [e.frame] : [],
+    seq: null,
+    message: `${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}`,
+  });
+}
+
 /** Capture -> packets -> TCP streams -> MPA -> DDP/RDMAP -> records and findings. One way. */
 export async function analyze(path: string, opts: AnalysisOptions = {}): Promise<AnalysisResult> {
   if ((opts.threads ?? 1) > 1) {
@@ -202,16 +213,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const capture = src && seen > max ? { ...captured, packets: max, bytes: seenBytes } : captured;
   decoder.finish(); // IP datagrams still missing fragments are reported, not silently dropped
   reasm.finish();
-  if (capture.error) {
-    const e = capture.error;
-    findings.report(readErrorRule(e), {
-      flow: null,
-      from: null,
-      frames: e.frame > 0 ? [e.frame] : [],
-      seq: null,
-      message: `${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}`,
-    });
-  }
+  if (capture.error) reportReadError(findings, capture.error);
   const flows: FlowResult[] = reasm.flows().map(flowResult);
   return { capture, flows, findings, decoder: decoder.stats };
 }

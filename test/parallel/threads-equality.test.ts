@@ -13,7 +13,7 @@ import { CAPTURES, cli, ROOT, type CliResult } from '../cli/helpers.js';
 import { buildMpaConnection } from '../../src/generate/mpa-connection.js';
 import { patternBytes, sendUlpdu } from '../../src/generate/mpa-encoder.js';
 import { buildPcap, LINKTYPE_ETHERNET, type PcapFrame } from '../../src/report/pcap-writer.js';
-import { generateManyMpaFlows } from '../../scripts/bench-threads-generate.js';
+import { generateManyMpaFlows, interleave } from '../../scripts/bench-threads-generate.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'mpa-threads-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -48,19 +48,7 @@ function reuseCapture(): Uint8Array {
   groups[0] = [...groups[0]!, ...conn(0, 30000, 5_000_000, 4)];
   // Flow 3's SYN sent twice (a retransmission): still one flow.
   groups[3] = [groups[3]![0]!, ...groups[3]!];
-  const frames: PcapFrame[] = [];
-  let us = 0;
-  for (let k = 0, left = true; left; k++) {
-    left = false;
-    for (const g of groups) {
-      const f = g[k];
-      if (!f) continue;
-      left = true;
-      us += 5;
-      frames.push({ tsSec: 1_700_000_000 + Math.floor(us / 1e6), tsNsec: (us % 1e6) * 1000, data: f.data });
-    }
-  }
-  return buildPcap(LINKTYPE_ETHERNET, frames);
+  return buildPcap(LINKTYPE_ETHERNET, interleave(groups));
 }
 
 const many = join(tmp, 'many-flows.pcap');

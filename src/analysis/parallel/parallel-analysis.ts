@@ -11,13 +11,13 @@
  * segments are with the workers unanswered.
  */
 import { Worker } from 'node:worker_threads';
-import { readCapture, readCaptureStream, readErrorRule } from '../../capture/read-capture.js';
+import { readCapture, readCaptureStream } from '../../capture/read-capture.js';
 import type { PacketRecord } from '../../capture/packet.js';
 import { PacketDecoder } from '../../net/decoder.js';
 import { TCP_ACK, TCP_SYN, type TcpSegment } from '../../net/segment.js';
 import { FindingCollector } from '../finding-collector.js';
 import type { FindingInput } from '../findings.js';
-import type { AnalysisOptions, AnalysisResult, FlowResult } from '../pipeline.js';
+import { reportReadError, type AnalysisOptions, type AnalysisResult, type FlowResult } from '../pipeline.js';
 import { defaultUpper } from '../upper.js';
 import { CaptureJournal } from './capture-journal.js';
 import { FlowShards } from './flow-shards.js';
@@ -257,16 +257,7 @@ export async function analyzeParallel(path: string, opts: AnalysisOptions): Prom
       if (best < 0) break;
       pool.finishing[best]!.replay(bestTag, target);
     }
-    if (capture.error) {
-      const e = capture.error;
-      findings.report(readErrorRule(e), {
-        flow: null,
-        from: null,
-        frames: e.frame > 0 ? [e.frame] : [],
-        seq: null,
-        message: `${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}`,
-      });
-    }
+    if (capture.error) reportReadError(findings, capture.error);
     const flows = pool.flows.flat().sort((a, b) => a.tcp.id - b.tcp.id);
     return { capture, flows, findings, decoder: decoder.stats };
   } finally {

@@ -4,7 +4,7 @@
  * postMessage. Addresses travel once per 4-tuple (a worker-local tuple index in each row), so a
  * segment costs one row and its payload octets.
  */
-import type { TcpOptions, TcpSegment } from '../../net/segment.js';
+import { blankSegment, type TcpOptions, type TcpSegment } from '../../net/segment.js';
 
 /** Row layout (Float64Array columns). */
 const SLOT = 0; // the segment's position in capture order (all workers together)
@@ -160,24 +160,7 @@ export class SegmentBatchReader {
   private readonly portA: number[] = [];
   private readonly addrB: string[] = [];
   private readonly portB: number[] = [];
-  readonly seg: TcpSegment = {
-    frame: 0,
-    tsSec: 0,
-    tsNsec: 0,
-    ipVersion: 4,
-    src: '',
-    dst: '',
-    srcPort: 0,
-    dstPort: 0,
-    seq: 0,
-    ack: 0,
-    flags: 0,
-    window: 0,
-    urgent: 0,
-    options: null,
-    payload: new Uint8Array(0),
-    missing: 0,
-  };
+  readonly seg: TcpSegment = blankSegment();
   slot = 0;
   openId = 0;
   bits = 0;
