@@ -3,12 +3,11 @@ import type { CaptureReadError, CaptureSummary, PacketRecord } from '../capture/
 import { PacketDecoder, type DecoderOptions } from '../net/decoder.js';
 import { Reassembler, type ReassemblyOptions, type TcpFlowStats } from '../tcp/reassembler.js';
 import type { FlowHandle } from '../tcp/stream.js';
-import { portOf } from '../net/segment.js';
-import { MpaFlow, type ForcedMpa, type FpduRecord, type MpaFlowOptions, type MpaFlowSummary, type UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
+import type { FpduRecord, MpaFlowSummary, UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
-import { plausibleDdpHeader, plausibleDdpSegmentStart } from '../../dissectors/ddp-rdmap/plausible.js';
 import { FindingCollector } from './finding-collector.js';
+import { flowStage } from './flow-stage.js';
 import type { Finding, FindingSink } from './findings.js';
 import type { RuleOverrides } from './rules-catalog.js';
 import type { PacketSource } from '../capture/live/packet-source.js';
@@ -97,65 +96,6 @@ export interface AnalysisResult {
   flows: FlowResult[];
   findings: FindingCollector;
   decoder: PacketDecoder['stats'];
-}
-
-function selects(sel: FlowSelector, h: FlowHandle): boolean {
-  switch (sel.kind) {
-    case 'all':
-      return true;
-    case 'id':
-      return h.id === sel.id;
-    case 'port':
-      return h.client.endsWith(`:${sel.port}`) || h.server.endsWith(`:${sel.port}`);
-    case 'endpoint':
-      return h.client === sel.endpoint || h.server === sel.endpoint;
-  }
-}
-
-/**
- * The per-flow half of the pipeline: what the reassembler calls for each new TCP flow (MPA and the
- * layer above), the summaries kept when a flow closes, and a flow's entry in the result. Built once
- * by analyze() and once in each worker thread of the parallel pipeline, so both dissect alike.
- */
-export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
-  newFlow: (h: FlowHandle) => MpaFlow | null;
-  result: (tcp: TcpFlowStats) => FlowResult;
-} {
-  // A flow is reduced to its summaries when both directions end (MPA flows only): a capture with
-  // many connections keeps no dissector state for the ones already closed.
-  const summaries = new Map<number, { mpa: MpaFlowSummary; upper: [unknown, unknown] | null }>();
-  const outputs = {
-    ...(opts.onStartup ? { startup: opts.onStartup } : {}),
-    ...(opts.onFpdu ? { fpdu: opts.onFpdu } : {}),
-  };
-  // One options object and one set of callbacks for every flow (no closure per flow: 100,000 flows
-  // would otherwise carry 100,000 contexts). The flow is passed in, its upper layer read back from it.
-  const upperFactory = opts.upper;
-  type Upper = UpperLayer & { summary?(dir: 0 | 1): unknown };
-  const shared: MpaFlowOptions = {
-    ...(upperFactory ? { upper: (f: MpaFlow, ctx: MpaContext) => upperFactory.create(f.handle.id, ctx, findings, f.handle) } : {}),
-    onClosed: (f: MpaFlow) => {
-      const mpa = f.summary();
-      const up = f.upperInstance as Upper | null;
-      if (mpa) summaries.set(f.handle.id, { mpa, upper: up?.summary ? [up.summary(0), up.summary(1)] : null });
-    },
-  };
-  const newFlow = (h: FlowHandle): MpaFlow | null => {
-    opts.onFlow?.(h);
-    if (opts.dissect === false) return null;
-    const spec = opts.forced?.find((f) => selects(f.selector, h));
-    const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart } : null;
-    const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
-    flow.plausible = plausibleDdpHeader;
-    flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed
-    return flow;
-  };
-  const result = (tcp: TcpFlowStats): FlowResult => {
-    const sm = summaries.get(tcp.id) ?? null;
-    const mpa = sm ? sm.mpa : null;
-    return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
-  };
-  return { newFlow, result };
 }
 
 /** Why reading stopped early, as the last finding of the run (after every flow has ended). */

@@ -6,7 +6,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Reassembler } from '../../tcp/reassembler.js';
-import { flowStage, type AnalysisOptions, type FlowResult } from '../pipeline.js';
+import { flowStage } from '../flow-stage.js';
+import type { AnalysisOptions, FlowResult } from '../pipeline.js';
 import { defaultUpper } from '../upper.js';
 import { EventRecorder } from './worker-events.js';
 import { ROW_MAYBE, SegmentBatchReader, type SegmentBatch } from './segment-batch.js';
