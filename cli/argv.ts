@@ -69,6 +69,7 @@ export async function parseArgv(rawArgv: string[]) {
     .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
     .option('progress', { type: 'boolean', describe: 'Progress bar on stderr (default: when stderr is a terminal, CI is unset and the output is not streaming there)' })
     .option('wide', { type: 'boolean', describe: 'Print the flow table with every column, however wide (default: fit 100 columns)' })
+    .option('threads', { type: 'number', describe: 'Worker threads for TCP reassembly and dissection, flows shared out by 4-tuple; the output is the same for any number (default for a capture file of 32 MiB or more: one per core beyond the first when that makes at least 2, else 1)' })
     .option('allow-truncated', { type: 'boolean', describe: 'A capture cut off in the middle of a record is not an error (exit status from the findings, as for a capture stopped with Ctrl-C)' })
     .option('T', { type: 'string', describe: 'Output format as tshark -T: fields (with -e), or text (the default)' })
     .option('e', { type: 'string', array: true, nargs: 1, describe: 'With -T fields: a field to print (repeat; mpa-dissect -G fields lists them)' })

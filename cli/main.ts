@@ -125,6 +125,12 @@ async function main(rawArgv: string[]): Promise<number> {
     if (!Number.isInteger(args.c) || args.c < 1) throw new UsageError(`-c: ${args.c} is not a packet count (a whole number of at least 1)`);
     maxPackets = args.c;
   }
+  let threads: number | undefined;
+  if (args.threads !== undefined) {
+    if (!Number.isInteger(args.threads) || args.threads < 1 || args.threads > 64) throw new UsageError(`--threads: ${args.threads} is not a number of threads between 1 and 64`);
+    if (iface !== undefined && args.threads > 1) throw new UsageError('--threads: live capture (-i) is analysed on one thread');
+    threads = args.threads;
+  }
   if (autostop.packets !== null) maxPackets = Math.min(maxPackets ?? Infinity, autostop.packets);
   if (iface === undefined) {
     for (const [flag, given] of [['-f', args.f], ['-s', args.s], ['-a', args.a], ['-b', args.b]] as const) {
@@ -140,7 +146,7 @@ async function main(rawArgv: string[]): Promise<number> {
     // Options of the batch outputs would be silently ignored by the UI: say so instead.
     const batchOnly: Array<[string, unknown]> = [
       ['-c', args.c], ['-a', args.a], ['-b', args.b], ['-w', args.w], ['--write-filter', args['write-filter']], ['--junit', args.junit],
-      ['--json', args.json], ['--ndjson', args.ndjson], ['-V', args.V], ['-x', args.x], ['-q', args.q], ['-l', args.l], ['-z', args.z], ['-T', args.T],
+      ['--json', args.json], ['--ndjson', args.ndjson], ['-V', args.V], ['-x', args.x], ['-q', args.q], ['-l', args.l], ['-z', args.z], ['-T', args.T], ['--threads', args.threads],
     ];
     const given = batchOnly.filter(([, v]) => v !== undefined && v !== false).map(([flag]) => flag);
     if (given.length) throw new UsageError(`tui: ${given.join(', ')} ${given.length === 1 ? 'is an option' : 'are options'} of the batch outputs, not of the terminal UI (in the UI, w writes a pcap); run mpa-dissect without tui for ${given.length === 1 ? 'it' : 'them'}`);
@@ -172,6 +178,7 @@ async function main(rawArgv: string[]): Promise<number> {
     allowTruncated: args['allow-truncated'] === true,
     fields: fieldsFormat,
     ...(maxPackets !== undefined ? { maxPackets } : {}),
+    ...(threads !== undefined ? { threads } : {}),
   };
   if (iface !== undefined) {
     if (positional !== undefined || readFile !== undefined) throw new UsageError(`-i ${iface} captures live; a capture file (${readFile ?? positional}) cannot be read at the same time`);

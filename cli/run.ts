@@ -26,6 +26,7 @@ import type { FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason } from './output.js';
 import type { LiveHooks } from './live.js';
 import { flowJson } from '../src/report/json-report.js';
+import { defaultThreads } from '../src/analysis/parallel/thread-count.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
@@ -64,6 +65,8 @@ export interface RunOptions {
   maxPackets?: number;
   /** Live capture (-i): `capture` is the interface name, packets come from the hooks' source. */
   live?: LiveHooks;
+  /** --threads: worker threads for reassembly and dissection; unset: defaultThreads(). */
+  threads?: number;
 }
 
 export interface RunIo {
@@ -309,6 +312,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
         : {}),
   };
   if (o.maxPackets !== undefined) opts.maxPackets = o.maxPackets;
+  opts.threads = o.live ? 1 : (o.threads ?? defaultThreads(o.capture, stream));
+  opts.packetData = store !== null && stream; // a WindowFrames, the only reader of packet bytes in onPacket
   // Live: flows finished by --flow-timeout stream out as NDJSON `flow` events (once each).
   const flowsOut = new Set<number>();
   o.live?.wrap(opts, (f) => {

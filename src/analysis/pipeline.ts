@@ -1,15 +1,14 @@
 import { readCapture, readCaptureStream, readErrorRule } from '../capture/read-capture.js';
-import type { CaptureSummary, PacketRecord } from '../capture/packet.js';
+import type { CaptureReadError, CaptureSummary, PacketRecord } from '../capture/packet.js';
 import { PacketDecoder, type DecoderOptions } from '../net/decoder.js';
 import { Reassembler, type ReassemblyOptions, type TcpFlowStats } from '../tcp/reassembler.js';
 import type { FlowHandle } from '../tcp/stream.js';
-import { portOf } from '../net/segment.js';
-import { MpaFlow, type ForcedMpa, type FpduRecord, type MpaFlowOptions, type MpaFlowSummary, type UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
+import type { FpduRecord, MpaFlowSummary, UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
-import { plausibleDdpHeader, plausibleDdpSegmentStart } from '../../dissectors/ddp-rdmap/plausible.js';
 import { FindingCollector } from './finding-collector.js';
-import type { Finding } from './findings.js';
+import { flowStage } from './flow-stage.js';
+import type { Finding, FindingSink } from './findings.js';
 import type { RuleOverrides } from './rules-catalog.js';
 import type { PacketSource } from '../capture/live/packet-source.js';
 
@@ -26,7 +25,7 @@ export interface ForcedMpaSpec {
 
 /** The layer above MPA, created per MPA flow (the DDP/RDMAP analyzer). */
 export interface UpperFactory {
-  create(flowId: number, ctx: MpaContext, sink: FindingCollector, handle: FlowHandle): UpperLayer & { summary?(dir: 0 | 1): unknown };
+  create(flowId: number, ctx: MpaContext, sink: FindingSink, handle: FlowHandle): UpperLayer & { summary?(dir: 0 | 1): unknown };
   /** One-line Info text for a record the upper layer returned (tshark's Info column). */
   summarize?(rec: unknown): string | null;
   /** What the connection carries above RDMA (SMB Direct, NFS over RDMA...), when the evidence is clear. */
@@ -47,6 +46,11 @@ export interface AnalysisOptions {
   onFinding?: (f: Finding) => void;
   /** Called for every packet before decoding (progress, pcap export bookkeeping). */
   onPacket?: (p: PacketRecord) => void;
+  /**
+   * false: onPacket does not read `data`. With threads, onPacket is called once the workers have
+   * answered for the packet, so its bytes are copied until then unless this says they are not read.
+   */
+  packetData?: boolean;
   /** Called once per TCP flow when the reassembler first sees it (outputs that name both endpoints). */
   onFlow?: (h: FlowHandle) => void;
   chunkSize?: number;
@@ -69,6 +73,13 @@ export interface AnalysisOptions {
   onFlowEnd?: (f: FlowResult) => void;
   /** Stop after this many packets (tshark -c), files and sources alike. */
   maxPackets?: number;
+  /**
+   * Worker threads for reassembly and dissection (src/analysis/parallel/): flows are sharded by
+   * 4-tuple and everything is handed to the callbacks above in the order one thread would. 1 or
+   * unset: this thread does everything. A live source, flowTimeout or an upper layer other than
+   * the default one always runs on one thread (see parallel/parallel-analysis.ts).
+   */
+  threads?: number;
 }
 
 export interface FlowResult {
@@ -87,63 +98,30 @@ export interface AnalysisResult {
   decoder: PacketDecoder['stats'];
 }
 
-function selects(sel: FlowSelector, h: FlowHandle): boolean {
-  switch (sel.kind) {
-    case 'all':
-      return true;
-    case 'id':
-      return h.id === sel.id;
-    case 'port':
-      return h.client.endsWith(`:${sel.port}`) || h.server.endsWith(`:${sel.port}`);
-    case 'endpoint':
-      return h.client === sel.endpoint || h.server === sel.endpoint;
-  }
+/** Why reading stopped early, as the last finding of the run (after every flow has ended). */
+export function reportReadError(findings: FindingSink, e: CaptureReadError): void {
+  findings.report(readErrorRule(e), {
+    flow: null,
+    from: null,
+    frames: e.frame > 0 ? [e.frame] : [],
+    seq: null,
+    message: `${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}`,
+  });
 }
 
 /** Capture -> packets -> TCP streams -> MPA -> DDP/RDMAP -> records and findings. One way. */
 export async function analyze(path: string, opts: AnalysisOptions = {}): Promise<AnalysisResult> {
+  if ((opts.threads ?? 1) > 1) {
+    const parallel = await import('./parallel/parallel-analysis.js');
+    if (parallel.canRunParallel(opts)) return parallel.analyzeParallel(path, opts);
+  }
   const findings = new FindingCollector(opts.rules ?? null);
   if (opts.onFinding) findings.onFinding(opts.onFinding);
   const decoder = new PacketDecoder(findings, opts.decoder);
-  // A flow is reduced to its summaries when both directions end (MPA flows only): a capture with
-  // many connections keeps no dissector state for the ones already closed.
-  const summaries = new Map<number, { mpa: MpaFlowSummary; upper: [unknown, unknown] | null }>();
-  const outputs = {
-    ...(opts.onStartup ? { startup: opts.onStartup } : {}),
-    ...(opts.onFpdu ? { fpdu: opts.onFpdu } : {}),
-  };
-  // One options object and one set of callbacks for every flow (no closure per flow: 100,000 flows
-  // would otherwise carry 100,000 contexts). The flow is passed in, its upper layer read back from it.
-  const upperFactory = opts.upper;
-  type Upper = UpperLayer & { summary?(dir: 0 | 1): unknown };
-  const shared: MpaFlowOptions = {
-    ...(upperFactory ? { upper: (f: MpaFlow, ctx: MpaContext) => upperFactory.create(f.handle.id, ctx, findings, f.handle) } : {}),
-    onClosed: (f: MpaFlow) => {
-      const mpa = f.summary();
-      const up = f.upperInstance as Upper | null;
-      if (mpa) summaries.set(f.handle.id, { mpa, upper: up?.summary ? [up.summary(0), up.summary(1)] : null });
-    },
-  };
-  const reasm = new Reassembler(
-    findings,
-    (h) => {
-      opts.onFlow?.(h);
-      if (opts.dissect === false) return null;
-      const spec = opts.forced?.find((f) => selects(f.selector, h));
-      const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart } : null;
-      const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
-      flow.plausible = plausibleDdpHeader;
-      flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed
-      return flow;
-    },
-    opts.reassembly,
-  );
+  const stage = flowStage(findings, opts);
+  const reasm = new Reassembler(findings, stage.newFlow, opts.reassembly);
   const onSegment = (s: Parameters<Reassembler['segment']>[0]) => reasm.segment(s);
-  const flowResult = (tcp: TcpFlowStats): FlowResult => {
-    const sm = summaries.get(tcp.id) ?? null;
-    const mpa = sm ? sm.mpa : null;
-    return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
-  };
+  const flowResult = stage.result;
   // Idle flows are looked for at most once a (capture or wall-clock) second, against the exact time.
   const timeout = opts.flowTimeout;
   let lastSweep = 0;
@@ -175,16 +153,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const capture = src && seen > max ? { ...captured, packets: max, bytes: seenBytes } : captured;
   decoder.finish(); // IP datagrams still missing fragments are reported, not silently dropped
   reasm.finish();
-  if (capture.error) {
-    const e = capture.error;
-    findings.report(readErrorRule(e), {
-      flow: null,
-      from: null,
-      frames: e.frame > 0 ? [e.frame] : [],
-      seq: null,
-      message: `${e.file}: offset ${e.offset}, frame ${e.frame}: ${e.message}`,
-    });
-  }
+  if (capture.error) reportReadError(findings, capture.error);
   const flows: FlowResult[] = reasm.flows().map(flowResult);
   return { capture, flows, findings, decoder: decoder.stats };
 }

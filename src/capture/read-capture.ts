@@ -26,6 +26,8 @@ export interface ReadCaptureOptions {
   chunkSize?: number;
   /** Stop after this many records (tshark -c): the rest of the file is not read. */
   maxPackets?: number;
+  /** Awaited before each read: a consumer that is behind (worker threads) holds the reader back. */
+  beforeRead?: () => Promise<void> | void;
 }
 
 const DEFAULT_CHUNK = 4 * 1024 * 1024;
@@ -232,6 +234,8 @@ async function run(src: ByteSource, path: string, file: string, onPacket: (p: Pa
       if (pos < end) sink.fail(base + pos, `${bytes(end - pos)} of trailing data could not be parsed`);
       break;
     }
+    // Backpressure (worker threads behind): wait before taking the next chunk.
+    if (opts.beforeRead) await opts.beforeRead();
     let n: number;
     try {
       n = await (pending ?? src.read(spare, RESERVE, chunk));

@@ -16,7 +16,7 @@ import { u16, u32 } from './bytes.js';
 import { expectedChecksum, fold, sum16 } from './checksum.js';
 import { FragmentReassembler, type FragmentEvents } from './fragments.js';
 import { AddressCache } from './ip-text.js';
-import { endpoint, type TcpSegment } from './segment.js';
+import { blankSegment, endpoint, type TcpSegment } from './segment.js';
 import { emptyOptions, parseTcpOptions } from './tcp-options.js';
 
 /**
@@ -98,24 +98,7 @@ export class PacketDecoder {
   private readonly checksums: boolean;
   private readonly addrs = new AddressCache();
   private readonly frags: FragmentReassembler;
-  private readonly seg: TcpSegment = {
-    frame: 0,
-    tsSec: 0,
-    tsNsec: 0,
-    ipVersion: 4,
-    src: '',
-    dst: '',
-    srcPort: 0,
-    dstPort: 0,
-    seq: 0,
-    ack: 0,
-    flags: 0,
-    window: 0,
-    urgent: 0,
-    options: null,
-    payload: new Uint8Array(0),
-    missing: 0,
-  };
+  private readonly seg: TcpSegment = blankSegment();
   /** The frame being decoded and where its segments go (fields, so helpers need no closures). */
   private p: PacketRecord = NO_FRAME;
   private emit: (s: TcpSegment) => void = noSegment;

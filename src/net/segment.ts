@@ -53,3 +53,25 @@ export function portOf(ep: string): number {
 export function endpoint(addr: string, port: number): string {
   return addr.includes(':') ? `[${addr}]:${port}` : `${addr}:${port}`;
 }
+
+/** A segment with every field empty: the one object a decoder (or a batch reader) fills again and again. */
+export function blankSegment(): TcpSegment {
+  return {
+    frame: 0,
+    tsSec: 0,
+    tsNsec: 0,
+    ipVersion: 4,
+    src: '',
+    dst: '',
+    srcPort: 0,
+    dstPort: 0,
+    seq: 0,
+    ack: 0,
+    flags: 0,
+    window: 0,
+    urgent: 0,
+    options: null,
+    payload: new Uint8Array(0),
+    missing: 0,
+  };
+}

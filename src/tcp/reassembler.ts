@@ -500,6 +500,11 @@ export class Reassembler {
   private readonly table = new Map<number, Dir>();
   private readonly all: Flow[] = [];
   private nextId = 1;
+  /**
+   * Where a new flow's id comes from: 1, 2, 3... in the order flows open. The parallel pipeline
+   * (src/analysis/parallel) replaces it in each worker with the id one thread would have given.
+   */
+  flowId: () => number = () => this.nextId++;
   /** The direction of the previous segment: consecutive segments mostly share it, saving the hash lookup. */
   private last: Dir | null = null;
 
@@ -579,8 +584,12 @@ export class Reassembler {
     if (f & TCP_ACK) this.acked(d.flow.dirs[1 - d.index]!, s);
   }
 
-  finish(): void {
-    for (const fl of this.all) this.close(fl);
+  /** Ends every flow still open, in the order they opened (`each` is told which flow is ending next). */
+  finish(each?: (id: number) => void): void {
+    for (const fl of this.all) {
+      each?.(fl.id);
+      this.close(fl);
+    }
   }
 
   /**
@@ -618,8 +627,8 @@ export class Reassembler {
     // A SYN-ACK's sender is the server; otherwise the first sender (a SYN's sender) is the client.
     const synAck = (s.flags & (TCP_SYN | TCP_ACK)) === (TCP_SYN | TCP_ACK);
     const fl = synAck
-      ? new Flow(this.nextId++, s.dst, s.dstPort, s.src, s.srcPort, s.frame)
-      : new Flow(this.nextId++, s.src, s.srcPort, s.dst, s.dstPort, s.frame);
+      ? new Flow(this.flowId(), s.dst, s.dstPort, s.src, s.srcPort, s.frame)
+      : new Flow(this.flowId(), s.src, s.srcPort, s.dst, s.dstPort, s.frame);
     this.all.push(fl);
     for (const d of fl.dirs) this.insert(d);
     const c = this.newFlow(fl);

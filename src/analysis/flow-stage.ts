@@ -1,0 +1,72 @@
+/**
+ * The per-flow half of the pipeline, in a module of its own so a worker thread
+ * (parallel/flow-worker.ts) loads the dissectors without the capture readers and packet decoder.
+ */
+import { MpaFlow, type ForcedMpa, type MpaFlowOptions, type MpaFlowSummary, type UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
+import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
+import { plausibleDdpHeader, plausibleDdpSegmentStart } from '../../dissectors/ddp-rdmap/plausible.js';
+import { portOf } from '../net/segment.js';
+import type { TcpFlowStats } from '../tcp/reassembler.js';
+import type { FlowHandle } from '../tcp/stream.js';
+import type { FindingSink } from './findings.js';
+import type { AnalysisOptions, FlowResult, FlowSelector } from './pipeline.js';
+
+function selects(sel: FlowSelector, h: FlowHandle): boolean {
+  switch (sel.kind) {
+    case 'all':
+      return true;
+    case 'id':
+      return h.id === sel.id;
+    case 'port':
+      return h.client.endsWith(`:${sel.port}`) || h.server.endsWith(`:${sel.port}`);
+    case 'endpoint':
+      return h.client === sel.endpoint || h.server === sel.endpoint;
+  }
+}
+
+/**
+ * The per-flow half of the pipeline: what the reassembler calls for each new TCP flow (MPA and the
+ * layer above), the summaries kept when a flow closes, and a flow's entry in the result. Built once
+ * by analyze() and once in each worker thread of the parallel pipeline, so both dissect alike.
+ */
+export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
+  newFlow: (h: FlowHandle) => MpaFlow | null;
+  result: (tcp: TcpFlowStats) => FlowResult;
+} {
+  // A flow is reduced to its summaries when both directions end (MPA flows only): a capture with
+  // many connections keeps no dissector state for the ones already closed.
+  const summaries = new Map<number, { mpa: MpaFlowSummary; upper: [unknown, unknown] | null }>();
+  const outputs = {
+    ...(opts.onStartup ? { startup: opts.onStartup } : {}),
+    ...(opts.onFpdu ? { fpdu: opts.onFpdu } : {}),
+  };
+  // One options object and one set of callbacks for every flow (no closure per flow: 100,000 flows
+  // would otherwise carry 100,000 contexts). The flow is passed in, its upper layer read back from it.
+  const upperFactory = opts.upper;
+  type Upper = UpperLayer & { summary?(dir: 0 | 1): unknown };
+  const shared: MpaFlowOptions = {
+    ...(upperFactory ? { upper: (f: MpaFlow, ctx: MpaContext) => upperFactory.create(f.handle.id, ctx, findings, f.handle) } : {}),
+    onClosed: (f: MpaFlow) => {
+      const mpa = f.summary();
+      const up = f.upperInstance as Upper | null;
+      if (mpa) summaries.set(f.handle.id, { mpa, upper: up?.summary ? [up.summary(0), up.summary(1)] : null });
+    },
+  };
+  const newFlow = (h: FlowHandle): MpaFlow | null => {
+    opts.onFlow?.(h);
+    if (opts.dissect === false) return null;
+    const spec = opts.forced?.find((f) => selects(f.selector, h));
+    const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart } : null;
+    const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
+    flow.plausible = plausibleDdpHeader;
+    flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed
+    return flow;
+  };
+  const result = (tcp: TcpFlowStats): FlowResult => {
+    const sm = summaries.get(tcp.id) ?? null;
+    const mpa = sm ? sm.mpa : null;
+    return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
+  };
+  return { newFlow, result };
+}
+

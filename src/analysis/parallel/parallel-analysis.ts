@@ -1,0 +1,266 @@
+/**
+ * analyze() on worker threads (--threads N). This thread reads the capture and decodes packets
+ * (src/capture, src/net: their findings stay here); each TCP segment goes to the worker its
+ * 4-tuple hashes to (both directions to one worker), in batches whose buffers are transferred.
+ * Workers run reassembly and the dissectors (flow-worker.ts) and send back what each segment
+ * produced; the journal (capture-journal.ts) replays it into the caller's callbacks in capture
+ * order. Flow ids are given here in the order flows open (flow-shards.ts). So every sink sees the
+ * sequence of calls one thread would make, and output does not depend on the number of threads.
+ *
+ * Memory is bounded: the reader waits before each read while more than IN_FLIGHT octets of
+ * segments are with the workers unanswered.
+ */
+import { Worker } from 'node:worker_threads';
+import { readCapture, readCaptureStream } from '../../capture/read-capture.js';
+import type { PacketRecord } from '../../capture/packet.js';
+import { PacketDecoder } from '../../net/decoder.js';
+import { TCP_ACK, TCP_SYN, type TcpSegment } from '../../net/segment.js';
+import { FindingCollector } from '../finding-collector.js';
+import type { FindingInput } from '../findings.js';
+import { reportReadError, type AnalysisOptions, type AnalysisResult, type FlowResult } from '../pipeline.js';
+import { defaultUpper } from '../upper.js';
+import { CaptureJournal } from './capture-journal.js';
+import { FlowShards } from './flow-shards.js';
+import { SegmentBatchWriter, ROW_MAYBE } from './segment-batch.js';
+import { EventQueue, type EventTarget } from './worker-events.js';
+import { SHARED_FAILED, SHARED_MAYBE_DONE, SHARED_OPENED, SHARED_WORDS, type WorkerConfig, type WorkerReply } from './worker-protocol.js';
+
+/** A batch is posted once it holds this many payload octets or segments. */
+const BATCH_BYTES = 256 * 1024;
+const BATCH_SEGMENTS = 2048;
+/** Segment octets with the workers, unanswered, beyond which the reader waits (per worker). */
+const IN_FLIGHT = 4 * 1024 * 1024;
+/** A worker that has not answered a SYN question for this long is taken for dead. */
+const ANSWER_TIMEOUT_MS = 60_000;
+
+/**
+ * Whether these options can run on workers: a live source and idle-flow expiry stay on one thread
+ * (they act on wall-clock ticks between packets), and so does an upper layer other than the
+ * default one (a worker can only build the one it imports).
+ */
+export function canRunParallel(opts: AnalysisOptions): boolean {
+  return opts.source === undefined && opts.flowTimeout === undefined && (opts.upper === undefined || opts.upper === null || opts.upper === defaultUpper);
+}
+
+/** The worker threads and what this thread knows of each. */
+class Pool {
+  readonly workers: Worker[] = [];
+  readonly shared: Int32Array[] = [];
+  readonly writers: SegmentBatchWriter[] = [];
+  readonly queues: EventQueue[] = [];
+  readonly finishing: EventQueue[] = [];
+  readonly flows: FlowResult[][] = [];
+  /** Last slot each worker has answered for. */
+  readonly done: number[];
+  /** Octets of each posted batch not answered yet, oldest first. */
+  readonly posted: number[][];
+  readonly maybeSent: number[];
+  inFlight = 0;
+  finished = 0;
+  private closing = false;
+  failure: unknown = null;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    readonly n: number,
+    config: Omit<WorkerConfig, 'shared'>,
+    private readonly onEvents: () => void,
+  ) {
+    this.done = new Array<number>(n).fill(-1);
+    this.posted = Array.from({ length: n }, () => []);
+    this.maybeSent = new Array<number>(n).fill(0);
+    for (let i = 0; i < n; i++) {
+      const sab = new SharedArrayBuffer(SHARED_WORDS * 4);
+      this.shared.push(new Int32Array(sab));
+      this.writers.push(new SegmentBatchWriter(BATCH_SEGMENTS, BATCH_BYTES));
+      this.queues.push(new EventQueue());
+      this.finishing.push(new EventQueue());
+      this.flows.push([]);
+      const w = new Worker(new URL('./flow-worker.js', import.meta.url), { workerData: { ...config, shared: sab } satisfies WorkerConfig });
+      w.on('message', (m: WorkerReply) => this.reply(i, m));
+      w.on('error', (e) => this.fail(new Error(`worker thread ${i + 1} failed: ${e.message}`)));
+      w.on('messageerror', (e) => this.fail(new Error(`worker thread ${i + 1}: a message could not be read: ${e.message}`)));
+      w.on('exit', (code) => {
+        if (!this.closing) this.fail(new Error(`worker thread ${i + 1} stopped (exit code ${code}) before the analysis ended`));
+      });
+      this.workers.push(w);
+    }
+  }
+
+  private reply(i: number, m: WorkerReply): void {
+    if (this.failure !== null) return;
+    try {
+      if (m.t === 'error') {
+        this.fail(new Error(`worker thread ${i + 1} failed: ${m.message}`));
+        if (process.env['MPA_DISSECT_DEBUG']) process.stderr.write(`${m.stack}\n`);
+        return;
+      }
+      if (m.t === 'events') {
+        this.queues[i]!.push(m.events);
+        if (m.upTo >= 0) this.done[i] = m.upTo;
+        this.inFlight -= this.posted[i]!.shift() ?? 0;
+        this.writers[i]!.recycle(m.rows, m.payload);
+      } else {
+        this.finishing[i]!.push(m.events);
+        this.flows[i] = m.flows;
+        this.finished++;
+      }
+      this.onEvents();
+    } catch (e) {
+      // An output that failed (EPIPE, a full disk) ends the run as it would on one thread.
+      this.fail(e);
+    }
+    this.notify();
+  }
+
+  fail(e: unknown): void {
+    this.failure ??= e;
+    this.notify();
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  /** Resolves at the next answer (or failure). */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
+  }
+
+  check(): void {
+    if (this.failure !== null) throw this.failure;
+  }
+
+  post(i: number): void {
+    const wr = this.writers[i]!;
+    if (wr.segments === 0) return;
+    const bytes = wr.bytes + wr.segments * 64; // rows count too: many tiny segments are work
+    const { batch, transfer } = wr.take();
+    this.posted[i]!.push(bytes);
+    this.inFlight += bytes;
+    this.workers[i]!.postMessage(batch, transfer);
+  }
+
+  postAll(): void {
+    for (let i = 0; i < this.n; i++) this.post(i);
+  }
+
+  /**
+   * Did worker i's last SYN of a known 4-tuple open a flow? Blocks this thread (Atomics.wait) until
+   * the worker has dissected it: the next flow id depends on it.
+   */
+  opened(i: number): boolean {
+    this.post(i);
+    const sh = this.shared[i]!;
+    let last = Atomics.load(sh, SHARED_MAYBE_DONE);
+    let since = Date.now();
+    while (last < this.maybeSent[i]!) {
+      if (Atomics.load(sh, SHARED_FAILED) !== 0) throw new Error(`worker thread ${i + 1} failed (its message follows)`);
+      Atomics.wait(sh, SHARED_MAYBE_DONE, last, 1000);
+      const now = Atomics.load(sh, SHARED_MAYBE_DONE);
+      if (now !== last) since = Date.now();
+      else if (Date.now() - since > ANSWER_TIMEOUT_MS) throw new Error(`worker thread ${i + 1} stopped answering`);
+      last = now;
+    }
+    return Atomics.load(sh, SHARED_OPENED) === 1;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true; // exits from here on are expected
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+/** analyze() with opts.threads workers; the result and every callback as with one thread. */
+export async function analyzeParallel(path: string, opts: AnalysisOptions): Promise<AnalysisResult> {
+  const n = Math.max(1, Math.floor(opts.threads ?? 1));
+  const findings = new FindingCollector(opts.rules ?? null);
+  if (opts.onFinding) findings.onFinding(opts.onFinding);
+  const journal = new CaptureJournal(opts.packetData !== false);
+  // Capture- and network-level findings stay on this thread, in the journal until their turn.
+  const decoder = new PacketDecoder({ report: (rule: string, f: FindingInput) => journal.finding(rule, f) }, opts.decoder);
+  const target: EventTarget = { report: (rule, f) => findings.report(rule, f), opts };
+  const pool = new Pool(
+    n,
+    {
+      reassembly: opts.reassembly ?? null,
+      forced: opts.forced ?? null,
+      upper: opts.upper === defaultUpper,
+      dissect: opts.dissect !== false,
+      disabled: [...(opts.rules?.disabled ?? [])],
+      want: { flow: opts.onFlow !== undefined, startup: opts.onStartup !== undefined, fpdu: opts.onFpdu !== undefined },
+    },
+    () => journal.drain(pool.done, pool.queues, target),
+  );
+  const shards = new FlowShards(n);
+  const ask = (w: number): boolean => pool.opened(w);
+  let slot = 0;
+
+  const onSegment = (s: TcpSegment): void => {
+    let t = shards.find(s.src, s.srcPort, s.dst, s.dstPort);
+    let openId = 0;
+    let bits = 0;
+    if (t === null) {
+      t = shards.add(s.src, s.srcPort, s.dst, s.dstPort);
+      pool.writers[t.worker]!.addTuple(t.index, t.a, t.ap, t.b, t.bp);
+      openId = shards.newId(ask);
+    } else if ((s.flags & (TCP_SYN | TCP_ACK)) === TCP_SYN) {
+      openId = shards.maybeId(t.worker, ask);
+      bits = ROW_MAYBE;
+      pool.maybeSent[t.worker]!++;
+    }
+    const w = t.worker;
+    const wr = pool.writers[w]!;
+    wr.add(s, slot, t.index, t.ap !== s.srcPort || t.a !== s.src, openId, bits);
+    journal.slot(w, slot++);
+    if (wr.bytes >= BATCH_BYTES || wr.segments >= BATCH_SEGMENTS) pool.post(w);
+  };
+  const onPacket = (p: PacketRecord): void => {
+    pool.check();
+    if (opts.onPacket) journal.packet(p);
+    decoder.decode(p, onSegment);
+  };
+  const beforeRead = async (): Promise<void> => {
+    pool.check();
+    pool.postAll();
+    journal.drain(pool.done, pool.queues, target);
+    while (pool.inFlight > IN_FLIGHT * n && pool.failure === null) await pool.next();
+    pool.check();
+  };
+
+  try {
+    const readOpts = { beforeRead, ...(opts.chunkSize ? { chunkSize: opts.chunkSize } : {}), ...(opts.maxPackets !== undefined ? { maxPackets: opts.maxPackets } : {}) };
+    const capture = opts.stream ? await readCaptureStream(opts.stream, path, onPacket, readOpts) : await readCapture(path, onPacket, readOpts);
+    pool.check();
+    decoder.finish(); // IP datagrams still missing fragments are reported, not silently dropped
+    pool.postAll();
+    for (const w of pool.workers) w.postMessage({ t: 'finish' });
+    while (pool.finished < n && pool.failure === null) await pool.next();
+    pool.check();
+    journal.drain(pool.done, pool.queues, target);
+    if (journal.length !== 0) throw new Error('internal: worker threads ended with segments unanswered');
+    // One thread ends its flows in the order they opened: the workers' closing events, merged by flow id.
+    for (;;) {
+      let best = -1;
+      let bestTag = Infinity;
+      for (let i = 0; i < n; i++) {
+        const tag = pool.finishing[i]!.nextTag();
+        if (tag !== null && tag < bestTag) {
+          bestTag = tag;
+          best = i;
+        }
+      }
+      if (best < 0) break;
+      pool.finishing[best]!.replay(bestTag, target);
+    }
+    if (capture.error) reportReadError(findings, capture.error);
+    const flows = pool.flows.flat().sort((a, b) => a.tcp.id - b.tcp.id);
+    return { capture, flows, findings, decoder: decoder.stats };
+  } finally {
+    await pool.close();
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * `--threads N` changes nothing a user sees: every sample, reference and real capture, and
+ * generated many-flow captures (with port reuse, a retransmitted SYN, a capture cut mid-record),
+ * run through the real CLI with one thread and with 2 and 3 workers, compared byte for byte in
+ * each output mode (text, -V -x, --json, --ndjson, -T fields, --junit, -z, -w) with exit status
+ * and standard error.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CAPTURES, cli, ROOT, type CliResult } from '../cli/helpers.js';
+import { buildMpaConnection } from '../../src/generate/mpa-connection.js';
+import { patternBytes, sendUlpdu } from '../../src/generate/mpa-encoder.js';
+import { buildPcap, LINKTYPE_ETHERNET, type PcapFrame } from '../../src/report/pcap-writer.js';
+import { generateManyMpaFlows, interleave } from '../../scripts/bench-threads-generate.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'mpa-threads-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function pcapsIn(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...pcapsIn(p));
+    else if (/\.pcap(ng)?(\.gz)?$/.test(name)) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * Connections interleaved frame by frame, including a 4-tuple reused by a second connection after
+ * the first closed (a new flow on a known tuple) and a retransmitted SYN (not a new flow).
+ */
+function reuseCapture(): Uint8Array {
+  const conn = (i: number, port: number, isn: number, fpdus: number) =>
+    buildMpaConnection({
+      request: { m: true, c: true },
+      reply: { m: i % 2 === 0, c: true },
+      i2r: Array.from({ length: fpdus }, (_, k) => ({ ulpdu: sendUlpdu(k + 1, patternBytes(100 + 700 * (k % 4), i + k)) })),
+      r2i: Array.from({ length: fpdus >> 1 }, (_, k) => ({ ulpdu: sendUlpdu(k + 1, patternBytes(3000, i)) })),
+      scenario: { client: { addr: `10.1.0.${1 + (i % 7)}`, port }, server: { addr: '10.2.0.1', port: 4420 }, isn: [isn, 700000 + i], mss: 1448 },
+    }).frames;
+  const groups: PcapFrame[][] = [];
+  for (let i = 0; i < 24; i++) groups.push(conn(i, 30000 + i, 1000 + i, 6 + (i % 5)));
+  // Flow 0's 4-tuple again after it closed, with a new ISN: a new connection (port reuse).
+  groups[0] = [...groups[0]!, ...conn(0, 30000, 5_000_000, 4)];
+  // Flow 3's SYN sent twice (a retransmission): still one flow.
+  groups[3] = [groups[3]![0]!, ...groups[3]!];
+  return buildPcap(LINKTYPE_ETHERNET, interleave(groups));
+}
+
+const many = join(tmp, 'many-flows.pcap');
+generateManyMpaFlows(many, { flows: 40, concurrent: 20, fpdus: 6 });
+// Big enough for several reads, batches per worker and the reader waiting on the workers.
+const big = join(tmp, 'big.pcap');
+generateManyMpaFlows(big, { flows: 200, concurrent: 100, fpdus: 30 });
+const reuse = join(tmp, 'port-reuse.pcap');
+writeFileSync(reuse, reuseCapture());
+// The many-flow capture cut in the middle of a record: everything before the cut, then exit 2.
+const cut = join(tmp, 'cut.pcap');
+const whole = readFileSync(many);
+writeFileSync(cut, whole.subarray(0, Math.floor(whole.length * 0.6)));
+
+interface Outcome {
+  run: CliResult;
+  files: Record<string, string>;
+}
+
+/** One CLI run; files it writes (named with @) are read back and compared too. */
+function run(args: string[], threads: number, files: string[] = []): Outcome {
+  const dir = join(tmp, `t${threads}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const real = args.map((a) => (a.startsWith('@') ? join(dir, a.slice(1)) : a));
+  const r = cli([...real, '--threads', String(threads)], { cwd: CAPTURES });
+  const out: Record<string, string> = {};
+  for (const f of files) {
+    const p = join(dir, f);
+    out[f] = existsSync(p) ? readFileSync(p).toString('base64') : '<absent>';
+  }
+  // Names of the per-thread directory never show in the output: compare without them.
+  const clean = (s: string) => s.split(dir).join('<dir>');
+  return { run: { code: r.code, stdout: clean(r.stdout), stderr: clean(r.stderr) }, files: out };
+}
+
+/** The output modes compared. JUnit's time attribute is wall clock: it is blanked. */
+const MODES: ReadonlyArray<{ name: string; args: string[]; files?: string[] }> = [
+  { name: 'text', args: [] },
+  { name: '-V -x -z (all) --junit -w', args: ['-V', '-x', '-z', 'conv,fpdu-sizes,alignment,opcodes,rules', '--junit', '@j.xml', '-w', '@w.pcap', '--fail-on', 'warning'], files: ['j.xml', 'w.pcap'] },
+  { name: '--json', args: ['--json'] },
+  { name: '--ndjson', args: ['--ndjson'] },
+  { name: '-T fields -Y', args: ['-T', 'fields', '-e', 'frame.number', '-e', 'tcp.stream', '-e', 'iwarp_mpa.ulpdu_length', '-e', 'finding.rule', '-Y', 'tcp.stream >= 1'] },
+];
+
+/** One-thread outcomes, computed once per capture and mode (the 2- and 3-worker runs compare with the same). */
+const oneThread = new Map<string, Outcome>();
+
+function same(capture: string, mode: (typeof MODES)[number], threads: number): void {
+  const key = `${capture}\0${mode.name}`;
+  const one = oneThread.get(key) ?? run([...mode.args, capture], 1, mode.files);
+  oneThread.set(key, one);
+  const n = run([...mode.args, capture], threads, mode.files);
+  const blankTime = (o: Outcome) => {
+    const j = o.files['j.xml'];
+    if (j && !j.startsWith('<')) o.files['j.xml'] = Buffer.from(j, 'base64').toString('utf8').replace(/time="[0-9.]+"/g, 'time=""');
+  };
+  blankTime(one);
+  blankTime(n);
+  expect(n.run.code).toBe(one.run.code);
+  expect(n.run.stderr).toBe(one.run.stderr);
+  expect(n.run.stdout).toBe(one.run.stdout);
+  expect(n.files).toEqual(one.files);
+}
+
+const shipped = pcapsIn(CAPTURES);
+const reference = pcapsIn(resolve(ROOT, '../shared/captures/reference'));
+const real = pcapsIn(resolve(ROOT, '../shared/captures/real'));
+
+describe('--threads 2 gives byte-identical output', () => {
+  for (const c of [...shipped, ...reference, ...real, many, reuse, cut]) {
+    const name = c.startsWith(tmp) ? `generated ${c.slice(tmp.length + 1)}` : c.slice(resolve(ROOT, '..').length + 1);
+    for (const m of MODES) it(`${name}: ${m.name}`, () => same(c, m, 2));
+  }
+  if (reference.length === 0) it.skip('../shared/captures/reference is absent: reference captures not compared', () => {});
+  if (real.length === 0) it.skip('../shared/captures/real is absent: real captures not compared', () => {});
+});
+
+describe('--threads 3 gives byte-identical output', () => {
+  for (const c of [many, reuse, cut, ...reference.slice(0, 2)]) {
+    for (const m of MODES) it(`${c.split('/').pop()}: ${m.name}`, () => same(c, m, 3));
+  }
+});
+
+describe('the generated captures exercise what they are meant to', () => {
+  it('port reuse opens a new flow; the retransmitted SYN does not', () => {
+    const r = cli(['--json', reuse, '--threads', '2']);
+    const doc = JSON.parse(r.stdout) as { flows: Array<{ client: string }> };
+    expect(doc.flows.length).toBe(25);
+    expect(doc.flows.filter((f) => f.client === '10.1.0.1:30000').length).toBe(2);
+  });
+  it('the cut capture exits 2 after reporting everything before the cut, with either thread count', () => {
+    const one = cli([cut, '-q', '--threads', '1']);
+    const two = cli([cut, '-q', '--threads', '2']);
+    expect(one.code).toBe(2);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toMatch(/^mpa-dissect: .*cut\.pcap: offset \d+, frame \d+: .*\n$/);
+    expect(two.stdout).toBe(one.stdout);
+    expect(one.stdout).toMatch(/MPA/);
+  });
+  it(`a capture of ${Math.round(statSync(big).size / 1e6)} MB read in several chunks: --json and -q alike`, () => {
+    for (const args of [['--json'], ['-q', '-z', 'conv']]) {
+      const one = cli([...args, big, '--threads', '1']);
+      const two = cli([...args, big, '--threads', '2']);
+      expect(two.code).toBe(one.code);
+      expect(two.stdout).toBe(one.stdout);
+      expect(two.stderr).toBe(one.stderr);
+    }
+  });
+  it('-c stops at the same packet', () => {
+    expect(cli(['-c', '500', many, '--threads', '2']).stdout).toBe(cli(['-c', '500', many, '--threads', '1']).stdout);
+  });
+});
