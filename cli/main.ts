@@ -3,7 +3,8 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { isatty } from 'node:tty';
 import { CaptureOpenError } from '../src/capture/read-capture.js';
 import { allRules } from '../src/analysis/rules-catalog.js';
@@ -11,9 +12,10 @@ import { FILTER_FIELDS } from '../src/report/fields.js';
 import { loadRulesFile, RulesFileError } from '../src/report/rules-file.js';
 import { STAT_NAMES, type StatName } from '../src/report/stats.js';
 import { fieldsText, rulesText } from '../src/report/text.js';
-import { UsageError } from './options.js';
-import { run, type FailOn } from './run.js';
-import { OutputError, ReaderGone, SyncOutput, writeAllSync } from './output.js';
+import { parseForcedMpa, UsageError } from './options.js';
+import { checkCombinations, compileOption, run, type FailOn, type RunOptions } from './run.js';
+import { OutputError, ReaderGone, SyncOutput, writeAllSync, writeReason } from './output.js';
+import { expandCaptures, isDirectory } from './capture-list.js';
 import { unknownOptionMessage } from './suggest.js';
 import { glossaryFields, parseFieldsOptions } from './fields-output.js';
 import { parseAutostop, parseRing, startLive } from './live.js';
@@ -95,17 +97,25 @@ const undash = <T extends string | undefined>(v: T): T => (v === DASH ? '-' : v)
 async function main(rawArgv: string[]): Promise<number> {
   // The peer has options of its own: it parses its arguments itself.
   if (rawArgv[0] === 'peer') return runPeerCli(rawArgv.slice(1));
+  // merge reads reports, not captures: it has options of its own too.
+  if (rawArgv[0] === 'merge') {
+    const { runMergeCli } = await import('./merge.js');
+    return runMergeCli(rawArgv.slice(1), { out: (s) => out.write(s), err: (s) => errWrite(s) });
+  }
   const argv = rawArgv.map((a) => (a === '-' ? DASH : a));
   const parser = yargs(argv)
     .scriptName('mpa-dissect')
     .version(false) // our own -v/--version (tshark's -v), defined below
-    .usage('$0 [options] [capture | -]\n\nAnalyze iWARP traffic: MPA startup, markers, CRC32c, FPDU framing, DDP/RDMAP.\nOne line per MPA event (startup frame, FPDU, finding), then a table per flow and the findings by rule.\nWith no capture, standard input is read (the shipped sample captures/sample.pcap when it is a terminal).')
-    .command('$0 [capture]', 'Analyze a capture (pcap or pcapng; - for standard input)', (y) => y.positional('capture', { type: 'string', describe: 'capture file, or - for standard input' }))
+    .usage('$0 [options] [capture | -] [more captures or directories...]\n\nAnalyze iWARP traffic: MPA startup, markers, CRC32c, FPDU framing, DDP/RDMAP.\nOne line per MPA event (startup frame, FPDU, finding), then a table per flow and the findings by rule.\nWith no capture, standard input is read (the shipped sample captures/sample.pcap when it is a terminal).')
+    .command('$0 [capture..]', 'Analyze a capture (pcap or pcapng; - for standard input); several captures or a directory: each analyzed as alone, on --jobs workers, then a combined summary', (y) =>
+      y.positional('capture', { type: 'string', array: true, describe: 'capture file, - for standard input, or a directory (its *.pcap, *.pcapng, *.cap files, optionally .gz)' }),
+    )
     .command('rules', 'List every rule: id, severity, RFC reference, MPA error code, meaning (--rules FILE: the severity in force; --json)')
     .command('fields', 'List every field a display filter can name (as tshark -G fields)')
-    .command('tui [capture]', 'Browse a capture in the terminal: flows, PDUs, detail tree, bytes, findings (-Y initial filter; --mpa, --rules as above; -i IFACE, -f, -s, --capture-backend to capture live)', (y) =>
-      y.positional('capture', { type: 'string', describe: 'capture file' }),
+    .command('tui [capture..]', 'Browse a capture in the terminal: flows, PDUs, detail tree, bytes, findings (-Y initial filter; --mpa, --rules as above; -i IFACE, -f, -s, --capture-backend to capture live)', (y) =>
+      y.positional('capture', { type: 'string', array: true, describe: 'capture file' }),
     )
+    .command('merge', 'Combine --json reports made anywhere into one summary, findings by rule, exit status and JUnit file: mpa-dissect merge --help')
     .command('peer', 'Run an MPA endpoint over real TCP sockets (Initiator or Responder) to capture: mpa-dissect peer --help')
     .option('r', { alias: 'read-file', type: 'string', describe: 'Read this capture (as tshark -r); the same as giving it as the argument' })
     .option('Y', { alias: 'display-filter', type: 'string', describe: 'Show only the event lines this display filter matches (Wireshark syntax)' })
@@ -137,6 +147,7 @@ async function main(rawArgv: string[]): Promise<number> {
     .option('flow-timeout', { type: 'number', default: 300, describe: 'With -i: a flow idle this many seconds is finished, reported (NDJSON flow event) and its state released' })
     .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
     .option('progress', { type: 'boolean', describe: 'Progress bar on stderr (default: when stderr is a terminal, CI is unset and the output is not streaming there)' })
+    .option('jobs', { type: 'number', describe: 'With several captures: how many are analyzed at once, each on a worker thread (default: the number of cores)' })
     .option('wide', { type: 'boolean', describe: 'Print the flow table with every column, however wide (default: fit 100 columns)' })
     .option('allow-truncated', { type: 'boolean', describe: 'A capture cut off in the middle of a record is not an error (exit status from the findings, as for a capture stopped with Ctrl-C)' })
     .option('T', { type: 'string', describe: 'Output format as tshark -T: fields (with -e), or text (the default)' })
@@ -231,8 +242,17 @@ async function main(rawArgv: string[]): Promise<number> {
       if (given !== undefined) throw new UsageError(`${flag} is a capture option: use it with -i IFACE`);
     }
   }
-  const positional = typeof args['capture'] === 'string' ? undash(args['capture']) : undefined;
+  const positionals = captureArguments(args['capture']);
+  // Several captures, or a directory of them: each analyzed as it would be alone (cli/multi.ts).
+  const several = positionals.length > 1 || (positionals.length === 1 && isDirectory(positionals[0]!));
+  const positional = several ? undefined : positionals[0];
   const readFile = needValue(undash(args.r), '-r', 'a capture file name (-r FILE, or - for standard input)');
+  if (several) {
+    const what = positionals.length > 1 ? `${positionals.length} captures` : `a directory (${positionals[0]})`;
+    if (cmd === 'tui') throw new UsageError(`tui browses one capture; ${what} given`);
+    if (iface !== undefined) throw new UsageError(`-i ${iface} captures live; capture files cannot be read at the same time`);
+    if (readFile !== undefined) throw new UsageError(`-r reads one capture; ${what} given: name them all as arguments, without -r`);
+  }
   if (positional !== undefined && readFile !== undefined && positional !== readFile) {
     throw new UsageError(`two captures given (-r ${readFile} and ${positional}); give one`);
   }
@@ -271,6 +291,7 @@ async function main(rawArgv: string[]): Promise<number> {
     fields: fieldsFormat,
     ...(maxPackets !== undefined ? { maxPackets } : {}),
   };
+  if (several) return multiCommand(positionals, common, args, longOptions().includes('threads'));
   if (iface !== undefined) {
     if (positional !== undefined || readFile !== undefined) throw new UsageError(`-i ${iface} captures live; a capture file (${readFile ?? positional}) cannot be read at the same time`);
     if (args['write-filter'] !== undefined) throw new UsageError('--write-filter chooses frames of a capture file; with -i, -w writes every captured packet');
@@ -341,6 +362,73 @@ async function main(rawArgv: string[]): Promise<number> {
     },
     { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );
+}
+
+/** The capture arguments, `-` restored (yargs gives an array for `[capture..]`). */
+function captureArguments(v: unknown): string[] {
+  const list = Array.isArray(v) ? v : v === undefined ? [] : [v];
+  return list.map((x) => undash(String(x)));
+}
+
+/**
+ * Several captures (cli/multi.ts). Options that describe one output stream of one capture are
+ * refused with one line: -w (one pcap of one capture's frames), -T fields (one table for scripts),
+ * -l (event lines as they come: here each capture's lines wait for its turn), --progress (one
+ * capture's bar). Each capture runs with --threads 1 unless --threads is given, and --jobs then
+ * defaults to the cores divided by the threads per capture, so the machine is not oversubscribed.
+ */
+async function multiCommand(
+  captures: string[],
+  common: Omit<RunOptions, 'capture' | 'lineBuffered' | 'writeFilter' | 'color' | 'progress'>,
+  args: { jobs?: number | undefined; l?: boolean | undefined; progress?: boolean | undefined; 'write-filter'?: string | undefined; color?: boolean | undefined },
+  threadsOption: boolean,
+): Promise<number> {
+  const refuse: Array<[string, unknown]> = [['-w', common.write], ['--write-filter', args['write-filter']], ['-T fields', common.fields], ['-l', args.l], ['--progress', args.progress === true ? true : undefined]];
+  const given = refuse.filter(([, v]) => v !== undefined && v !== null && v !== false).map(([flag]) => flag);
+  if (given.length) throw new UsageError(`${given.join(', ')}: ${given.length === 1 ? 'an option' : 'options'} of one capture's output; with several captures run mpa-dissect once per capture for ${given.length === 1 ? 'it' : 'them'}`);
+  if (captures.filter((c) => c === '-').length > 1) throw new UsageError('-: standard input can be read once; it is named twice');
+  if (captures.includes('-') && isatty(0)) throw new UsageError('-: standard input is a terminal; pipe a capture into it');
+  if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 1024)) throw new UsageError(`--jobs: ${args.jobs} is not a number of workers between 1 and 1024`);
+  const list = expandCaptures(captures, errWrite);
+  const given_threads = (common as Record<string, unknown>)['threads'];
+  const threads = typeof given_threads === 'number' && given_threads >= 1 ? given_threads : 1;
+  const jobs = args.jobs ?? Math.max(1, Math.floor(availableParallelism() / threads));
+  const base: RunOptions = {
+    ...common,
+    // One thread per capture unless asked: the captures are the parallel work (see above).
+    ...(threadsOption && given_threads === undefined ? { threads: 1 } : {}),
+    capture: '',
+    lineBuffered: false,
+    writeFilter: null,
+    color: args.color ?? (isatty(1) && !process.env['NO_COLOR']),
+    progress: false,
+  };
+  // Checked once here, not once per capture on the workers: a bad option is one line, exit 2.
+  checkCombinations(base);
+  base.mpa.forEach(parseForcedMpa);
+  if (base.rules !== null) loadRulesFile(base.rules);
+  compileOption('-Y', base.displayFilter);
+  if (base.junit !== null) checkJUnitPath(base.junit, list);
+  const { runMulti } = await import('./multi.js');
+  return runMulti(base, list, { jobs, junit: base.junit }, { out: (s) => out.write(s), err: (s) => errWrite(s) });
+}
+
+/** --junit FILE with several captures: writable, and none of the captures. */
+function checkJUnitPath(path: string, captures: readonly string[]): void {
+  for (const c of captures) {
+    try {
+      const a = statSync(path);
+      const b = statSync(c);
+      if (a.ino === b.ino && a.dev === b.dev) throw new UsageError(`--junit ${path}: that is a capture being read; choose another file`);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+    }
+  }
+  try {
+    closeSync(openSync(path, 'a'));
+  } catch (e) {
+    throw new UsageError(`--junit ${path}: cannot write: ${writeReason(e)}`);
+  }
 }
 
 /** `tui [capture]`: the terminal UI (cli/tui.ts), loaded only when asked for. */

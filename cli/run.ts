@@ -70,6 +70,8 @@ export interface RunOptions {
   maxPackets?: number;
   /** Live capture (-i): `capture` is the interface name, packets come from the hooks' source. */
   live?: LiveHooks;
+  /** Called once with the whole analysis (thresholds judged) before the closing outputs: a multi-capture run digests it. */
+  onAnalysis?: (r: AnalysisResult) => void;
 }
 
 export interface RunIo {
@@ -84,7 +86,7 @@ function failed(r: AnalysisResult, failOn: FailOn): boolean {
 }
 
 /** Compiles a filter option, turning a bad filter into a usage error that points at the column. */
-function compileOption(flag: string, text: string | null): CompiledFilter | null {
+export function compileOption(flag: string, text: string | null): CompiledFilter | null {
   if (text === null || text.trim() === '') return null;
   try {
     return compileFilter(text, knownField, addressWord, filterType);
@@ -98,7 +100,7 @@ function compileOption(flag: string, text: string | null): CompiledFilter | null
   }
 }
 
-function checkCombinations(o: RunOptions): void {
+export function checkCombinations(o: RunOptions): void {
   if (o.json && o.ndjson) throw new UsageError('--json and --ndjson are two forms of the same output; choose one');
   if (o.json && (o.verbose || o.hex)) throw new UsageError('-V and -x add to the text output; the --json report has no event lines (use --ndjson for events)');
   if (o.ndjson && (o.verbose || o.hex)) throw new UsageError('-V and -x add to the text output; they do not combine with --ndjson');
@@ -326,6 +328,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   assembler?.end();
   ordered?.drain();
+  o.onAnalysis?.(r);
 
   // A file that is no capture (empty, another format, unreadable at its first record): one line,
   // exit 2, and no empty report after it.

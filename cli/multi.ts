@@ -1,0 +1,138 @@
+/**
+ * `mpa-dissect [options] a.pcap b.pcap dir/`: several captures analysed on a pool of worker
+ * threads (cli/worker-pool.ts, cli/capture-worker.ts), each exactly as it would be alone, their
+ * outputs printed in the order given (never interleaved, whatever finishes first), then one
+ * combined summary (src/report/combined-summary.ts) and one exit status, the worst capture's.
+ *
+ * Each capture's standard output is written to a file of its own in a temporary directory while
+ * it runs, and copied out when its turn comes; it is deleted once printed, the directory at the end.
+ */
+import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildJUnitCaptures, type JUnitOptions } from '../src/report/junit.js';
+import { allRules } from '../src/analysis/rules-catalog.js';
+import {
+  combine,
+  combinedJsonElementStart,
+  combinedJsonHead,
+  combinedJsonTail,
+  combinedText,
+  headerLine,
+  indentChunk,
+  type CombinedSummary,
+} from '../src/report/combined-summary.js';
+import { unopenedDigest, type CaptureDigest, type FailOn } from '../src/report/capture-digest.js';
+import { makeStyle } from '../src/report/text.js';
+import type { CaptureJob, CaptureJobResult } from './capture-worker.js';
+import { writeFileOrFail } from './output.js';
+import { loadRulesFile } from '../src/report/rules-file.js';
+import type { RunIo, RunOptions } from './run.js';
+import { WorkerPool } from './worker-pool.js';
+
+export interface MultiOptions {
+  /** Worker threads analysing captures at once. */
+  jobs: number;
+  /** --junit FILE: one document for all captures (a testsuite per capture and per capture's flow). */
+  junit: string | null;
+}
+
+/**
+ * Copies a capture's output file to `out` in pieces of about 1 MiB; `piece` may rewrite each (the
+ * --json re-indent). A piece ends before its last newline, so pieces hold whole UTF-8 characters
+ * and the file's final newline reaches `piece` only in the last piece (`last` true).
+ */
+function copyOut(path: string, out: (s: string) => void, piece: (s: string, last: boolean) => string = (s) => s): void {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let carry: Buffer = Buffer.alloc(0);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) {
+        const rest = piece(carry.toString('utf8'), true);
+        if (rest) out(rest);
+        return;
+      }
+      const chunk = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      const nl = chunk.lastIndexOf(0x0a);
+      if (nl <= 0) {
+        carry = Buffer.from(chunk);
+        continue;
+      }
+      out(piece(chunk.subarray(0, nl).toString('utf8'), false));
+      carry = Buffer.from(chunk.subarray(nl));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Runs every capture and prints as described above; returns the exit status. */
+export async function runMulti(base: RunOptions, captures: readonly string[], m: MultiOptions, io: RunIo): Promise<number> {
+  const started = Date.now();
+  const st = makeStyle(base.color);
+  const text = !base.json && !base.ndjson;
+  const dir = mkdtempSync(join(tmpdir(), 'mpa-dissect-'));
+  const pool = new WorkerPool<CaptureJob, CaptureJobResult>(new URL('./capture-worker.js', import.meta.url), Math.min(m.jobs, captures.length));
+  try {
+    // Every capture is handed to the pool at once; results are taken in argument order.
+    const pending = captures.map((capture, i) => {
+      const { onAnalysis: _drop, live: _live, ...plain } = base;
+      const job: CaptureJob = {
+        options: { ...plain, capture, junit: null, write: null, progress: false },
+        outPath: join(dir, `${i}.out`),
+        tagNdjson: base.ndjson,
+        junit: m.junit !== null,
+      };
+      return pool.run(job, capture === '-').catch(
+        (e: unknown): CaptureJobResult => {
+          // The worker died (out of memory, an internal error): this capture failed, the others go on.
+          const msg = `${capture}: analysis stopped: ${e instanceof Error ? e.message : String(e)}`;
+          return { code: 2, stderr: `mpa-dissect: ${msg}\n`, digest: unopenedDigest(capture, msg), seconds: 0 };
+        },
+      );
+    });
+    const disabled = base.rules !== null ? [...loadRulesFile(base.rules).overrides.disabled] : [];
+    const digests: CaptureDigest[] = [];
+    const junit: JUnitOptions[] = [];
+    let worst = 0;
+    if (base.json) io.out(combinedJsonHead());
+    for (let i = 0; i < captures.length; i++) {
+      const r = await pending[i]!;
+      const capture = captures[i]!;
+      const outPath = join(dir, `${i}.out`);
+      if (text) io.out(`${i > 0 ? '\n' : ''}${headerLine(capture, st)}\n`);
+      if (base.json) {
+        io.out(combinedJsonElementStart(i));
+        copyOut(outPath, io.out, (s, last) => indentChunk(last ? s.replace(/\n$/, '') : s, 2));
+      } else {
+        copyOut(outPath, io.out);
+      }
+      rmSync(outPath, { force: true });
+      if (r.stderr) io.err(r.stderr);
+      worst = Math.max(worst, r.code);
+      digests.push(r.digest);
+      if (m.junit !== null) {
+        junit.push({
+          captureName: r.digest.path,
+          flows: r.digest.junitFlows.map((f) => ({ id: f.id, name: `stream ${f.id - 1} ${f.client} -> ${f.server}` })),
+          rules: allRules(),
+          findings: r.digest.findings,
+          failOn: base.failOn,
+          disabled,
+          timeSeconds: r.seconds,
+        });
+      }
+    }
+    const summary: CombinedSummary = combine(digests, base.failOn as FailOn, base.allowTruncated === true);
+    if (base.json) io.out(combinedJsonTail(summary, captures.length > 0));
+    else if (base.ndjson) io.out(JSON.stringify({ type: 'combined-summary', ...summary }) + '\n');
+    else io.out(`\n${combinedText(summary, st)}\n`);
+    if (m.junit !== null) writeFileOrFail(m.junit, '--junit', buildJUnitCaptures(junit, (Date.now() - started) / 1000));
+    return Math.max(worst, summary.exit);
+  } finally {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
