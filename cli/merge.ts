@@ -60,7 +60,7 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
     .option('fail-on', { choices: ['error', 'warning', 'never'] as const, default: 'error' as FailOn, describe: 'A capture with a finding at or above this severity makes the exit status 1' })
     .option('allow-truncated', { type: 'boolean', describe: 'A capture cut off mid-record is judged by its findings, not exit 2' })
     .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
-    .strict()
+    .strictOptions()
     .wrap(120)
     .fail((msg, err) => {
       if (err) throw err;

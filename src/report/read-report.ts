@@ -71,7 +71,7 @@ export function parseReports(text: string, name: string): ReportDocument[] {
     v = JSON.parse(text);
   } catch (e) {
     if (endsEarly(text)) throw new ReportInputError(`${name}: truncated: the JSON ends before the document does (${text.length} characters read)`);
-    throw new ReportInputError(`${name}: not JSON (${e instanceof Error ? e.message : String(e)})`);
+    throw new ReportInputError(`${name}: not JSON (${(e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ')})`);
   }
   const schema = schemaOf(v);
   if (schema === SCHEMA_ID) return [checkReport(v, name)];
