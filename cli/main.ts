@@ -48,6 +48,7 @@ Exit status:
   0  nothing at or above --fail-on was found
   1  a finding at or above --fail-on (error by default) was found
   2  usage error (bad option, filter or rules file), unreadable capture, a capture cut off in the middle of a record (unless --allow-truncated), or an output that could not be written
+  Several captures (or a directory): the worst capture's status, after all of them are reported. mpa-dissect merge --help: combining --json reports.
 
 Colour only on a terminal and never with NO_COLOR set; the progress bar only when stderr is a terminal and CI is unset.`;
 

@@ -49,7 +49,7 @@ function reportFiles(args: readonly string[]): string[] {
 }
 
 export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
-  const args = await yargs(argv)
+  const parser = yargs(argv)
     .scriptName('mpa-dissect merge')
     .usage(USAGE)
     .version(false)
@@ -60,15 +60,17 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
     .option('fail-on', { choices: ['error', 'warning', 'never'] as const, default: 'error' as FailOn, describe: 'A capture with a finding at or above this severity makes the exit status 1' })
     .option('allow-truncated', { type: 'boolean', describe: 'A capture cut off mid-record is judged by its findings, not exit 2' })
     .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
+    .example('$0 reports/*.json', 'the combined summary of reports made by CI jobs; exit 2, 1 or 0')
+    .example('$0 --junit mpa.xml --json reports/ > combined.json', 'one JUnit file and one combined document')
     .strictOptions()
     .wrap(120)
     .fail((msg, err) => {
       if (err) throw err;
       throw new UsageError(`merge: ${msg}`);
-    })
-    .parseAsync();
+    });
+  const args = await parser.parseAsync();
   if (args.h === true) {
-    io.out(`${USAGE}\n\nOptions:\n  --json             ${'Print the combined document (schema mpa-dissect/reports/v1)'}\n  --junit FILE       One JUnit XML file for all captures\n  --fail-on LEVEL    error (default), warning or never\n  --allow-truncated  A capture cut off mid-record is judged by its findings\n  --color            Colour the text output\n`);
+    io.out(`${await (parser as unknown as { getHelp(): Promise<string> }).getHelp()}\n`);
     return 0;
   }
   const names = args._.map(String);
