@@ -248,6 +248,8 @@ async function main(rawArgv: string[]): Promise<number> {
   const several = positionals.length > 1 || (positionals.length === 1 && isDirectory(positionals[0]!));
   const positional = several ? undefined : positionals[0];
   const readFile = needValue(undash(args.r), '-r', 'a capture file name (-r FILE, or - for standard input)');
+  // Checked with one capture too (where it has nothing to do), so a script's typo shows at once.
+  if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 1024)) throw new UsageError(`--jobs: ${args.jobs} is not a number of workers between 1 and 1024`);
   if (several) {
     const what = positionals.length > 1 ? `${positionals.length} captures` : `a directory (${positionals[0]})`;
     if (cmd === 'tui') throw new UsageError(`tui browses one capture; ${what} given`);
@@ -389,7 +391,6 @@ async function multiCommand(
   if (given.length) throw new UsageError(`${given.join(', ')}: ${given.length === 1 ? 'an option' : 'options'} of one capture's output; with several captures run mpa-dissect once per capture for ${given.length === 1 ? 'it' : 'them'}`);
   if (captures.filter((c) => c === '-').length > 1) throw new UsageError('-: standard input can be read once; it is named twice');
   if (captures.includes('-') && isatty(0)) throw new UsageError('-: standard input is a terminal; pipe a capture into it');
-  if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 1024)) throw new UsageError(`--jobs: ${args.jobs} is not a number of workers between 1 and 1024`);
   const list = expandCaptures(captures, errWrite);
   const given_threads = (common as Record<string, unknown>)['threads'];
   const threads = typeof given_threads === 'number' && given_threads >= 1 ? given_threads : 1;

@@ -12,9 +12,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { join } from 'node:path';
 import yargs from 'yargs';
-import { allRules } from '../src/analysis/rules-catalog.js';
 import { digestOf, type CaptureDigest, type FailOn } from '../src/report/capture-digest.js';
-import { combine, combinedJsonElementStart, combinedJsonHead, combinedJsonTail, combinedText, indentChunk } from '../src/report/combined-summary.js';
+import { combine, digestJUnit, combinedJsonElementStart, combinedJsonHead, combinedJsonTail, combinedText, indentChunk } from '../src/report/combined-summary.js';
 import { buildJUnitCaptures, type JUnitOptions } from '../src/report/junit.js';
 import { parseReports, ReportInputError, toolVersion } from '../src/report/read-report.js';
 import { makeStyle } from '../src/report/text.js';
@@ -108,15 +107,7 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
       const d = digestOf(doc, withJUnit);
       if (args.json === true) io.out(combinedJsonElementStart(digests.length) + indentChunk(JSON.stringify(doc, null, 1), 2));
       digests.push(d);
-      if (withJUnit) {
-        junit.push({
-          captureName: d.path,
-          flows: d.junitFlows.map((f) => ({ id: f.id, name: `stream ${f.id - 1} ${f.client} -> ${f.server}` })),
-          rules: allRules(),
-          findings: d.findings,
-          failOn,
-        });
-      }
+      if (withJUnit) junit.push(digestJUnit(d, failOn));
     }
   }
   if (versions.size > 1) {

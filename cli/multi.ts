@@ -11,13 +11,13 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildJUnitCaptures, type JUnitOptions } from '../src/report/junit.js';
-import { allRules } from '../src/analysis/rules-catalog.js';
 import {
   combine,
   combinedJsonElementStart,
   combinedJsonHead,
   combinedJsonTail,
   combinedText,
+  digestJUnit,
   headerLine,
   indentChunk,
   type CombinedSummary,
@@ -75,6 +75,13 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
   const text = !base.json && !base.ndjson;
   const dir = mkdtempSync(join(tmpdir(), 'mpa-dissect-'));
   const pool = new WorkerPool<CaptureJob, CaptureJobResult>(new URL('./capture-worker.js', import.meta.url), Math.min(m.jobs, captures.length));
+  // Ctrl-C or a kill: the outputs waiting for their turn are removed, then the signal does its usual work.
+  const onSignal = (sig: NodeJS.Signals): void => {
+    rmSync(dir, { recursive: true, force: true });
+    process.kill(process.pid, sig);
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const sig of signals) process.once(sig, onSignal);
   try {
     // Every capture is handed to the pool at once; results are taken in argument order.
     const pending = captures.map((capture, i) => {
@@ -99,10 +106,11 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
     let worst = 0;
     if (base.json) io.out(combinedJsonHead());
     for (let i = 0; i < captures.length; i++) {
-      const r = await pending[i]!;
       const capture = captures[i]!;
-      const outPath = join(dir, `${i}.out`);
+      // The header goes out at once: a reader sees which capture the run is waiting for.
       if (text) io.out(`${i > 0 ? '\n' : ''}${headerLine(capture, st)}\n`);
+      const r = await pending[i]!;
+      const outPath = join(dir, `${i}.out`);
       if (base.json) {
         io.out(combinedJsonElementStart(i));
         copyOut(outPath, io.out, (s, last) => indentChunk(last ? s.replace(/\n$/, '') : s, 2));
@@ -113,17 +121,7 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
       if (r.stderr) io.err(r.stderr);
       worst = Math.max(worst, r.code);
       digests.push(r.digest);
-      if (m.junit !== null) {
-        junit.push({
-          captureName: r.digest.path,
-          flows: r.digest.junitFlows.map((f) => ({ id: f.id, name: `stream ${f.id - 1} ${f.client} -> ${f.server}` })),
-          rules: allRules(),
-          findings: r.digest.findings,
-          failOn: base.failOn,
-          disabled,
-          timeSeconds: r.seconds,
-        });
-      }
+      if (m.junit !== null) junit.push(digestJUnit(r.digest, base.failOn, disabled, r.seconds));
     }
     const summary: CombinedSummary = combine(digests, base.failOn as FailOn, base.allowTruncated === true);
     if (base.json) io.out(combinedJsonTail(summary, captures.length > 0));
@@ -132,6 +130,7 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
     if (m.junit !== null) writeFileOrFail(m.junit, '--junit', buildJUnitCaptures(junit, (Date.now() - started) / 1000));
     return Math.max(worst, summary.exit);
   } finally {
+    for (const sig of signals) process.off(sig, onSignal);
     await pool.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -17,14 +17,10 @@ export interface RuleCount {
   count: number;
 }
 
-export interface CaptureDigest {
-  /** capture.path of the report: the capture as it was named to the run. */
-  path: string;
-  format: string | null;
+/** The counts a capture's report gives, which a combined summary adds up. */
+export interface CaptureCounts {
   packets: number;
   bytes: number;
-  /** capture.error: the one-line read error, else null. */
-  error: string | null;
   flows: number;
   mpaFlows: number;
   fpdus: number;
@@ -32,6 +28,16 @@ export interface CaptureDigest {
   warnings: number;
   infos: number;
   findingsOmitted: number;
+}
+
+export const COUNT_KEYS: ReadonlyArray<keyof CaptureCounts> = ['packets', 'bytes', 'flows', 'mpaFlows', 'fpdus', 'errors', 'warnings', 'infos', 'findingsOmitted'];
+
+export interface CaptureDigest extends CaptureCounts {
+  /** capture.path of the report: the capture as it was named to the run. */
+  path: string;
+  format: string | null;
+  /** capture.error: the one-line read error, else null. */
+  error: string | null;
   /** Findings by rule, counted over the findings the report kept (all unless findingsOmitted > 0). */
   byRule: RuleCount[];
   /** For JUnit only (empty unless asked for): the flows' suites and the findings. */

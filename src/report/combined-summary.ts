@@ -4,42 +4,26 @@
  * the captures' digests (capture-digest.ts) with combine(), so the two agree by construction.
  */
 import { SEVERITY_RANK } from '../analysis/findings.js';
-import { verdictExit, verdictOf, type CaptureDigest, type FailOn, type RuleCount, type Verdict } from './capture-digest.js';
+import { COUNT_KEYS, verdictExit, verdictOf, type CaptureCounts, type CaptureDigest, type FailOn, type RuleCount, type Verdict } from './capture-digest.js';
 import { TOOL } from './json-report.js';
+import type { JUnitOptions } from './junit.js';
+import { allRules } from '../analysis/rules-catalog.js';
 import { plural, ruleCountLines, table, type Style } from './text.js';
 
 /** The schema id of the document `--json` prints for several captures (and `merge --json`). */
 export const COMBINED_SCHEMA = 'mpa-dissect/reports/v1';
 
-export interface CaptureVerdictJson {
+export interface CaptureVerdictJson extends CaptureCounts {
   path: string;
   verdict: Verdict;
   exit: number;
   format: string | null;
-  packets: number;
-  bytes: number;
-  flows: number;
-  mpaFlows: number;
-  fpdus: number;
-  errors: number;
-  warnings: number;
-  infos: number;
-  findingsOmitted: number;
   error: string | null;
 }
 
-export interface CombinedSummary {
+export interface CombinedSummary extends CaptureCounts {
   captures: number;
   verdicts: Record<Verdict, number>;
-  packets: number;
-  bytes: number;
-  flows: number;
-  mpaFlows: number;
-  fpdus: number;
-  errors: number;
-  warnings: number;
-  infos: number;
-  findingsOmitted: number;
   /** Findings by rule over every capture (counts of the findings the reports kept), errors first. */
   byRule: RuleCount[];
   perCapture: CaptureVerdictJson[];
@@ -67,15 +51,7 @@ export function combine(digests: readonly CaptureDigest[], failOn: FailOn, allow
     const exit = verdictExit(verdict);
     verdicts[verdict]++;
     s.exit = Math.max(s.exit, exit);
-    s.packets += d.packets;
-    s.bytes += d.bytes;
-    s.flows += d.flows;
-    s.mpaFlows += d.mpaFlows;
-    s.fpdus += d.fpdus;
-    s.errors += d.errors;
-    s.warnings += d.warnings;
-    s.infos += d.infos;
-    s.findingsOmitted += d.findingsOmitted;
+    for (const k of COUNT_KEYS) s[k] += d[k];
     for (const r of d.byRule) {
       const c = rules.get(r.rule);
       if (!c) rules.set(r.rule, { ...r });
@@ -158,3 +134,19 @@ export function combinedJsonTail(s: CombinedSummary, anyCaptures: boolean): stri
   return `${anyCaptures ? '\n ]' : ']'},\n "summary": ${indentChunk(JSON.stringify(s, null, 1), 1)}\n}\n`;
 }
 
+
+/**
+ * A capture's JUnit suites (buildJUnitCaptures) from its digest, named as a run of its own names
+ * them: the capture ("<stdin>" for standard input), "stream N CLIENT -> SERVER" per flow.
+ */
+export function digestJUnit(d: CaptureDigest, failOn: FailOn, disabled: readonly string[] = [], seconds?: number): JUnitOptions {
+  return {
+    captureName: d.path === '-' ? '<stdin>' : d.path,
+    flows: d.junitFlows.map((f) => ({ id: f.id, name: `stream ${f.id - 1} ${f.client} -> ${f.server}` })),
+    rules: allRules(),
+    findings: d.findings,
+    failOn,
+    disabled,
+    ...(seconds !== undefined ? { timeSeconds: seconds } : {}),
+  };
+}
