@@ -294,7 +294,8 @@ async function main(rawArgv: string[]): Promise<number> {
     fields: fieldsFormat,
     ...(maxPackets !== undefined ? { maxPackets } : {}),
   };
-  if (several) return multiCommand(positionals, common, args, longOptions().includes('threads'));
+  // --threads (workers inside one capture's analysis) may not exist in this build: asked by name.
+  if (several) return multiCommand(positionals, common, args, longOptions().includes('threads') ? (args as Record<string, unknown>)['threads'] : null);
   if (iface !== undefined) {
     if (positional !== undefined || readFile !== undefined) throw new UsageError(`-i ${iface} captures live; a capture file (${readFile ?? positional}) cannot be read at the same time`);
     if (args['write-filter'] !== undefined) throw new UsageError('--write-filter chooses frames of a capture file; with -i, -w writes every captured packet');
@@ -376,29 +377,29 @@ function captureArguments(v: unknown): string[] {
 /**
  * Several captures (cli/multi.ts). Options that describe one output stream of one capture are
  * refused with one line: -w (one pcap of one capture's frames), -T fields (one table for scripts),
- * -l (event lines as they come: here each capture's lines wait for its turn), --progress (one
- * capture's bar). Each capture runs with --threads 1 unless --threads is given, and --jobs then
+ * -l (event lines as they come: here each capture's lines wait for its turn). The progress line
+ * counts captures done, on the rules of a single capture's bar. Each capture runs with --threads 1 unless --threads is given, and --jobs then
  * defaults to the cores divided by the threads per capture, so the machine is not oversubscribed.
  */
 async function multiCommand(
   captures: string[],
   common: Omit<RunOptions, 'capture' | 'lineBuffered' | 'writeFilter' | 'color' | 'progress'>,
   args: { jobs?: number | undefined; l?: boolean | undefined; progress?: boolean | undefined; 'write-filter'?: string | undefined; color?: boolean | undefined },
-  threadsOption: boolean,
+  /** --threads as given (undefined: not given), or null when this build has no --threads. */
+  threadsArg: unknown,
 ): Promise<number> {
-  const refuse: Array<[string, unknown]> = [['-w', common.write], ['--write-filter', args['write-filter']], ['-T fields', common.fields], ['-l', args.l], ['--progress', args.progress === true ? true : undefined]];
+  const refuse: Array<[string, unknown]> = [['-w', common.write], ['--write-filter', args['write-filter']], ['-T fields', common.fields], ['-l', args.l]];
   const given = refuse.filter(([, v]) => v !== undefined && v !== null && v !== false).map(([flag]) => flag);
   if (given.length) throw new UsageError(`${given.join(', ')}: ${given.length === 1 ? 'an option' : 'options'} of one capture's output; with several captures run mpa-dissect once per capture for ${given.length === 1 ? 'it' : 'them'}`);
   if (captures.filter((c) => c === '-').length > 1) throw new UsageError('-: standard input can be read once; it is named twice');
   if (captures.includes('-') && isatty(0)) throw new UsageError('-: standard input is a terminal; pipe a capture into it');
   const list = expandCaptures(captures, errWrite);
-  const given_threads = (common as Record<string, unknown>)['threads'];
-  const threads = typeof given_threads === 'number' && given_threads >= 1 ? given_threads : 1;
+  const threads = typeof threadsArg === 'number' && threadsArg >= 1 ? threadsArg : 1;
   const jobs = args.jobs ?? Math.max(1, Math.floor(availableParallelism() / threads));
   const base: RunOptions = {
     ...common,
     // One thread per capture unless asked: the captures are the parallel work (see above).
-    ...(threadsOption && given_threads === undefined ? { threads: 1 } : {}),
+    ...(threadsArg === undefined ? { threads: 1 } : {}),
     capture: '',
     lineBuffered: false,
     writeFilter: null,
@@ -411,8 +412,10 @@ async function multiCommand(
   if (base.rules !== null) loadRulesFile(base.rules);
   compileOption('-Y', base.displayFilter);
   if (base.junit !== null) checkJUnitPath(base.junit, list);
+  const streamingToTerminal = isatty(1) && !base.json && !base.quiet;
+  const progress = args.progress ?? (isatty(2) && !process.env['CI'] && !streamingToTerminal);
   const { runMulti } = await import('./multi.js');
-  return runMulti(base, list, { jobs, junit: base.junit }, { out: (s) => out.write(s), err: (s) => errWrite(s) });
+  return runMulti(base, list, { jobs, junit: base.junit, progress }, { out: (s) => out.write(s), err: (s) => errWrite(s) });
 }
 
 /** --junit FILE with several captures: writable, and none of the captures. */

@@ -7,7 +7,7 @@
  * Each capture's standard output is written to a file of its own in a temporary directory while
  * it runs, and copied out when its turn comes; it is deleted once printed, the directory at the end.
  */
-import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildJUnitCaptures, type JUnitOptions } from '../src/report/junit.js';
@@ -24,6 +24,7 @@ import {
 } from '../src/report/combined-summary.js';
 import { unopenedDigest, type CaptureDigest, type FailOn } from '../src/report/capture-digest.js';
 import { makeStyle } from '../src/report/text.js';
+import { CapturesProgress } from '../src/report/progress.js';
 import type { CaptureJob, CaptureJobResult } from './capture-worker.js';
 import { writeFileOrFail } from './output.js';
 import { loadRulesFile } from '../src/report/rules-file.js';
@@ -35,6 +36,20 @@ export interface MultiOptions {
   jobs: number;
   /** --junit FILE: one document for all captures (a testsuite per capture and per capture's flow). */
   junit: string | null;
+  /** A line on standard error: captures done of how many (CapturesProgress). */
+  progress: boolean;
+}
+
+/** Octets of every capture, or null when one is standard input or cannot be sized. */
+function totalSize(captures: readonly string[]): { total: number | null; sizes: number[] } {
+  const sizes = captures.map((c) => {
+    try {
+      return c === '-' ? -1 : statSync(c).size;
+    } catch {
+      return -1;
+    }
+  });
+  return { total: sizes.includes(-1) ? null : sizes.reduce((a, b) => a + b, 0), sizes: sizes.map((n) => Math.max(0, n)) };
 }
 
 /**
@@ -69,8 +84,23 @@ function copyOut(path: string, out: (s: string) => void, piece: (s: string, last
 }
 
 /** Runs every capture and prints as described above; returns the exit status. */
-export async function runMulti(base: RunOptions, captures: readonly string[], m: MultiOptions, io: RunIo): Promise<number> {
+export async function runMulti(base: RunOptions, captures: readonly string[], m: MultiOptions, ioIn: RunIo): Promise<number> {
   const started = Date.now();
+  const { total, sizes } = totalSize(captures);
+  const bar = m.progress ? new CapturesProgress(ioIn.err, captures.length, total) : null;
+  // Anything written erases the bar first (it may share the terminal); the loop draws it again.
+  const io: RunIo = bar
+    ? {
+        out: (s) => {
+          bar.done();
+          ioIn.out(s);
+        },
+        err: (s) => {
+          bar.done();
+          ioIn.err(s);
+        },
+      }
+    : ioIn;
   const st = makeStyle(base.color);
   const text = !base.json && !base.ndjson;
   const dir = mkdtempSync(join(tmpdir(), 'mpa-dissect-'));
@@ -92,7 +122,17 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
         tagNdjson: base.ndjson,
         junit: m.junit !== null,
       };
-      return pool.run(job, capture === '-').catch(
+      const p = pool.run(job, capture === '-');
+      if (bar) {
+        void p.then(
+          () => {
+            bar.finish(sizes[i]!);
+            bar.draw();
+          },
+          () => bar.finish(sizes[i]!),
+        );
+      }
+      return p.catch(
         (e: unknown): CaptureJobResult => {
           // The worker died (out of memory, an internal error): this capture failed, the others go on.
           const msg = `${capture}: analysis stopped: ${e instanceof Error ? e.message : String(e)}`;
@@ -109,6 +149,7 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
       const capture = captures[i]!;
       // The header goes out at once: a reader sees which capture the run is waiting for.
       if (text) io.out(`${i > 0 ? '\n' : ''}${headerLine(capture, st)}\n`);
+      bar?.draw();
       const r = await pending[i]!;
       const outPath = join(dir, `${i}.out`);
       if (base.json) {
@@ -123,6 +164,7 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
       digests.push(r.digest);
       if (m.junit !== null) junit.push(digestJUnit(r.digest, base.failOn, disabled, r.seconds));
     }
+    bar?.done();
     const summary: CombinedSummary = combine(digests, base.failOn as FailOn, base.allowTruncated === true);
     if (base.json) io.out(combinedJsonTail(summary, captures.length > 0));
     else if (base.ndjson) io.out(JSON.stringify({ type: 'combined-summary', ...summary }) + '\n');

@@ -59,6 +59,14 @@ describe('several captures: each as alone, in the order given', () => {
     expect(r.code).toBe(1); // errors.pcap and golden.pcap have errors; nothing unreadable
   });
 
+  it('--progress: a line counting the captures done on standard error, erased; standard output unchanged', () => {
+    const list = [big, 'sample.pcap', 'golden.pcap'];
+    const r = cli(['-q', '--progress', ...list]);
+    expect(r.stdout).toBe(cli(['-q', ...list]).stdout);
+    expect(r.stderr).toMatch(/\r\[[#.]+\] [0-2] of 3 captures  [\d.]+ [kMG]?B of [\d.]+ MB/);
+    expect(r.stderr.endsWith('\r\x1b[K')).toBe(true);
+  });
+
   it('the order does not depend on which capture finishes first (--jobs 1 and --jobs 4 print the same)', () => {
     const list = [big, 'sample.pcap', 'golden.pcap', 'errors.pcap'];
     const one = cli(['-q', '--jobs', '1', ...list]);
