@@ -28,7 +28,7 @@ Combine --json reports (mpa-dissect --json capture > report.json, made anywhere)
 a row per capture with its verdict, the findings by rule over all of them, one exit status (the
 worst capture's: 2 for a capture truncated or unreadable, 1 for a finding at or above --fail-on,
 else 0) and with --junit one JUnit file. A REPORT may be a combined document (what --json prints
-for several captures, or merge --json) or a directory (its *.json files, by name).
+for several captures, or merge --json), a directory (its *.json files, by name) or - (standard input).
 A report that is no report (empty, not JSON, cut off, another program's or schema version's) is
 named on one line of standard error and left out; the others are merged, and the exit status is 2.`;
 
@@ -73,6 +73,7 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
     return 0;
   }
   const names = args._.map(String);
+  if (names.filter((n) => n === '-').length > 1) throw new UsageError('merge: -: standard input can be read once; it is named twice');
   if (names.length === 0) throw new UsageError('merge: give the --json reports to merge (mpa-dissect merge reports/*.json)');
   const junitPath = args.junit;
   if (junitPath === '') throw new UsageError('--junit needs a file name (--junit FILE)');
@@ -90,7 +91,8 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
     try {
       let text: string;
       try {
-        text = readFileSync(name, 'utf8');
+        // '-': a report on standard input (ssh host mpa-dissect --json x.pcap | mpa-dissect merge - ...).
+        text = readFileSync(name === '-' ? 0 : name, 'utf8');
       } catch (e) {
         throw new ReportInputError(`${name}: cannot read: ${writeReason(e)}`);
       }

@@ -65,6 +65,21 @@ describe('merge equals the multi-capture run over the same captures', () => {
     expect(cli(['merge', dir]).stdout).toBe(cli(['merge', ...reports]).stdout);
   });
 
+  it('a report on standard input (-), and a combined document holding an unreadable capture', () => {
+    const r = cli(['merge', reports[0]!, '-'], { input: readFileSync(reports[1]!) });
+    expect(r.stdout).toBe(cli(['merge', reports[0]!, reports[1]!]).stdout);
+    const garbage = join(dir, 'garbage.pcap');
+    writeFileSync(garbage, 'no capture here');
+    const multi = cli(['--json', 'sample.pcap', garbage]);
+    expect(multi.code).toBe(2);
+    const combined = join(dir, 'with-unreadable.combined');
+    writeFileSync(combined, multi.stdout);
+    const merged = cli(['merge', combined]);
+    expect(merged.code).toBe(2);
+    expect(merged.stdout).toBe(combinedBlock(cli(['-q', 'sample.pcap', garbage]).stdout));
+    expect(merged.stdout).toMatch(/garbage\.pcap\s+unreadable\s+2/);
+  });
+
   it('a truncated capture: the same verdict and exit status 2 from both, and --allow-truncated in both', () => {
     const t = join(dir, 'truncated.pcap');
     const rep = join(dir, 'truncated.report');
