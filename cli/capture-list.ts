@@ -9,6 +9,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './options.js';
+import { writeReason } from './output.js';
 
 export const CAPTURE_FILE_NAME = /\.(pcap|pcapng|cap)(\.gz)?$/i;
 
@@ -31,7 +32,13 @@ export function expandCaptures(args: readonly string[], note: (line: string) => 
     const found: string[] = [];
     const skipped: string[] = [];
     let subdirs = 0;
-    for (const name of readdirSync(a).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))) {
+    let names: string[];
+    try {
+      names = readdirSync(a);
+    } catch (e) {
+      throw new UsageError(`${a}: cannot list the directory: ${writeReason(e)}`);
+    }
+    for (const name of names.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))) {
       const path = join(a, name);
       let dir = false;
       try {

@@ -22,7 +22,7 @@ import {
   indentChunk,
   type CombinedSummary,
 } from '../src/report/combined-summary.js';
-import { unopenedDigest, type CaptureDigest, type FailOn } from '../src/report/capture-digest.js';
+import { unopenedDigest, type CaptureDigest } from '../src/report/capture-digest.js';
 import { makeStyle } from '../src/report/text.js';
 import { CapturesProgress } from '../src/report/progress.js';
 import type { CaptureJob, CaptureJobResult } from './capture-worker.js';
@@ -165,7 +165,7 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
       if (m.junit !== null) junit.push(digestJUnit(r.digest, base.failOn, disabled, r.seconds));
     }
     bar?.done();
-    const summary: CombinedSummary = combine(digests, base.failOn as FailOn, base.allowTruncated === true);
+    const summary: CombinedSummary = combine(digests, base.failOn, base.allowTruncated === true);
     if (base.json) io.out(combinedJsonTail(summary, captures.length > 0));
     else if (base.ndjson) io.out(JSON.stringify({ type: 'combined-summary', ...summary }) + '\n');
     else io.out(`\n${combinedText(summary, st)}\n`);
