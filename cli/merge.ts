@@ -84,7 +84,7 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
   const digests: CaptureDigest[] = [];
   const junit: JUnitOptions[] = [];
   const versions = new Map<string, string[]>();
-  let bad = 0;
+  const inputErrors: string[] = [];
   if (args.json === true) io.out(combinedJsonHead());
   for (const name of reportFiles(names)) {
     let docs;
@@ -100,7 +100,7 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
     } catch (e) {
       if (!(e instanceof ReportInputError)) throw e;
       io.err(`mpa-dissect: merge: ${e.message}\n`);
-      bad++;
+      inputErrors.push(e.message);
       continue;
     }
     for (const doc of docs) {
@@ -116,9 +116,9 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
     const list = [...versions].map(([v, files]) => `${v}: ${files.length === 1 ? files[0] : `${files.length} reports`}`).join(', ');
     io.err(`mpa-dissect: merge: the reports come from different versions of mpa-dissect (${list}); merged as ${'mpa-dissect/report/v1'} documents\n`);
   }
-  const summary = combine(digests, failOn, args['allow-truncated'] === true);
+  const summary = combine(digests, failOn, args['allow-truncated'] === true, inputErrors);
   if (args.json === true) io.out(combinedJsonTail(summary, digests.length > 0));
   else io.out(`${combinedText(summary, st)}\n`);
   if (junitPath !== undefined) writeFileOrFail(junitPath, '--junit', buildJUnitCaptures(junit));
-  return Math.max(summary.exit, bad > 0 ? 2 : 0);
+  return summary.exit;
 }

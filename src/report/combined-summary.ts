@@ -28,13 +28,15 @@ export interface CombinedSummary extends CaptureCounts {
   byRule: RuleCount[];
   perCapture: CaptureVerdictJson[];
   failOn: FailOn;
-  /** The worst capture's exit status: what the run (or merge) exits with. */
+  /** merge: the inputs left out, one line each ("x.json: not JSON (...)"); always [] for a run over captures. */
+  inputErrors: string[];
+  /** The worst capture's exit status (2 when an input was left out): what the run (or merge) exits with. */
   exit: number;
 }
 
 const VERDICTS: readonly Verdict[] = ['clean', 'findings', 'truncated', 'read-error', 'unreadable'];
 
-export function combine(digests: readonly CaptureDigest[], failOn: FailOn, allowTruncated: boolean): CombinedSummary {
+export function combine(digests: readonly CaptureDigest[], failOn: FailOn, allowTruncated: boolean, inputErrors: readonly string[] = []): CombinedSummary {
   const verdicts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   const rules = new Map<string, RuleCount>();
   const s: CombinedSummary = {
@@ -44,7 +46,8 @@ export function combine(digests: readonly CaptureDigest[], failOn: FailOn, allow
     byRule: [],
     perCapture: [],
     failOn,
-    exit: 0,
+    inputErrors: [...inputErrors],
+    exit: inputErrors.length > 0 ? 2 : 0,
   };
   for (const d of digests) {
     const verdict = verdictOf(d, failOn, allowTruncated);
@@ -99,9 +102,11 @@ export function combinedText(s: CombinedSummary, st: Style): string {
   const out = [headerLine(`combined summary: ${plural(s.captures, 'capture')}`, st), st.bold('Captures'), table(rows, [false, false, true, true, true, true, true, false])];
   const errs = s.perCapture.filter((c) => c.error !== null);
   if (errs.length) out.push('', st.bold('Read errors'), ...errs.map((c) => `  ${c.error}`));
+  if (s.inputErrors.length) out.push('', st.bold('Reports left out'), ...s.inputErrors.map((e) => `  ${e}`));
   out.push('', st.bold('Findings by rule (all captures)'), ...ruleCountLines(s.byRule, st));
   const note = s.findingsOmitted ? ` (${s.findingsOmitted} not kept in the reports: counts by rule cover the others)` : '';
   const verdicts = VERDICTS.filter((v) => s.verdicts[v] > 0).map((v) => `${s.verdicts[v]} ${VERDICT_WORDS[v]}`);
+  if (s.inputErrors.length) verdicts.push(`${plural(s.inputErrors.length, 'report')} left out`);
   out.push(
     '',
     `${plural(s.captures, 'capture')} (${verdicts.join(', ') || 'none'}): ${plural(s.packets, 'packet')}, ${plural(s.flows, 'TCP flow')}, ${s.mpaFlows} MPA, ${plural(s.fpdus, 'FPDU')}; ` +

@@ -143,8 +143,14 @@ describe('merge input errors: one line naming the file, the rest merged, exit 2'
     expect(lines).toHaveLength(inputs.length);
     inputs.forEach(([, re], i) => expect(lines[i]).toMatch(re));
     for (const l of lines) expect(l).toMatch(/^mpa-dissect: merge: /);
-    // The good reports are merged all the same.
-    expect(r.stdout).toBe(cli(['merge', reports[0]!, reports[1]!]).stdout);
+    // The good reports are merged all the same; the summary names the ones left out and exit status 2.
+    const good = cli(['merge', reports[0]!, reports[1]!]).stdout;
+    expect(r.stdout).toContain(good.slice(good.indexOf('Findings by rule'), good.lastIndexOf('\n\n')));
+    expect(r.stdout).toContain(`Reports left out\n${lines.map((l) => `  ${l.replace(/^mpa-dissect: merge: /, '')}`).join('\n')}\n`);
+    expect(r.stdout).toMatch(/2 captures \(1 clean, 1 with findings, 7 reports left out\).*exit status 2\n$/);
+    const json = JSON.parse(cli(['merge', '--json', reports[0]!, ...inputs.map(([p]) => p), reports[1]!]).stdout) as { summary: { inputErrors: string[]; exit: number } };
+    expect(json.summary.inputErrors).toHaveLength(inputs.length);
+    expect(json.summary.exit).toBe(2);
   });
 
   it('reports of different tool versions: one note, merged, the exit status from the captures', () => {
