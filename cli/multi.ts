@@ -26,7 +26,7 @@ import { unopenedDigest, type CaptureDigest } from '../src/report/capture-digest
 import { makeStyle } from '../src/report/text.js';
 import { CapturesProgress } from '../src/report/progress.js';
 import type { CaptureJob, CaptureJobResult } from './capture-worker.js';
-import { writeFileOrFail } from './output.js';
+import { erasingFirst, writeFileOrFail } from './output.js';
 import { loadRulesFile } from '../src/report/rules-file.js';
 import type { RunIo, RunOptions } from './run.js';
 import { WorkerPool } from './worker-pool.js';
@@ -89,18 +89,7 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
   const { total, sizes } = totalSize(captures);
   const bar = m.progress ? new CapturesProgress(ioIn.err, captures.length, total) : null;
   // Anything written erases the bar first (it may share the terminal); the loop draws it again.
-  const io: RunIo = bar
-    ? {
-        out: (s) => {
-          bar.done();
-          ioIn.out(s);
-        },
-        err: (s) => {
-          bar.done();
-          ioIn.err(s);
-        },
-      }
-    : ioIn;
+  const io: RunIo = bar ? erasingFirst(ioIn, () => bar.done()) : ioIn;
   const st = makeStyle(base.color);
   const text = !base.json && !base.ndjson;
   const dir = mkdtempSync(join(tmpdir(), 'mpa-dissect-'));
