@@ -21,6 +21,7 @@ Exit status:
   0  nothing at or above --fail-on was found
   1  a finding at or above --fail-on (error by default) was found
   2  usage error (bad option, filter or rules file), unreadable capture, a capture cut off in the middle of a record (unless --allow-truncated), or an output that could not be written
+  Several captures (or a directory): the worst capture's status, after all of them are reported. mpa-dissect merge --help: combining --json reports.
 
 Colour only on a terminal and never with NO_COLOR set; the progress bar only when stderr is a terminal and CI is unset.`;
 
@@ -30,13 +31,16 @@ export async function parseArgv(rawArgv: string[]) {
   const parser = yargs(argv)
     .scriptName('mpa-dissect')
     .version(false) // our own -v/--version (tshark's -v), defined below
-    .usage('$0 [options] [capture | -]\n\nAnalyze iWARP traffic: MPA startup, markers, CRC32c, FPDU framing, DDP/RDMAP.\nOne line per MPA event (startup frame, FPDU, finding), then a table per flow and the findings by rule.\nWith no capture, standard input is read (the shipped sample captures/sample.pcap when it is a terminal).')
-    .command('$0 [capture]', 'Analyze a capture (pcap or pcapng; - for standard input)', (y) => y.positional('capture', { type: 'string', describe: 'capture file, or - for standard input' }))
+    .usage('$0 [options] [capture | -] [more captures or directories...]\n\nAnalyze iWARP traffic: MPA startup, markers, CRC32c, FPDU framing, DDP/RDMAP.\nOne line per MPA event (startup frame, FPDU, finding), then a table per flow and the findings by rule.\nWith no capture, standard input is read (the shipped sample captures/sample.pcap when it is a terminal).')
+    .command('$0 [capture..]', 'Analyze a capture (pcap or pcapng; - for standard input); several captures or a directory: each analyzed as alone, on --jobs workers, then a combined summary', (y) =>
+      y.positional('capture', { type: 'string', array: true, describe: 'capture file, - for standard input, or a directory (its *.pcap, *.pcapng, *.cap files, optionally .gz)' }),
+    )
     .command('rules', 'List every rule: id, severity, RFC reference, MPA error code, meaning (--rules FILE: the severity in force; --json)')
     .command('fields', 'List every field a display filter can name (as tshark -G fields)')
-    .command('tui [capture]', 'Browse a capture in the terminal: flows, PDUs, detail tree, bytes, findings (-Y initial filter; --mpa, --rules as above; -i IFACE, -f, -s, --capture-backend to capture live)', (y) =>
-      y.positional('capture', { type: 'string', describe: 'capture file' }),
+    .command('tui [capture..]', 'Browse a capture in the terminal: flows, PDUs, detail tree, bytes, findings (-Y initial filter; --mpa, --rules as above; -i IFACE, -f, -s, --capture-backend to capture live)', (y) =>
+      y.positional('capture', { type: 'string', array: true, describe: 'capture file' }),
     )
+    .command('merge', 'Combine --json reports made anywhere into one summary, findings by rule, exit status and JUnit file: mpa-dissect merge --help')
     .command('peer', 'Run an MPA endpoint over real TCP sockets (Initiator or Responder) to capture: mpa-dissect peer --help')
     .option('r', { alias: 'read-file', type: 'string', describe: 'Read this capture (as tshark -r); the same as giving it as the argument' })
     .option('Y', { alias: 'display-filter', type: 'string', describe: 'Show only the event lines this display filter matches (Wireshark syntax)' })
@@ -68,6 +72,7 @@ export async function parseArgv(rawArgv: string[]) {
     .option('flow-timeout', { type: 'number', default: OPTION_DEFAULTS['flow-timeout'], describe: 'With -i: a flow idle this many seconds is finished, reported (NDJSON flow event) and its state released' })
     .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
     .option('progress', { type: 'boolean', describe: 'Progress bar on stderr (default: when stderr is a terminal, CI is unset and the output is not streaming there)' })
+    .option('jobs', { type: 'number', describe: 'With several captures: how many are analyzed at once, each on a worker thread (default: the number of cores divided by --threads)' })
     .option('wide', { type: 'boolean', describe: 'Print the flow table with every column, however wide (default: fit 100 columns)' })
     .option('threads', { type: 'number', describe: 'Worker threads for TCP reassembly and dissection, flows shared out by 4-tuple; the output is the same for any number (default for a capture file of 32 MiB or more: one per core beyond the first when that makes at least 2, else 1)' })
     .option('allow-truncated', { type: 'boolean', describe: 'A capture cut off in the middle of a record is not an error (exit status from the findings, as for a capture stopped with Ctrl-C)' })

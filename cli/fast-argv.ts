@@ -49,7 +49,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Words yargs reads as subcommands, not as a capture named so. */
-const COMMANDS = new Set(['rules', 'fields', 'tui', 'peer']);
+const COMMANDS = new Set(['rules', 'fields', 'tui', 'peer', 'merge', 'generate']);
 
 /** The parsed arguments when this command line is one of the common ones, else null (use yargs). */
 export function fastArgv(rawArgv: readonly string[]): CliArgs | null {
@@ -90,6 +90,7 @@ export function fastArgv(rawArgv: readonly string[]): CliArgs | null {
     if (capture !== null || (a.startsWith('-') && a !== '-') || COMMANDS.has(a) || a.trim() === '' || !Number.isNaN(Number(a))) return null;
     capture = a === '-' ? DASH : a;
   }
-  if (capture !== null) out['capture'] = capture;
+  // `[capture..]`: yargs gives the positional as an array (several captures are cli/multi.ts's).
+  if (capture !== null) out['capture'] = [capture];
   return out as CliArgs;
 }

@@ -12,6 +12,7 @@ import { openLive, type BackendChoice } from '../src/capture/live/open-live.js';
 import type { PacketSource, PacketSourceHandlers, PacketSourceStats } from '../src/capture/live/packet-source.js';
 import { CaptureFileWriter, type RingOptions } from '../src/report/ring-writer.js';
 import { UsageError } from './options.js';
+import { erasingFirst } from './output.js';
 import type { RunIo } from './run.js';
 import { plural } from '../src/report/text.js';
 
@@ -203,17 +204,6 @@ export function startLive(a: LiveArgs, io: RunIo): { hooks: LiveHooks; io: RunIo
       writer?.close(linkType);
     },
   };
-  const wrapped: RunIo = status
-    ? {
-        out: (s) => {
-          status.clear();
-          io.out(s);
-        },
-        err: (s) => {
-          status.clear();
-          io.err(s);
-        },
-      }
-    : io;
+  const wrapped: RunIo = status ? erasingFirst(io, () => status.clear()) : io;
   return { hooks, io: wrapped };
 }

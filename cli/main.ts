@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { isatty } from 'node:tty';
 import { CaptureOpenError } from '../src/capture/read-capture.js';
 import { RulesFileError } from '../src/report/rules-file.js';
 import { STAT_NAMES, type StatName } from '../src/report/stats.js';
 import { fieldsText, rulesText } from '../src/report/text.js';
-import { UsageError } from './options.js';
-import { run } from './run.js';
-import { OutputError, ReaderGone, SyncOutput, writeAllSync } from './output.js';
+import { parseForcedMpa, UsageError } from './options.js';
+import { checkCombinations, compileOption, run, type RunOptions } from './run.js';
+import { OutputError, ReaderGone, SyncOutput, writeAllSync, writeReason } from './output.js';
+import { expandCaptures, isDirectory } from './capture-list.js';
 import { DASH, fastArgv } from './fast-argv.js';
 import type { CliArgs } from './argv.js';
 import { glossaryFields, parseFieldsOptions } from './fields-output.js';
@@ -75,6 +77,11 @@ const undash = <T extends string | undefined>(v: T): T => (v === DASH ? '-' : v)
 async function main(rawArgv: string[]): Promise<number> {
   // The peer has options of its own: it parses its arguments itself.
   if (rawArgv[0] === 'peer') return (await import('./peer.js')).runPeerCli(rawArgv.slice(1));
+  // merge reads reports, not captures: it has options of its own too.
+  if (rawArgv[0] === 'merge') {
+    const { runMergeCli } = await import('./merge.js');
+    return runMergeCli(rawArgv.slice(1), { out: (s) => out.write(s), err: (s) => errWrite(s) });
+  }
   const fast = fastArgv(rawArgv);
   const parsed = fast === null ? await (await import('./argv.js')).parseArgv(rawArgv) : null;
   const args: CliArgs = fast ?? parsed!.args;
@@ -137,8 +144,19 @@ async function main(rawArgv: string[]): Promise<number> {
       if (given !== undefined) throw new UsageError(`${flag} is a capture option: use it with -i IFACE`);
     }
   }
-  const positional = typeof args['capture'] === 'string' ? undash(args['capture']) : undefined;
+  const positionals = captureArguments(args['capture']);
+  // Several captures, or a directory of them: each analyzed as it would be alone (cli/multi.ts).
+  const several = positionals.length > 1 || (positionals.length === 1 && isDirectory(positionals[0]!));
+  const positional = several ? undefined : positionals[0];
   const readFile = needValue(undash(args.r), '-r', 'a capture file name (-r FILE, or - for standard input)');
+  // Checked with one capture too (where it has nothing to do), so a script's typo shows at once.
+  if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 1024)) throw new UsageError(`--jobs: ${args.jobs} is not a number of workers between 1 and 1024`);
+  if (several) {
+    const what = positionals.length > 1 ? `${positionals.length} captures` : `a directory (${positionals[0]})`;
+    if (cmd === 'tui') throw new UsageError(`tui browses one capture; ${what} given`);
+    if (iface !== undefined) throw new UsageError(`-i ${iface} captures live; capture files cannot be read at the same time`);
+    if (readFile !== undefined) throw new UsageError(`-r reads one capture; ${what} given: name them all as arguments, without -r`);
+  }
   if (positional !== undefined && readFile !== undefined && positional !== readFile) {
     throw new UsageError(`two captures given (-r ${readFile} and ${positional}); give one`);
   }
@@ -180,6 +198,8 @@ async function main(rawArgv: string[]): Promise<number> {
     ...(maxPackets !== undefined ? { maxPackets } : {}),
     ...(threads !== undefined ? { threads } : {}),
   };
+  // --threads (workers inside one capture's analysis) may not exist in this build: asked by name.
+  if (several) return multiCommand(positionals, common, args, args.threads);
   if (iface !== undefined) {
     if (positional !== undefined || readFile !== undefined) throw new UsageError(`-i ${iface} captures live; a capture file (${readFile ?? positional}) cannot be read at the same time`);
     if (args['write-filter'] !== undefined) throw new UsageError('--write-filter chooses frames of a capture file; with -i, -w writes every captured packet');
@@ -250,6 +270,74 @@ async function main(rawArgv: string[]): Promise<number> {
     },
     { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );
+}
+
+/** The capture arguments, `-` restored (yargs gives an array for `[capture..]`). */
+function captureArguments(v: unknown): string[] {
+  const list = Array.isArray(v) ? v : v === undefined ? [] : [v];
+  return list.map((x) => undash(String(x)));
+}
+
+/**
+ * Several captures (cli/multi.ts). Options that describe one output stream of one capture are
+ * refused with one line: -w (one pcap of one capture's frames), -T fields (one table for scripts),
+ * -l (event lines as they come: here each capture's lines wait for its turn). The progress line
+ * counts captures done, on the rules of a single capture's bar. Each capture runs with --threads 1 unless --threads is given, and --jobs then
+ * defaults to the cores divided by the threads per capture, so the machine is not oversubscribed.
+ */
+async function multiCommand(
+  captures: string[],
+  common: Omit<RunOptions, 'capture' | 'lineBuffered' | 'writeFilter' | 'color' | 'progress'>,
+  args: { jobs?: number | undefined; l?: boolean | undefined; progress?: boolean | undefined; 'write-filter'?: string | undefined; color?: boolean | undefined },
+  /** --threads as given (undefined: not given), or null when this build has no --threads. */
+  threadsArg: unknown,
+): Promise<number> {
+  const refuse: Array<[string, unknown]> = [['-w', common.write], ['--write-filter', args['write-filter']], ['-T fields', common.fields], ['-l', args.l]];
+  const given = refuse.filter(([, v]) => v !== undefined && v !== null && v !== false).map(([flag]) => flag);
+  if (given.length) throw new UsageError(`${given.join(', ')}: ${given.length === 1 ? 'an option' : 'options'} of one capture's output; with several captures run mpa-dissect once per capture for ${given.length === 1 ? 'it' : 'them'}`);
+  if (captures.filter((c) => c === '-').length > 1) throw new UsageError('-: standard input can be read once; it is named twice');
+  if (captures.includes('-') && isatty(0)) throw new UsageError('-: standard input is a terminal; pipe a capture into it');
+  const list = expandCaptures(captures, errWrite);
+  const threads = typeof threadsArg === 'number' && threadsArg >= 1 ? threadsArg : 1;
+  const jobs = args.jobs ?? Math.max(1, Math.floor(availableParallelism() / threads));
+  const base: RunOptions = {
+    ...common,
+    // One thread per capture unless asked: the captures are the parallel work (see above).
+    ...(threadsArg === undefined ? { threads: 1 } : {}),
+    capture: '',
+    lineBuffered: false,
+    writeFilter: null,
+    color: args.color ?? (isatty(1) && !process.env['NO_COLOR']),
+    progress: false,
+  };
+  // Checked once here, not once per capture on the workers: a bad option is one line, exit 2.
+  checkCombinations(base);
+  base.mpa.forEach(parseForcedMpa);
+  if (base.rules !== null) (await import('../src/report/rules-file.js')).loadRulesFile(base.rules);
+  await compileOption('-Y', base.displayFilter);
+  if (base.junit !== null) checkJUnitPath(base.junit, list);
+  const streamingToTerminal = isatty(1) && !base.json && !base.quiet;
+  const progress = args.progress ?? (isatty(2) && !process.env['CI'] && !streamingToTerminal);
+  const { runMulti } = await import('./multi.js');
+  return runMulti(base, list, { jobs, junit: base.junit, progress }, { out: (s) => out.write(s), err: (s) => errWrite(s) });
+}
+
+/** --junit FILE with several captures: writable, and none of the captures. */
+function checkJUnitPath(path: string, captures: readonly string[]): void {
+  for (const c of captures) {
+    try {
+      const a = statSync(path);
+      const b = statSync(c);
+      if (a.ino === b.ino && a.dev === b.dev) throw new UsageError(`--junit ${path}: that is a capture being read; choose another file`);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+    }
+  }
+  try {
+    closeSync(openSync(path, 'a'));
+  } catch (e) {
+    throw new UsageError(`--junit ${path}: cannot write: ${writeReason(e)}`);
+  }
 }
 
 /** `tui [capture]`: the terminal UI (cli/tui.ts), loaded only when asked for. */

@@ -67,6 +67,8 @@ export interface RunOptions {
   live?: LiveHooks;
   /** --threads: worker threads for reassembly and dissection; unset: defaultThreads(). */
   threads?: number;
+  /** Called once with the whole analysis (thresholds judged) before the closing outputs: a multi-capture run digests it. */
+  onAnalysis?: (r: AnalysisResult) => void;
 }
 
 export interface RunIo {
@@ -81,7 +83,7 @@ function failed(r: AnalysisResult, failOn: FailOn): boolean {
 }
 
 /** Compiles a filter option, turning a bad filter into a usage error that points at the column. */
-async function compileOption(flag: string, text: string | null): Promise<CompiledFilter | null> {
+export async function compileOption(flag: string, text: string | null): Promise<CompiledFilter | null> {
   if (text === null || text.trim() === '') return null;
   const { formatFilterError, FilterError } = await import('../src/report/filter/filter.js');
   const { compileEventFilter } = await import('../src/report/fields.js');
@@ -97,7 +99,7 @@ async function compileOption(flag: string, text: string | null): Promise<Compile
   }
 }
 
-function checkCombinations(o: RunOptions): void {
+export function checkCombinations(o: RunOptions): void {
   if (o.json && o.ndjson) throw new UsageError('--json and --ndjson are two forms of the same output; choose one');
   if (o.json && (o.verbose || o.hex)) throw new UsageError('-V and -x add to the text output; the --json report has no event lines (use --ndjson for events)');
   if (o.ndjson && (o.verbose || o.hex)) throw new UsageError('-V and -x add to the text output; they do not combine with --ndjson');
@@ -336,6 +338,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   assembler?.end();
   ordered?.drain();
+  o.onAnalysis?.(r);
 
   // A file that is no capture (empty, another format, unreadable at its first record): one line,
   // exit 2, and no empty report after it.

@@ -48,7 +48,7 @@ export function unknownOptionMessage(msg: string, longNames: readonly string[], 
     const shown = p.length > 60 ? `${p.slice(0, 60)}…` : p;
     // yargs names extra positional arguments the same way: a word given without a dash is one.
     if (argv.includes(p) && !argv.some((a) => a === `--${p}` || a.startsWith(`--${p}=`) || (p.length === 1 && /^-[^-]/.test(a) && a.includes(p)))) {
-      out.push(`unexpected argument "${shown}" (one capture at a time)`);
+      out.push(`unexpected argument "${shown}"`);
       continue;
     }
     const flag = p.length === 1 ? `-${shown}` : p.startsWith('-') ? shown : `--${shown}`;

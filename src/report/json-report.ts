@@ -151,6 +151,19 @@ export function buildReport(r: AnalysisResult): ReportDocument {
 }
 
 /**
+ * The report document without its flows (`flows: []`) but with the summary of all of them: what a
+ * caller needs that is not the flows themselves (writeReport, the digest of a multi-capture run).
+ */
+export function reportHead(r: AnalysisResult): ReportDocument {
+  const doc = buildReport({ ...r, flows: [] });
+  const mpaFlows = r.flows.filter((f) => f.mpa !== null);
+  doc.summary.flows = r.flows.length;
+  doc.summary.mpaFlows = mpaFlows.length;
+  doc.summary.fpdus = mpaFlows.reduce((n, f) => n + f.mpa!.directions[0].fpdus + f.mpa!.directions[1].fpdus, 0);
+  return doc;
+}
+
+/**
  * The `--json` document written in pieces, flow by flow: byte for byte what
  * `JSON.stringify(buildReport(r), null, 1) + '\n'` gives, without the whole document (100,000
  * flows: tens of MB of objects and one string of as many) ever held at once.
@@ -159,11 +172,7 @@ const ONE_PREFIX = '{\n "flows": [';
 const ONE_SUFFIX = '\n ]\n}';
 
 export function writeReport(r: AnalysisResult, out: (s: string) => void, chunkChars = 1 << 20): void {
-  const doc = buildReport({ ...r, flows: [] });
-  const mpaFlows = r.flows.filter((f) => f.mpa !== null);
-  doc.summary.flows = r.flows.length;
-  doc.summary.mpaFlows = mpaFlows.length;
-  doc.summary.fpdus = mpaFlows.reduce((n, f) => n + f.mpa!.directions[0].fpdus + f.mpa!.directions[1].fpdus, 0);
+  const doc = reportHead(r);
   const text = JSON.stringify(doc, null, 1) + '\n';
   // The key sits at depth 1 ("\n " before it); inside strings every quote is escaped, so this is the one.
   const slot = '\n "flows": []';

@@ -139,8 +139,8 @@ function testCase(
   return [`    ${head}>`, ...body.map((b) => `      ${b}`), '    </testcase>'].join('\n');
 }
 
-/** Builds the whole JUnit document (UTF-8, with XML declaration, ending in a newline). */
-export function buildJUnit(opts: JUnitOptions): string {
+/** One capture's suites: the capture's own, then one per flow; `prefix` goes before flow suite names. */
+function captureSuites(opts: JUnitOptions, prefix: string, total: Counts): string[] {
   const disabled = new Set(opts.disabled ?? []);
 
   const cases: RuleCase[] = opts.rules.map((r) => ({ id: r.id, rule: r }));
@@ -164,13 +164,12 @@ export function buildJUnit(opts: JUnitOptions): string {
 
   const suites: Array<{ name: string; scope: number | null; time: string }> = [
     { name: opts.captureName, scope: null, time: seconds(opts.timeSeconds) },
-    ...opts.flows.map((fl) => ({ name: fl.name, scope: fl.id, time: '0' })),
+    ...opts.flows.map((fl) => ({ name: prefix + fl.name, scope: fl.id, time: '0' })),
   ];
   const listed = new Set(opts.flows.map((fl) => fl.id));
   const strays = [...byScope.keys()].filter((k): k is number => k !== null && !listed.has(k)).sort((a, b) => a - b);
-  for (const id of strays) suites.push({ name: `stream ${id - 1}`, scope: id, time: '0' });
+  for (const id of strays) suites.push({ name: `${prefix}stream ${id - 1}`, scope: id, time: '0' });
 
-  const total: Counts = { tests: 0, failures: 0, skipped: 0 };
   const out: string[] = [];
   for (const s of suites) {
     const c: Counts = { tests: 0, failures: 0, skipped: 0 };
@@ -182,14 +181,34 @@ export function buildJUnit(opts: JUnitOptions): string {
     const head = attrs({ name: s.name, tests: c.tests, failures: c.failures, errors: 0, skipped: c.skipped, time: s.time });
     out.push(body.length === 0 ? `  <testsuite${head}/>` : [`  <testsuite${head}>`, ...body, '  </testsuite>'].join('\n'));
   }
+  return out;
+}
 
+function document(suites: string[], total: Counts, timeSeconds: number | undefined): string {
   const root = attrs({
     name: 'mpa-dissect',
     tests: total.tests,
     failures: total.failures,
     errors: 0,
     skipped: total.skipped,
-    time: seconds(opts.timeSeconds),
+    time: seconds(timeSeconds),
   });
-  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites${root}>`, ...out, '</testsuites>', ''].join('\n');
+  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites${root}>`, ...suites, '</testsuites>', ''].join('\n');
+}
+
+/** Builds the whole JUnit document (UTF-8, with XML declaration, ending in a newline). */
+export function buildJUnit(opts: JUnitOptions): string {
+  const total: Counts = { tests: 0, failures: 0, skipped: 0 };
+  return document(captureSuites(opts, '', total), total, opts.timeSeconds);
+}
+
+/**
+ * One document for several captures (a multi-capture run, `mpa-dissect merge`): each capture's
+ * suites as buildJUnit lays them out, in the order given, flow suites named "CAPTURE: stream N
+ * A -> B" so that suites of different captures never share a name.
+ */
+export function buildJUnitCaptures(captures: readonly JUnitOptions[], timeSeconds?: number): string {
+  const total: Counts = { tests: 0, failures: 0, skipped: 0 };
+  const suites = captures.flatMap((c) => captureSuites(c, `${c.captureName}: `, total));
+  return document(suites, total, timeSeconds);
 }

@@ -56,3 +56,41 @@ export class Progress {
     this.drawn = false;
   }
 }
+
+/**
+ * The progress line of a run over several captures: how many are done of how many, and their
+ * octets of the total; redrawn when a capture finishes. Its owner erases it (done()) before
+ * writing anything else to the same terminal, and may draw it again after.
+ */
+export class CapturesProgress {
+  private finished = 0;
+  private bytesDone = 0;
+  private drawn = false;
+
+  constructor(
+    private readonly write: (s: string) => void,
+    private readonly captures: number,
+    /** Octets of all captures, when every one is a file of known size, else null. */
+    private readonly totalBytes: number | null,
+  ) {}
+
+  /** A capture finished; `bytes` its size (0 when unknown). */
+  finish(bytes: number): void {
+    this.finished++;
+    this.bytesDone += bytes;
+  }
+
+  draw(): void {
+    if (this.finished >= this.captures) return;
+    const f = this.totalBytes ? Math.min(1, this.bytesDone / this.totalBytes) : this.finished / this.captures;
+    const done = Math.round(f * WIDTH);
+    const bytes = this.totalBytes ? `  ${size(this.bytesDone)} of ${size(this.totalBytes)}` : '';
+    this.write(`\r[${'#'.repeat(done)}${'.'.repeat(WIDTH - done)}] ${this.finished} of ${this.captures} captures${bytes}\x1b[K`);
+    this.drawn = true;
+  }
+
+  done(): void {
+    if (this.drawn) this.write('\r\x1b[K');
+    this.drawn = false;
+  }
+}

@@ -266,16 +266,22 @@ export function findingsByRule(r: AnalysisResult, st: Style): string[] {
     const rule = RULES.get(id);
     return rule ? r.findings.severityOf(rule) : 'info';
   };
-  // Errors first, then warnings, then infos; the most frequent first within each.
-  const byRule = [...r.findings.byRule.entries()].sort(
-    (a, b) => SEVERITY_RANK[sevOf(b[0])] - SEVERITY_RANK[sevOf(a[0])] || b[1] - a[1] || a[0].localeCompare(b[0]),
+  return ruleCountLines([...r.findings.byRule.entries()].map(([rule, count]) => ({ rule, severity: sevOf(rule), count })), st);
+}
+
+/**
+ * Lines of a findings-by-rule table: errors first, then warnings, then infos; the most frequent
+ * first within each; the rule's one-line meaning from the catalog.
+ */
+export function ruleCountLines(rows: ReadonlyArray<{ rule: string; severity: Severity; count: number }>, st: Style): string[] {
+  const byRule = [...rows].sort(
+    (a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.count - a.count || a.rule.localeCompare(b.rule),
   );
   if (byRule.length === 0) return ['  none'];
-  const w = Math.max(...byRule.map(([id]) => id.length));
-  return byRule.map(([id, n]) => {
+  const w = Math.max(...byRule.map((x) => x.rule.length));
+  return byRule.map(({ rule: id, severity, count }) => {
     const rule = RULES.get(id);
-    const sev = sevOf(id);
-    return `  ${pad(String(n), 6)}  ${severityText(sev, st)}  ${id.padEnd(w)}  ${rule?.summary ?? ''}`.trimEnd();
+    return `  ${pad(String(count), 6)}  ${severityText(severity, st)}  ${id.padEnd(w)}  ${rule?.summary ?? ''}`.trimEnd();
   });
 }
 

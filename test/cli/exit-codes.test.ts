@@ -73,7 +73,7 @@ describe('exit status 0 and 1 follow --fail-on', () => {
 describe('exit status 2: usage errors and unreadable input', () => {
   const cases: Array<[string, string[], RegExp]> = [
     ['missing capture', ['no-such.pcap'], /no-such\.pcap: no such file or directory/],
-    ['a directory', ['.'], /is a directory/],
+    ['a directory with no capture in it', ['../src'], /..\/src: is a directory holding no capture files/],
     ['unknown option', ['--frobnicate', 'golden.pcap'], /unknown option --frobnicate/],
     ['unknown option near a known one', ['--jsno', 'golden.pcap'], /unknown option --jsno; did you mean --json\?/],
     ['-w without its file name', ['golden.pcap', '-w'], /^mpa-dissect: -w needs a file name/],

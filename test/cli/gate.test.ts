@@ -235,9 +235,15 @@ describe('tshark habits', () => {
     expect(r.stderr).toContain('unknown option --jsno; did you mean --json?');
     expect(cli(['--wdie', 'golden.pcap']).stderr).toContain('did you mean --wide?');
     expect(cli(['-X', 'golden.pcap']).stderr).toContain('unknown option -X; did you mean -x?');
-    const two = cli(['golden.pcap', 'sample.pcap']); // a second capture is not an option
-    expect(two.code).toBe(2);
-    expect(two.stderr).toContain('unexpected argument "sample.pcap"');
+    // A second capture is not taken for an option: both are analysed (cli/multi.ts).
+    const two = cli(['-q', 'golden.pcap', 'sample.pcap']);
+    expect(two.code).toBe(1);
+    expect(two.stderr).not.toContain('unknown option');
+    expect(two.stdout).toContain('==> sample.pcap <==');
+    // A word after a command that takes none is named as such.
+    const extra = cli(['rules', 'sample.pcap']);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toContain('unexpected argument "sample.pcap"');
   });
   it('a missing -w argument is a usage error, not "analyzing the sample"', () => {
     for (const args of [['golden.pcap', '-w'], ['golden.pcap', '--junit']]) {

@@ -1,0 +1,124 @@
+/**
+ * `mpa-dissect merge REPORT... [--json] [--junit FILE] [--fail-on ...] [--allow-truncated]`:
+ * combines `--json` reports made anywhere (CI matrix jobs, Kubernetes Jobs, `parallel` over ssh)
+ * into the combined summary a multi-capture run prints for the same captures (same digests, same
+ * combine(): src/report/capture-digest.ts, src/report/combined-summary.ts), one findings-by-rule
+ * table, one exit status and, with --junit, one JUnit file.
+ *
+ * A report that cannot be used (not JSON, cut off, not ours, another schema version) is named on
+ * one line of standard error and left out; the others are merged and the exit status is 2.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
+import { join } from 'node:path';
+import yargs from 'yargs';
+import { digestOf, type CaptureDigest, type FailOn } from '../src/report/capture-digest.js';
+import { combine, digestJUnit, combinedJsonElementStart, combinedJsonHead, combinedJsonTail, combinedText, indentChunk } from '../src/report/combined-summary.js';
+import { buildJUnitCaptures, type JUnitOptions } from '../src/report/junit.js';
+import { parseReports, ReportInputError, toolVersion } from '../src/report/read-report.js';
+import { makeStyle } from '../src/report/text.js';
+import { isDirectory } from './capture-list.js';
+import { UsageError } from './options.js';
+import { writeFileOrFail, writeReason } from './output.js';
+import type { RunIo } from './run.js';
+
+const USAGE = `mpa-dissect merge [options] REPORT...
+
+Combine --json reports (mpa-dissect --json capture > report.json, made anywhere) into one summary:
+a row per capture with its verdict, the findings by rule over all of them, one exit status (the
+worst capture's: 2 for a capture truncated or unreadable, 1 for a finding at or above --fail-on,
+else 0) and with --junit one JUnit file. A REPORT may be a combined document (what --json prints
+for several captures, or merge --json), a directory (its *.json files, by name) or - (standard input).
+A report that is no report (empty, not JSON, cut off, another program's or schema version's) is
+named on one line of standard error and left out; the others are merged, and the exit status is 2.`;
+
+/** Reports named by the arguments: a directory stands for its *.json files, sorted by name. */
+function reportFiles(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const a of args) {
+    if (!isDirectory(a)) {
+      out.push(a);
+      continue;
+    }
+    const names = readdirSync(a).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    if (names.length === 0) throw new UsageError(`merge: ${a}: is a directory holding no *.json reports`);
+    out.push(...names.map((n) => join(a, n)));
+  }
+  return out;
+}
+
+export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
+  const parser = yargs(argv)
+    .scriptName('mpa-dissect merge')
+    .usage(USAGE)
+    .version(false)
+    .help(false)
+    .option('h', { alias: 'help', type: 'boolean', describe: 'Show help' })
+    .option('json', { type: 'boolean', describe: 'Print the combined document (schema mpa-dissect/reports/v1: the reports and the combined summary) instead of text' })
+    .option('junit', { type: 'string', describe: 'Also write one JUnit XML file: a testsuite per capture and per capture\'s flow, a testcase per rule' })
+    .option('fail-on', { choices: ['error', 'warning', 'never'] as const, default: 'error' as FailOn, describe: 'A capture with a finding at or above this severity makes the exit status 1' })
+    .option('allow-truncated', { type: 'boolean', describe: 'A capture cut off mid-record is judged by its findings, not exit 2' })
+    .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
+    .example('$0 reports/*.json', 'the combined summary of reports made by CI jobs; exit 2, 1 or 0')
+    .example('$0 --junit mpa.xml --json reports/ > combined.json', 'one JUnit file and one combined document')
+    .strictOptions()
+    .wrap(120)
+    .fail((msg, err) => {
+      if (err) throw err;
+      throw new UsageError(`merge: ${msg}`);
+    });
+  const args = await parser.parseAsync();
+  if (args.h === true) {
+    io.out(`${await (parser as unknown as { getHelp(): Promise<string> }).getHelp()}\n`);
+    return 0;
+  }
+  const names = args._.map(String);
+  if (names.filter((n) => n === '-').length > 1) throw new UsageError('merge: -: standard input can be read once; it is named twice');
+  if (names.length === 0) throw new UsageError('merge: give the --json reports to merge (mpa-dissect merge reports/*.json)');
+  const junitPath = args.junit;
+  if (junitPath === '') throw new UsageError('--junit needs a file name (--junit FILE)');
+  const failOn = args['fail-on'];
+  const st = makeStyle(args.color ?? (isatty(1) && !process.env['NO_COLOR']));
+  const withJUnit = junitPath !== undefined;
+
+  const digests: CaptureDigest[] = [];
+  const junit: JUnitOptions[] = [];
+  const versions = new Map<string, string[]>();
+  const inputErrors: string[] = [];
+  if (args.json === true) io.out(combinedJsonHead());
+  for (const name of reportFiles(names)) {
+    let docs;
+    try {
+      let text: string;
+      try {
+        // '-': a report on standard input (ssh host mpa-dissect --json x.pcap | mpa-dissect merge - ...).
+        text = readFileSync(name === '-' ? 0 : name, 'utf8');
+      } catch (e) {
+        throw new ReportInputError(`${name}: cannot read: ${writeReason(e)}`);
+      }
+      docs = parseReports(text, name);
+    } catch (e) {
+      if (!(e instanceof ReportInputError)) throw e;
+      io.err(`mpa-dissect: merge: ${e.message}\n`);
+      inputErrors.push(e.message);
+      continue;
+    }
+    for (const doc of docs) {
+      const v = toolVersion(doc);
+      versions.set(v, [...(versions.get(v) ?? []), name]);
+      const d = digestOf(doc, withJUnit);
+      if (args.json === true) io.out(combinedJsonElementStart(digests.length) + indentChunk(JSON.stringify(doc, null, 1), 2));
+      digests.push(d);
+      if (withJUnit) junit.push(digestJUnit(d, failOn));
+    }
+  }
+  if (versions.size > 1) {
+    const list = [...versions].map(([v, files]) => `${v}: ${files.length === 1 ? files[0] : `${files.length} reports`}`).join(', ');
+    io.err(`mpa-dissect: merge: the reports come from different versions of mpa-dissect (${list}); merged as ${'mpa-dissect/report/v1'} documents\n`);
+  }
+  const summary = combine(digests, failOn, args['allow-truncated'] === true, inputErrors);
+  if (args.json === true) io.out(combinedJsonTail(summary, digests.length > 0));
+  else io.out(`${combinedText(summary, st)}\n`);
+  if (junitPath !== undefined) writeFileOrFail(junitPath, '--junit', buildJUnitCaptures(junit));
+  return summary.exit;
+}

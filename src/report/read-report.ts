@@ -1,0 +1,96 @@
+/**
+ * Reading `--json` report documents back (for `mpa-dissect merge`): a file holds one report
+ * (schema mpa-dissect/report/v1) or a combined document of several (mpa-dissect/reports/v1, what
+ * `--json` prints for several captures and `merge --json` prints), whose reports are taken in order.
+ * Anything else is refused with one line naming the file and what is wrong: not JSON, JSON cut
+ * off before its end, another program's document, another version of the schema, or a document
+ * missing what the schema requires.
+ */
+import { COMBINED_SCHEMA } from './combined-summary.js';
+import { SCHEMA_ID, type ReportDocument } from './json-report.js';
+
+export class ReportInputError extends Error {}
+
+/** Where a JSON text stops being a whole document: inside a string or with brackets still open. */
+function endsEarly(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return inString || depth > 0;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The required keys of ../shared/report-schema.md that merge reads, checked for their types. */
+function checkReport(v: unknown, where: string): ReportDocument {
+  const bad = (what: string): never => {
+    throw new ReportInputError(`${where}: not a valid ${SCHEMA_ID} document: ${what}`);
+  };
+  if (!isObject(v)) return bad('not a JSON object');
+  const cap = v['capture'];
+  if (!isObject(cap)) return bad('"capture" is missing');
+  if (typeof cap['path'] !== 'string') bad('capture.path is not a string');
+  if (typeof cap['packets'] !== 'number') bad('capture.packets is not a number');
+  if (cap['error'] !== undefined && cap['error'] !== null && typeof cap['error'] !== 'string') bad('capture.error is not a string or null');
+  const sum = v['summary'];
+  if (!isObject(sum)) return bad('"summary" is missing');
+  for (const k of ['flows', 'mpaFlows', 'fpdus', 'errors', 'warnings', 'infos'] as const) {
+    if (typeof sum[k] !== 'number') bad(`summary.${k} is not a number`);
+  }
+  const flows = v['flows'];
+  if (!Array.isArray(flows)) return bad('"flows" is not an array');
+  flows.forEach((f, i) => {
+    if (!isObject(f) || typeof f['id'] !== 'number' || typeof f['client'] !== 'string' || typeof f['server'] !== 'string') bad(`flows[${i}] lacks id, client or server`);
+  });
+  const findings = v['findings'];
+  if (!Array.isArray(findings)) return bad('"findings" is not an array');
+  findings.forEach((f, i) => {
+    if (!isObject(f) || typeof f['rule'] !== 'string' || !['error', 'warning', 'info'].includes(f['severity'] as string)) bad(`findings[${i}] lacks a rule or a severity`);
+  });
+  return v as unknown as ReportDocument;
+}
+
+function schemaOf(v: unknown): string | null {
+  return isObject(v) && typeof v['schema'] === 'string' ? v['schema'] : null;
+}
+
+/** The reports a file holds, checked; throws ReportInputError with one line naming `name`. */
+export function parseReports(text: string, name: string): ReportDocument[] {
+  if (text.trim() === '') throw new ReportInputError(`${name}: empty (no report: did its run stop before writing one, on an unreadable capture?)`);
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    if (endsEarly(text)) throw new ReportInputError(`${name}: truncated: the JSON ends before the document does (${text.length} characters read)`);
+    throw new ReportInputError(`${name}: not JSON (${(e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ')})`);
+  }
+  const schema = schemaOf(v);
+  if (schema === SCHEMA_ID) return [checkReport(v, name)];
+  if (schema === COMBINED_SCHEMA) {
+    const caps = (v as Json)['captures'];
+    if (!Array.isArray(caps)) throw new ReportInputError(`${name}: not a valid ${COMBINED_SCHEMA} document: "captures" is not an array`);
+    return caps.map((c, i) => {
+      const s = schemaOf(c);
+      if (s !== SCHEMA_ID) throw new ReportInputError(`${name}: captures[${i}]: schema ${s === null ? 'missing' : JSON.stringify(s)}, expected ${SCHEMA_ID}`);
+      return checkReport(c, `${name}: captures[${i}]`);
+    });
+  }
+  if (schema !== null && /^mpa-dissect\/reports?\//.test(schema)) {
+    throw new ReportInputError(`${name}: schema ${schema} is another version than this mpa-dissect reads (${SCHEMA_ID} or ${COMBINED_SCHEMA})`);
+  }
+  throw new ReportInputError(`${name}: not an mpa-dissect report (no "schema": "${SCHEMA_ID}")`);
+}
+
+/** The tool version a report names, for the note on reports of mixed versions. */
+export function toolVersion(doc: ReportDocument): string {
+  return isObject(doc.tool) && typeof doc.tool.version === 'string' ? doc.tool.version : 'unknown';
+}
