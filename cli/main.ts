@@ -20,6 +20,7 @@ import { parseAutostop, parseRing, startLive } from './live.js';
 import { BACKENDS, type BackendChoice } from '../src/capture/live/open-live.js';
 import { interfacesText, listInterfaces } from '../src/capture/live/interfaces.js';
 import { runPeerCli } from './peer.js';
+import { runGenerateCli } from './generate.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -95,6 +96,10 @@ const undash = <T extends string | undefined>(v: T): T => (v === DASH ? '-' : v)
 async function main(rawArgv: string[]): Promise<number> {
   // The peer has options of its own: it parses its arguments itself.
   if (rawArgv[0] === 'peer') return runPeerCli(rawArgv.slice(1));
+  // So has the generator: its options come from the knob table (src/generate/knobs.ts).
+  if (rawArgv[0] === 'generate') {
+    return runGenerateCli(rawArgv.slice(1), (s) => (typeof s === 'string' ? out.write(s) : writeAllSync(1, s)));
+  }
   const argv = rawArgv.map((a) => (a === '-' ? DASH : a));
   const parser = yargs(argv)
     .scriptName('mpa-dissect')
@@ -107,6 +112,7 @@ async function main(rawArgv: string[]): Promise<number> {
       y.positional('capture', { type: 'string', describe: 'capture file' }),
     )
     .command('peer', 'Run an MPA endpoint over real TCP sockets (Initiator or Responder) to capture: mpa-dissect peer --help')
+    .command('generate', 'Write a deterministic MPA capture of a scenario and its expected findings: mpa-dissect generate --list')
     .option('r', { alias: 'read-file', type: 'string', describe: 'Read this capture (as tshark -r); the same as giving it as the argument' })
     .option('Y', { alias: 'display-filter', type: 'string', describe: 'Show only the event lines this display filter matches (Wireshark syntax)' })
     .option('V', { type: 'boolean', describe: 'Print the detail tree of each startup frame and FPDU (markers, FPDUPTR expected vs seen, CRC seen vs computed, DDP/RDMAP)' })
