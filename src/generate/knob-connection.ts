@@ -71,7 +71,9 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   const r2i: PlannedFpdu[] = [];
   const msn = [[0, 0, 0, 0], [0, 0, 0, 0]] as number[][];
   const nextMsn = (dir: 0 | 1, qn: number) => ++msn[dir]![qn]!;
-  const size = () => Math.floor(r() * (k.size + 1));
+  // The Initiator's first message is never empty: a zero-length Send or Write first is an RTR
+  // (RFC 6581), which without peer-to-peer mode is a finding of its own.
+  const size = () => Math.max(i2r.length === 0 ? 1 : 0, Math.floor(r() * (k.size + 1)));
   const bytes = (n: number) => patternBytes(n, Math.floor(r() * 1e9));
   const rtr = k.rev === 2 ? k.rtr : 'none';
   // The Responder speaks before the Initiator's first FPDU (RFC 5044 §7.1.2 rule 4): a Send, first of all.
@@ -82,12 +84,22 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     i2r.push({ ulpdu: readRequest({ msn: nextMsn(0, 1), sinkStag: 0, sinkTo: 0, size: 0, srcStag: 0, srcTo: 0 }), round: 0, kind: 'rtr', whole: true, first: true });
     r2i.push({ ulpdu: taggedSegments(0x2, 0, 0, new Uint8Array(0), 1)[0]!, round: 0, kind: 'rtr', whole: true, first: true });
   }
-  // A sender mistake shows from the first FPDU on when its ULPDU_Length is 265: (2+265) mod 4 = 3,
+  // A sender mistake shows from the first FPDU on when its ULPDU_Length is 265 (or 769): (2+L) mod 4 = 3,
   // so every PAD rule and length miscount gives another FPDU size than RFC 5044 §4.2.
   const lengthMistake = (['wrong-pad', 'no-pad', 'length-counts-header', 'length-counts-crc', 'length-le'] as const).find((x) => impair.has(x));
+  if (midStream && lengthMistake) throw new KnobError(`--impair ${lengthMistake}: a sender mistake is diagnosed from the startup on (--start startup)`);
+  if (midStream && !k.crc) throw new KnobError('--start mid-stream: finding FPDUs mid-stream needs --crc on (without CRC nothing confirms a boundary)');
+  // What the diagnosis reports depends on how much of the stream each segment shows (a difference
+  // between segmentations the round-trip test found): the truth is modelled for one FPDU per segment.
+  if (lengthMistake && k.segmentation !== 'one-per-segment') throw new KnobError(`--impair ${lengthMistake}: the truth of a sender mistake is modelled with --segmentation one-per-segment only`);
+  if (lengthMistake && mark[0]) throw new KnobError(`--impair ${lengthMistake}: the truth of a length mistake is modelled without markers from the Initiator (--markers none or r2i)`);
+  if (impair.has('initiator-initiator') && k.markers !== 'none') throw new KnobError('--impair initiator-initiator: no Reply negotiates markers (--markers none)');
   if (lengthMistake) {
+    if (rtr !== 'none') throw new KnobError(`--impair ${lengthMistake}: modelled on the Initiator's first FPDU, which an RTR would be (--rtr none)`);
     if (k.messages.some((m) => m === 'read' || m === 'atomic')) throw new KnobError(`--impair ${lengthMistake}: needs a --messages mix without read and atomic (requests held while framing is diagnosed reach DDP after their answers)`);
-    i2r.push({ ulpdu: send(nextMsn(0, 0), bytes(265 - 18)), round: 0, kind: 'send', whole: true, first: true });
+    // Little-endian: 769 = 0x0301 read as 0x0103 = 259, an end inside the FPDU itself.
+    const L = lengthMistake === 'length-le' ? 769 : 265;
+    i2r.push({ ulpdu: send(nextMsn(0, 0), bytes(L - 18)), round: 0, kind: 'send', whole: true, first: true });
   }
   const own = k.messages.filter((m) => m !== 'read' && m !== 'atomic' && m !== 'terminate');
   const mix = k.messages.filter((m) => m !== 'terminate');
@@ -228,7 +240,12 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
         cuts.push(off);
       }
     } else for (let off = k.mss; off < n + k.mss; off += k.mss) cuts.push(Math.min(off, n));
-    // The round of an octet: that of the FPDU it belongs to. An Initiator segment goes out in its
+    // The Responder's early Send is a segment of its own, sent first.
+    if (dir === 1 && impair.has('responder-first') && fp[0]) {
+      cuts.push(fp[0].endRel);
+      cuts.sort((x, y) => x - y);
+    }
+        // The round of an octet: that of the FPDU it belongs to. An Initiator segment goes out in its
     // first octet's round (requests early), a Responder segment in its last octet's (answers late),
     // so no answer precedes its request and no Responder FPDU the Initiator's first.
     const roundAt = (rel: number) => {
@@ -265,6 +282,11 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       if (b1) firstKept[1] = b1.start;
     }
   }
+  if (midStream) {
+    // Mid-stream framing is found on a few chained FPDUs (RFC 5044 §6): each direction needs three.
+    const kept = [0, 1].map((d) => enc[d]!.fpdus.filter((f) => f.startRel >= firstKept[d]!).length);
+    if (kept[0]! < 3 || kept[1]! < 3) throw new KnobError('--start mid-stream: fewer than three FPDUs after the capture starts (more --count, or another --seed)');
+  }
   const sends: Send[] = [];
   /** Stream offset (relative to SeqStart) of each send's first octet; -1 for startup frames. */
   const relOf: number[] = [];
@@ -287,6 +309,8 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   let lost = -1;
   if (impair.has('loss')) {
     const candidates: number[] = [];
+    // A gap shows only after captured FPDUs.
+    const firstIdx0 = Math.max(0, enc0.fpdus.findIndex((f) => f.startRel >= firstKept[0]));
     for (let i = startupFrames; i < dataFrames; i++) {
       const s = sends[i]!;
       if (s.dir !== 0 || skipped(i)) continue;
@@ -298,7 +322,7 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       // The analyzer hands FPDUs on only once framing is found again (a few chained FPDUs): a request
       // among those would reach DDP after its answer, so none is.
       const quiet = i2r.slice(b + 1, b + 4).every((p) => p.kind !== 'read' && p.kind !== 'atomic');
-      if (a > 0 && plain && quiet && enc0.fpdus[a]!.startRel === rel && enc0.fpdus[b]!.endRel === rel + s.bytes.length && b < enc0.fpdus.length - 1) candidates.push(i);
+      if (a > firstIdx0 && plain && quiet && enc0.fpdus[a]!.startRel === rel && enc0.fpdus[b]!.endRel === rel + s.bytes.length && b < enc0.fpdus.length - 1) candidates.push(i);
     }
     if (candidates.length === 0) throw new KnobError('--impair loss: no Initiator segment holds whole FPDUs between others (more --count, or --segmentation one-per-segment)');
     lost = candidates[Math.floor(r() * candidates.length)]!;
@@ -341,7 +365,8 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     enc0.fpdus.filter((f, i) => f.startRel >= firstKept[0] && !lostFpdus.includes(i)),
     enc1.fpdus.filter((f) => f.startRel >= firstKept[1]),
   ];
-  if (midStream) for (const dir of [0, 1] as const) if (counted[dir].length) find('mpa.mid-stream', dir, seqOf(dir, counted[dir][0]!));
+  // Framing is found where the first captured FPDU begins (a marker in front of its length field included).
+  if (midStream) for (const dir of [0, 1] as const) if (counted[dir].length) find('mpa.mid-stream', dir, (seqStart[dir] + counted[dir][0]!.startRel) >>> 0);
   if (lostFpdus.length) {
     const gapSeq = (seqStart[0] + relOf[lost]!) >>> 0;
     const last = lostFpdus[lostFpdus.length - 1]!;
@@ -363,7 +388,7 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     const rule = { 'wrong-pad': 'mpa.pad-miscomputed', 'no-pad': 'mpa.pad-omitted', 'length-counts-header': 'mpa.ulpdu-length-counts-header', 'length-counts-crc': 'mpa.ulpdu-length-counts-crc', 'length-le': 'mpa.ulpdu-length-byte-order' }[lengthMistake];
     find(rule, 0, seqOf(0, f0));
     find('mpa.framing-lost', 0, (seqStart[0] + f0.lenRel + rfcEnd) >>> 0);
-    if (lengthMistake === 'wrong-pad') {
+    if (lengthMistake === 'wrong-pad' && k.crc) {
       // The siw PAD (3 octets) is longer than the RFC's (1): the CRC is read from PAD and CRC octets.
       find('mpa.crc-mismatch', 0, seqOf(0, f0));
       if (enc0.fpdus[1]) find('mpa.after-error', 0, seqOf(0, enc0.fpdus[1]));
@@ -372,12 +397,20 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       if (later >= 0) find('ddp.capture-loss', 0, seqOf(0, enc0.fpdus[later]!));
     }
   }
+  if (impair.has('marker-origin') && !midStream && enc0.fpdus.length) {
+    // No marker at SeqStart where RFC 5044 §4.3 puts one: the length field is read 4 octets early.
+    find('mpa.marker-phase', 0, seqOf(0, enc0.fpdus[0]!));
+    find('mpa.framing-lost', 0, (seqOf(0, enc0.fpdus[0]!) + 4) >>> 0);
+  }
   if (impair.has('bad-key')) find('mpa.bad-key', 0, res.dataSeq[0]);
   if (impair.has('pd-too-long')) find('mpa.pd-length-too-long', 0, res.dataSeq[0]);
   if (impair.has('initiator-initiator')) {
     find('mpa.initiator-initiator', 1, res.dataSeq[1]);
     // Neither side saw a Reply, so each side's FPDUs come before one.
     for (const dir of [0, 1] as const) if (enc[dir].fpdus.length) find('mpa.initiator-before-reply', dir, seqOf(dir, enc[dir].fpdus[0]!));
+    // No Reply, so no peer-to-peer mode: a zero-length Write or Read first looks like an RTR without it
+    // (a zero-length Send is an ordinary empty message).
+    if ((rtr === 'write' || rtr === 'read') && enc0.fpdus.length) find('rdmap.rtr-without-p2p', 0, seqOf(0, enc0.fpdus[0]!));
   }
   if (impair.has('responder-first')) find('mpa.responder-first', 1, seqOf(1, enc1.fpdus[0]!));
   if (target >= 0) {
@@ -393,7 +426,8 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     if (impair.has('pad-nonzero')) find('mpa.pad-not-zero', 0, seqOf(0, f));
     if ((impair.has('bad-crc') || impair.has('bad-fpduptr')) && next) find('mpa.after-error', 0, seqOf(0, next));
   }
-  if (k.segmentation === 'large' && !midStream) {
+  // The EMSS is the MSS the receiver's SYN announced; only the first oversized FPDU per direction is listed.
+  if (!midStream) {
     for (const dir of [0, 1] as const) {
       const big = counted[dir].find((f) => f.endRel - f.startRel > k.mss);
       if (big) find('mpa.fpdu-exceeds-emss', dir, seqOf(dir, big));
@@ -411,7 +445,7 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     markers: mark[dir],
     fpdus: counted[dir].length,
     markerCount: counted[dir].reduce((n, f) => n + f.markers, 0),
-    crcErrors: (target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0) + (dir === 0 && lengthMistake === 'wrong-pad' && !midStream ? 1 : 0),
+    crcErrors: (target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0) + (dir === 0 && lengthMistake === 'wrong-pad' && k.crc && !midStream ? 1 : 0),
     markerErrors: target >= 0 && dir === 0 && impair.has('bad-fpduptr') && !impair.has('bad-crc') ? 1 : 0,
   });
   return {
