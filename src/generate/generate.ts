@@ -20,7 +20,7 @@ export function generate(name: string, options: Readonly<Record<string, string>>
   const g = (sc.build ?? buildKnobConnection)(knobs, seed);
   const shown = sc.uses ? Object.fromEntries(Object.entries(raw).filter(([k]) => sc.uses!.includes(k))) : raw;
   return {
-    capture: captureFile(g.frames, format, g.linkType),
+    capture: (g.post ?? ((b: Uint8Array) => b))(captureFile(g.frames, format, g.linkType)),
     truth: { schema: TRUTH_SCHEMA, scenario: name, seed, knobs: shown, args: g.args, findings: g.findings, flows: g.flows },
   };
 }

@@ -22,6 +22,8 @@ export interface Generated {
   args: string[];
   /** Link type of the frames; default Ethernet. */
   linkType?: number;
+  /** Damage done to the finished capture file (a capture cut short, a corrupt record). */
+  post?: (file: Uint8Array) => Uint8Array;
 }
 
 /** One FPDU to send: its ULPDU, the round (request/answer turn) it belongs to, what it carries. */

@@ -52,8 +52,8 @@ export const RULE_SCENARIOS: readonly Scenario[] = [
   rc('rule-read-response-size', 'A Read Response of 50 octets to a Read of 100', { spec: { ...REV1, i2r: [u(rr(1, 100))], r2i: [u(readResponse(0x10, 0x1000n, filled(50)))] }, expect: [x('rdmap.read-response-size', 1, 0)] }),
   rc('rule-read-request-byte-order', 'A Read Request with its Data Sink and Source fields little-endian; the Response shows the swapped STag and TO', {
     spec: { ...REV1, i2r: [u(readRequest({ msn: 1, sinkStag: 0x10000000, sinkTo: 0x0010000000000000n, size: 0x04000000, srcStag: 0x20000000, srcTo: 0n }))], r2i: [u(readResponse(0x10, 0x1000n, 'abcd'))] },
-    // One finding per swapped field: Data Sink STag, Data Sink TO, Data Source STag.
-    expect: [x('rdmap.read-request-byte-order', 0, 0), x('rdmap.read-request-byte-order', 0, 0), x('rdmap.read-request-byte-order', 0, 0)],
+    // One finding per swapped field: Data Sink STag, Data Sink TO, Data Source STag, and the size once the Response ends.
+    expect: [x('rdmap.read-request-byte-order', 0, 0), x('rdmap.read-request-byte-order', 0, 0), x('rdmap.read-request-byte-order', 0, 0), x('rdmap.read-request-byte-order', 0, 0)],
   }),
   rc('rule-read-unanswered', 'Two Reads, one answered, then FIN', {
     spec: { ...REV1, i2r: [u(rr(1, 100)), u(rr(2, 100))], r2i: [u(readResponse(0x10, 0x1000n, filled(100)))], scenario: { close: 'fin' } },
