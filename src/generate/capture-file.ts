@@ -4,6 +4,7 @@
  * an Enhanced Packet Block per frame (pcapng draft, sections 4.1, 4.2, 4.3), little-endian.
  */
 import { buildPcap, LINKTYPE_ETHERNET, type PcapFrame } from '../report/pcap-writer.js';
+import { concat } from './frames.js';
 
 export type CaptureFormat = 'pcap' | 'pcapng';
 
@@ -48,13 +49,7 @@ function pcapng(linkType: number, frames: readonly PcapFrame[]): Uint8Array {
     body.set(f.data, 20);
     parts.push(block(6, body));
   }
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concat(...parts);
 }
 
 /** The bytes of a capture file holding `frames` (Ethernet unless told otherwise). */

@@ -62,7 +62,7 @@ export function sortFindings(f: TruthFinding[]): TruthFinding[] {
 /** A report document's findings and MPA directions in the truth's shape (for comparisons). */
 export function truthOfReport(report: {
   findings: ReadonlyArray<{ rule: string; from: string | null; seq: number | null }>;
-  flows: ReadonlyArray<{ client: string; server: string; mpa: null | { directions: ReadonlyArray<Record<string, unknown>> } }>;
+  flows: ReadonlyArray<{ client: string; server: string; mpa: Readonly<Record<string, unknown>> | null }>;
 }): { findings: TruthFinding[]; flows: TruthFlow[] } {
   const dir = (d: Record<string, unknown>): TruthDirection => ({
     from: String(d['from']),
@@ -75,10 +75,9 @@ export function truthOfReport(report: {
   });
   return {
     findings: sortFindings(report.findings.map((f) => ({ rule: f.rule, from: f.from, seq: f.seq }))),
-    flows: report.flows.map((f) => ({
-      client: f.client,
-      server: f.server,
-      mpa: f.mpa && f.mpa.directions.length === 2 ? { directions: [dir(f.mpa.directions[0]!), dir(f.mpa.directions[1]!)] } : null,
-    })),
+    flows: report.flows.map((f) => {
+      const dirs = (f.mpa?.['directions'] ?? []) as ReadonlyArray<Record<string, unknown>>;
+      return { client: f.client, server: f.server, mpa: f.mpa && dirs.length === 2 ? { directions: [dir(dirs[0]!), dir(dirs[1]!)] as [TruthDirection, TruthDirection] } : null };
+    }),
   };
 }
