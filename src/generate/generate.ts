@@ -21,6 +21,6 @@ export function generate(name: string, options: Readonly<Record<string, string>>
   const shown = sc.uses ? Object.fromEntries(Object.entries(raw).filter(([k]) => sc.uses!.includes(k))) : raw;
   return {
     capture: (g.post ?? ((b: Uint8Array) => b))(captureFile(g.frames, format, g.linkType)),
-    truth: { schema: TRUTH_SCHEMA, scenario: name, seed, knobs: shown, args: g.args, findings: g.findings, flows: g.flows },
+    truth: { schema: TRUTH_SCHEMA, scenario: name, seed, knobs: shown, args: g.args, findings: g.findings, flows: g.flows, ...(g.fpduSeqs ? { fpduSeqs: g.fpduSeqs } : {}) },
   };
 }

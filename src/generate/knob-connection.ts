@@ -22,6 +22,8 @@ export interface Generated {
   args: string[];
   /** Link type of the frames; default Ethernet. */
   linkType?: number;
+  /** Per sender endpoint, the seq of every FPDU's ULPDU_Length field an analyzer frames, in order. */
+  fpduSeqs?: Record<string, number[]>;
   /** Damage done to the finished capture file (a capture cut short, a corrupt record). */
   post?: (file: Uint8Array) => Uint8Array;
 }
@@ -454,6 +456,7 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     frames: res.frames,
     findings: sortFindings(findings),
     flows: [{ client: ep[0], server: ep[1], mpa: { directions: [dirTruth(0), dirTruth(1)] } }],
+    fpduSeqs: { [ep[0]]: counted[0].map((f) => seqOf(0, f)), [ep[1]]: counted[1].map((f) => seqOf(1, f)) },
     args: [],
   };
 }

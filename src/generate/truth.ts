@@ -44,6 +44,8 @@ export interface GroundTruth {
   /** Sorted by rule, then from, then seq; each occurrence listed. */
   findings: TruthFinding[];
   flows: TruthFlow[];
+  /** Where the generator knows them: per sender endpoint, the seq of each FPDU's ULPDU_Length field, in order. */
+  fpduSeqs?: Record<string, number[]>;
 }
 
 /** ADDR:PORT as the report writes endpoints (IPv6 in brackets). */

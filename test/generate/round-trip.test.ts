@@ -1,14 +1,14 @@
 /**
  * Round trip: for random generator settings (seeded), analysing the generated capture gives exactly
- * the generator's ground truth: every finding (rule, direction, seq), and per direction the FPDU,
- * marker, CRC-error and marker-error counts. Settings a scenario cannot carry (a KnobError, e.g.
+ * the generator's ground truth: every finding (rule, direction, seq), every FPDU's seq, and per
+ * direction the FPDU, marker, CRC-error and marker-error counts. Settings a scenario cannot carry (a KnobError, e.g.
  * bad-fpduptr without markers) are drawn again.
  */
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/generate/generate.js';
 import { KnobError, MESSAGE_KINDS } from '../../src/generate/knobs.js';
 import { rng } from '../../src/generate/mpa-encoder.js';
-import { analyzedTruth } from './helpers.js';
+import { analyzedTruth, analyzedWithSeqs } from './helpers.js';
 
 /** Impairments the round trip draws from (marker-origin: see captures/README.md, known difference). */
 const IMPAIR = ['', '', '', 'reorder', 'duplicate', 'overlap', 'loss', 'bad-crc', 'bad-fpduptr', 'pad-nonzero', 'bad-key', 'pd-too-long', 'initiator-initiator',
@@ -67,8 +67,11 @@ describe('round trip: analysing a generated capture gives its ground truth', () 
       }
       ran++;
       impairments.add(o['impair']!);
-      const got = await analyzedTruth(g.capture);
-      const want = { findings: g.truth.findings, flows: g.truth.flows };
+      // Every FPDU at the seq the generator put it (a direction with no FPDU framed has no entry).
+      const got = await analyzedWithSeqs(g.capture);
+      const seqs = Object.fromEntries(Object.entries(g.truth.fpduSeqs ?? {}).filter(([, v]) => v.length > 0).sort());
+      got.fpduSeqs = Object.fromEntries(Object.entries(got.fpduSeqs).sort());
+      const want = { findings: g.truth.findings, flows: g.truth.flows, fpduSeqs: seqs };
       if (JSON.stringify(got) !== JSON.stringify(want)) {
         failures.push(`seed ${seed} ${Object.entries(o).map(([k, v]) => `--${k} ${v}`).join(' ')}\n  got  ${JSON.stringify(got)}\n  want ${JSON.stringify(want)}`);
       }
