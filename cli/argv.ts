@@ -41,6 +41,7 @@ export async function parseArgv(rawArgv: string[]) {
       y.positional('capture', { type: 'string', array: true, describe: 'capture file' }),
     )
     .command('merge', 'Combine --json reports made anywhere into one summary, findings by rule, exit status and JUnit file: mpa-dissect merge --help')
+    .command('generate', 'Write a deterministic MPA capture of a scenario and its expected findings: mpa-dissect generate --list')
     .command('peer', 'Run an MPA endpoint over real TCP sockets (Initiator or Responder) to capture: mpa-dissect peer --help')
     .option('r', { alias: 'read-file', type: 'string', describe: 'Read this capture (as tshark -r); the same as giving it as the argument' })
     .option('Y', { alias: 'display-filter', type: 'string', describe: 'Show only the event lines this display filter matches (Wireshark syntax)' })

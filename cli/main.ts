@@ -77,6 +77,11 @@ const undash = <T extends string | undefined>(v: T): T => (v === DASH ? '-' : v)
 async function main(rawArgv: string[]): Promise<number> {
   // The peer has options of its own: it parses its arguments itself.
   if (rawArgv[0] === 'peer') return (await import('./peer.js')).runPeerCli(rawArgv.slice(1));
+  // So has the generator: its options come from the knob table (src/generate/knobs.ts).
+  if (rawArgv[0] === 'generate') {
+    const { runGenerateCli } = await import('./generate.js');
+    return runGenerateCli(rawArgv.slice(1), (s) => (typeof s === 'string' ? out.write(s) : writeAllSync(1, s)));
+  }
   // merge reads reports, not captures: it has options of its own too.
   if (rawArgv[0] === 'merge') {
     const { runMergeCli } = await import('./merge.js');

@@ -131,19 +131,22 @@ export function ipv6(src: string, dst: string, payload: Uint8Array, nextHeader =
   return p;
 }
 
-export function ethernet(ip: Uint8Array, etherType?: number): Uint8Array {
-  const e = new Uint8Array(14 + ip.length);
+/** Ethernet II; with `vlan`, one IEEE 802.1Q tag (TPID 0x8100, priority 0) carrying that VID. */
+export function ethernet(ip: Uint8Array, etherType?: number, vlan?: number): Uint8Array {
+  const tag = vlan === undefined ? 0 : 4;
+  const e = new Uint8Array(14 + tag + ip.length);
   e.set([0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1], 0);
   const et = etherType ?? ((ip[0]! >> 4) === 6 ? 0x86dd : 0x0800);
-  e[12] = et >> 8;
-  e[13] = et & 0xff;
-  e.set(ip, 14);
+  if (vlan !== undefined) e.set([0x81, 0x00, (vlan >> 8) & 0x0f, vlan & 0xff], 12);
+  e[12 + tag] = et >> 8;
+  e[13 + tag] = et & 0xff;
+  e.set(ip, 14 + tag);
   return e;
 }
 
-/** A whole Ethernet/IP/TCP frame. */
-export function tcpFrame(t: TcpSpec): Uint8Array {
+/** A whole Ethernet/IP/TCP frame (802.1Q-tagged with `vlan`). */
+export function tcpFrame(t: TcpSpec, vlan?: number): Uint8Array {
   const seg = tcpSegment(t);
   const ip = t.src.includes(':') ? ipv6(t.src, t.dst, seg) : ipv4(t.src, t.dst, seg);
-  return ethernet(ip);
+  return ethernet(ip, undefined, vlan);
 }

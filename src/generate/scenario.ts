@@ -37,6 +37,13 @@ export interface ScenarioOptions {
   swapWithNext?: (i: number, dirA: 0 | 1, dirB: 0 | 1) => boolean;
   /** Drop this many octets of stream from the start of each direction's capture (mid-stream start). */
   skipBytes?: [number, number];
+  /**
+   * After data frame i and its successor in the same direction: a retransmission of the second half
+   * of i and the first half of the successor, the same octets again (an overlapping retransmission).
+   */
+  overlap?: (i: number) => boolean;
+  /** Tag every frame with this IEEE 802.1Q VLAN ID. */
+  vlan?: number;
 }
 
 export interface ScenarioResult {
@@ -59,7 +66,8 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
     frames.push({ tsSec: Math.floor(t / 1e6), tsNsec: (t % 1e6) * 1000, data });
   };
   const seg = (dir: 0 | 1, flags: number, s: number, payload?: Uint8Array, options?: Uint8Array) =>
-    tcpFrame({
+    tcpFrame(
+      {
       src: ep[dir].addr,
       dst: ep[1 - dir]!.addr,
       sport: ep[dir].port,
@@ -69,13 +77,15 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
       flags,
       ...(payload ? { payload } : {}),
       ...(options ? { options } : {}),
-    });
+      },
+      o.vlan,
+    );
   if (!o.noHandshake) {
-    push(tcpFrame({ src: ep[0].addr, dst: ep[1].addr, sport: ep[0].port, dport: ep[1].port, seq: isn[0], flags: SYN, options: mssOption(mss) }));
-    push(tcpFrame({ src: ep[1].addr, dst: ep[0].addr, sport: ep[1].port, dport: ep[0].port, seq: isn[1], ack: seq[0], flags: SYN | ACK, options: mssOption(mss) }));
+    push(tcpFrame({ src: ep[0].addr, dst: ep[1].addr, sport: ep[0].port, dport: ep[1].port, seq: isn[0], flags: SYN, options: mssOption(mss) }, o.vlan));
+    push(tcpFrame({ src: ep[1].addr, dst: ep[0].addr, sport: ep[1].port, dport: ep[0].port, seq: isn[1], ack: seq[0], flags: SYN | ACK, options: mssOption(mss) }, o.vlan));
     push(seg(0, ACK, seq[0]));
   }
-  const data: { dir: 0 | 1; frame: Uint8Array }[] = [];
+  const data: { dir: 0 | 1; frame: Uint8Array; seq: number; payload: Uint8Array }[] = [];
   const skip = o.skipBytes ? [...o.skipBytes] : [0, 0];
   for (const s of sends) {
     const sizes: number[] = [];
@@ -112,10 +122,10 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
       }
       if (sk > 0) {
         skip[s.dir] = 0;
-        data.push({ dir: s.dir, frame: seg(s.dir, ACK | PSH, (sq + sk) >>> 0, payload.subarray(sk)) });
+        data.push({ dir: s.dir, frame: seg(s.dir, ACK | PSH, (sq + sk) >>> 0, payload.subarray(sk)), seq: (sq + sk) >>> 0, payload: payload.subarray(sk) });
         continue;
       }
-      data.push({ dir: s.dir, frame: seg(s.dir, ACK | PSH, sq, payload) });
+      data.push({ dir: s.dir, frame: seg(s.dir, ACK | PSH, sq, payload), seq: sq, payload });
     }
   }
   const kept = data.filter((d, i) => !(o.drop?.(i, d.dir) ?? false));
@@ -127,9 +137,21 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
       i++;
     }
   }
+  let overlapAfter: Uint8Array | null = null;
   kept.forEach((d, i) => {
     push(d.frame);
     if (o.duplicate?.(i)) push(d.frame);
+    if (overlapAfter) push(overlapAfter);
+    overlapAfter = null;
+    const next = kept[i + 1];
+    if (next && o.overlap?.(i) && next.dir === d.dir && ((d.seq + d.payload.length) >>> 0) === next.seq && d.payload.length > 1 && next.payload.length > 1) {
+      const a = d.payload.subarray(d.payload.length >> 1);
+      const b = next.payload.subarray(0, next.payload.length >> 1);
+      const both = new Uint8Array(a.length + b.length);
+      both.set(a);
+      both.set(b, a.length);
+      overlapAfter = seg(d.dir, ACK | PSH, (d.seq + (d.payload.length >> 1)) >>> 0, both);
+    }
   });
   if (o.closing) {
     const finSent = [false, false];

@@ -1,0 +1,18 @@
+/**
+ * Every scenario `mpa-dissect generate` knows: the scenario tables, joined. Each table lives in
+ * its own file; adding one is one import and one entry in SCENARIO_TABLES.
+ */
+import type { Scenario } from './scenario-table.js';
+import { MPA_SCENARIOS } from './scenarios.js';
+import { RULE_SCENARIOS } from './rule-scenarios.js';
+import { CAPTURE_FAULT_SCENARIOS } from './capture-fault-scenarios.js';
+
+export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [MPA_SCENARIOS, RULE_SCENARIOS, CAPTURE_FAULT_SCENARIOS];
+
+export function allScenarios(): Scenario[] {
+  return SCENARIO_TABLES.flat();
+}
+
+export function findScenario(name: string): Scenario | undefined {
+  return allScenarios().find((s) => s.name === name);
+}
