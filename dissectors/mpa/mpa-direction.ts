@@ -103,6 +103,17 @@ export class MpaDirection implements DirectionConsumer {
   pendingPad: { seq: number; frames: number[]; message: string } | null = null;
   /** A framing-lost finding is open (not to be repeated when the hunt gives up at the end). */
   framingLostOpen = false;
+  // --- MPA enabled without startup frames (enablement.ts) ---
+  /** Stream offset where this sender enabled MPA without startup frames (its zero marker when markers are on). */
+  enabledAt: number | null = null;
+  /** Frame that carried the enablement point. */
+  enabledFrame = 0;
+  /** mpa.enablement-error was reported on this direction. */
+  enablementReported = false;
+  /** A capture gap: the held octets no longer run from the stream's first octet. */
+  gapSeen = false;
+  /** At its end, the octets this direction sent that never framed: [seq, frame] of each held piece (at most 64). */
+  unframed: Array<[number, number]> | null = null;
 
   constructor(
     readonly flow: MpaFlow,
@@ -150,6 +161,7 @@ export class MpaDirection implements DirectionConsumer {
 
   gap(offset: number, _seq: number, length: number): void {
     if (this.state === 'ended') return;
+    this.gapSeen = true;
     this.flow.onGap(this, offset, length);
   }
 
@@ -222,6 +234,16 @@ export class MpaDirection implements DirectionConsumer {
     log.replay(from, (d, off, fr, s, e) => pieces.push([d.slice(), off, fr, s, e]));
     log.reset(log.end);
     for (const [d, off, fr, s, e] of pieces) this.feed(d, off, fr, s, e);
+  }
+
+  /** Keeps where the octets that never framed sat (before the held bytes go with the direction's end). */
+  noteUnframed(): void {
+    if (this.fpdus > 0 || this.heldLog === null || this.log.length === 0) return;
+    const out: Array<[number, number]> = [];
+    this.log.replay(this.log.base, (_d, off, fr) => {
+      if (out.length < 64 && (out.length === 0 || out[out.length - 1]![1] !== fr)) out.push([this.seqOf(off), fr]);
+    });
+    this.unframed = out;
   }
 
   summary(): MpaDirectionSummary {

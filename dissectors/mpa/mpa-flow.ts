@@ -1,22 +1,32 @@
 import type { FindingSink } from '../../src/analysis/findings.js';
 import type { DirectionConsumer, FlowConsumer, FlowHandle, EndReason, StreamChunk } from '../../src/tcp/stream.js';
+import { byteSwap32 } from './crc32c.js';
 import { crcHex } from './fields.js';
 import { MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
+import { ENABLEMENT_WINDOW, findEnablement, judgeEnablementAt, type Enablement } from './enablement.js';
 import { findLock, LockSearch, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
 import {
-  MAX_PD_LENGTH,
   STARTUP_HEADER_LEN,
   classifyKey,
-  isKnownRev,
   parseEnhancedBlock,
   parseStartupHeader,
   vendorLabels,
   type StartupRecord,
 } from './startup.js';
+import {
+  checkEnhanced,
+  checkStartupFrame,
+  classifyRdmac,
+  describeRdmac,
+  negotiatedCrc,
+  negotiatedParams,
+  type RdmacInterop,
+  type StartupReport,
+} from './startup-negotiation.js';
 import { portOf } from '../../src/net/segment.js';
 import { MpaDirection, type State } from './mpa-direction.js';
 import { diagnoseBreak, type Hypothesis } from './sender-mistakes.js';
-import type { FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
+import type { EnablementPoint, FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
 export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
@@ -35,11 +45,14 @@ export class MpaFlow implements FlowConsumer {
   reply: StartupRecord | null = null;
   rejected = false;
   crc: boolean | null = null;
-  detection: 'startup' | 'heuristic' | 'forced' | null = null;
+  detection: MpaFlowSummary['detection'] | null = null;
   private upper: UpperLayer | null = null;
   private readonly holdBytes: number;
   private readonly huntBudget: number;
   private responderFirstChecked = false;
+  /** RFC 5044 Appendix C outcome when a Rev 0 frame took part (report-schema addition `rdmac`). */
+  rdmac: RdmacInterop | null = null;
+  private rdmacReported = false;
   /** The RST that aborted the connection was reported (once per connection). */
   private abortReported = false;
 
@@ -81,9 +94,10 @@ export class MpaFlow implements FlowConsumer {
   private forceDirection(d: MpaDirection, f: ForcedMpa): void {
     d.forcedSeqStart = f.seqStart[d.dir];
     // Frame from SeqStart once bytes arrive (its stream offset is known only then), else hunt.
-    d.state = d.forcedSeqStart !== null ? 'await' : 'hunt';
+    d.state = d.forcedSeqStart !== null || (f.startAny ?? null) !== null ? 'await' : 'hunt';
     d.huntReason = 'midstream';
     d.params = { markers: f.markers[d.dir], markerBase: 0, crc: f.crc };
+    if (f.prestandard) d.params.fpduptrFrom = 'fpdu';
   }
 
   private find(d: MpaDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void {
@@ -133,7 +147,24 @@ export class MpaFlow implements FlowConsumer {
       return;
     }
     if (d.huntScanned < this.huntBudget && d.log.length >= 64 && d.shouldTryHunt(final)) {
+      const open = this.enablementOpen(d);
+      if (open) {
+        const en = findEnablement({ bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: this.plausible });
+        if (en) {
+          this.enable(d, en);
+          return;
+        }
+        // A pre-standard stream is held whole until its enablement point can be judged: the
+        // mid-stream search would lock on a later FPDU and miss where MPA began.
+        if (!final && d.log.end < 2 * ENABLEMENT_WINDOW) return;
+      }
       const lock = this.tryLock(d, final, null);
+      if (lock && open && lock.params.crc && !lock.params.markers) {
+        // The stream's start was captured and no startup frame came: MPA without markers enabled at
+        // the first octet of a verified FPDU chain (draft-00 §8.1 rule 7: no marker when they are off).
+        this.enable(d, { offset: lock.offset, params: { ...lock.params, fpduptrFrom: 'fpdu' }, fpdus: lock.fpdus, draftMarkers: 0, rfcMarkers: 0, evidence: lock.evidence });
+        return;
+      }
       if (lock) {
         this.detection ??= 'heuristic';
         d.seqStartExact = false;
@@ -156,6 +187,84 @@ export class MpaFlow implements FlowConsumer {
     }
   }
 
+
+  /**
+   * Can this direction still show MPA enabled without startup frames (enablement.ts)? Its first octet
+   * was captured (SYN seen, no gap, nothing dropped), no startup frame was seen on the connection,
+   * and it is not forced by `--mpa` (which has its own `start=`).
+   */
+  private enablementOpen(d: MpaDirection): boolean {
+    return (this.detection === null || this.detection === 'prestandard') && d.info.synSeen === true && !d.gapSeen
+      && d.log.base === 0 && this.request === null && this.reply === null;
+  }
+
+  /** MPA enabled without startup frames at `en.offset`: frame from there (draft-00 §7.1, seed 002 §8.1). */
+  private enable(d: MpaDirection, en: Enablement): void {
+    this.detection ??= 'prestandard';
+    if (this.crc === null) this.crc = en.params.crc;
+    d.seqStartOffset = en.offset;
+    d.seqStartExact = true;
+    d.enabledAt = en.offset;
+    d.enabledFrame = d.log.frameAt(en.offset);
+    const seq = d.seqOf(en.offset);
+    const rule = !en.params.markers ? '' : en.params.fpduptrFrom === 'length'
+      ? `; FPDUPTR counted from the ULPDU_Length field (RFC 5044 §4.3: ${en.rfcMarkers} marker(s) fit only that)`
+      : '; FPDUPTR counted from the FPDU\'s first octet (draft-ietf-rddp-mpa-00 §7.1)';
+    this.find(d, 'mpa.enabled-without-startup', seq, [d.enabledFrame],
+      `MPA enabled without startup frames at seq ${seq}${en.offset === 0 ? ' (the stream\'s first octet)' : ` after ${en.offset} octets of streaming-mode data`} (${en.evidence}); markers ${en.params.markers ? 'on' : 'off'}, CRC ${en.params.crc ? 'on' : 'off'}${rule}`);
+    // Octets before the enablement point are streaming-mode data (a Hello exchange), not skipped MPA.
+    d.startFramer(en.params, en.offset);
+    d.replayInto(en.offset);
+  }
+
+  /**
+   * `--mpa ...,start=SEQ`: MPA was enabled at `off`. Frame from there when the octets bear it out;
+   * octets there that are not MPA are the analysis draft's enablement error (a receiver expecting
+   * MPA gets octet-stream data, seed 002 §8.1, Figure 4 and 5).
+   */
+  private forcedEnablement(d: MpaDirection, off: number, final: boolean): void {
+    const v = judgeEnablementAt({ bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: ACCEPT_ALL }, off, d.params!);
+    if (v === 'more') {
+      if (d.log.length <= this.holdBytes) return;
+    }
+    if (v !== 'more' && v !== 'no') {
+      d.params = v.params;
+      d.enabledAt = off;
+      d.enabledFrame = d.log.frameAt(off);
+      d.seqStartExact = true;
+      d.startFramer(v.params, off);
+      d.replayInto(off);
+      return;
+    }
+    const seq = d.seqOf(off);
+    const b = d.log.bytes;
+    const i = off - d.log.base;
+    const head = Array.from(b.subarray(i, Math.min(b.length, i + 8)), (x) => x.toString(16).padStart(2, '0')).join(' ');
+    this.find(d, 'mpa.enablement-error', seq, d.log.framesIn(off, Math.min(d.log.end, off + 64)),
+      `MPA was to start at seq ${seq} (--mpa start=) but the octets there (${head}) are not ${d.params!.markers ? 'a zero marker leading ' : ''}FPDUs with ${d.params!.crc ? 'valid CRCs' : 'DDP headers'}: octet-stream data where MPA was expected (seed 002 section 8.1, Figure 4 and 5)`);
+    d.enablementReported = true;
+    d.seqStartExact = true;
+    d.state = 'hunt';
+    d.huntReason = 'midstream';
+  }
+
+  /**
+   * Seed 002 §8, Figures 3 to 5 ("MPA enablement error"): one side enabled MPA while the other sent
+   * octet-stream data after that point which never framed as MPA. Judged when both directions ended.
+   */
+  private checkEnablementError(): void {
+    if (this.detection !== 'prestandard' && this.detection !== 'forced') return;
+    for (const dir of [0, 1] as const) {
+      const a = this.direction(dir);
+      const b = this.direction(dir === 0 ? 1 : 0);
+      if (a.enabledAt === null || b.enabledAt !== null || b.fpdus > 0 || !b.unframed || b.enablementReported) continue;
+      const after = b.unframed.filter(([, fr]) => fr > a.enabledFrame);
+      if (after.length === 0) continue;
+      const [seq] = after[0]!;
+      this.find(b, 'mpa.enablement-error', seq, after.map(([, fr]) => fr),
+        `${a.info.from} enabled MPA at seq ${a.seqOf(a.enabledAt)} (frame ${a.enabledFrame}) but ${b.info.from} sent octet-stream data from seq ${seq} that never frames as MPA: one side is not MPA-enabled (seed 002 section 8, Figure 4 and 5)`);
+    }
+  }
 
   private stepStartup(d: MpaDirection, final: boolean): void {
     const b = d.log.bytes;
@@ -230,22 +339,7 @@ export class MpaFlow implements FlowConsumer {
     this.out.startup?.(rec);
     const seq = rec.seq;
     const frames = rec.frames;
-    const what = rec.kind === 'request' ? 'Request' : 'Reply';
-    if (!rec.keyOk) {
-      this.find(d, 'mpa.bad-key', seq, frames, `MPA ${what} expected but the key is not "${rec.kind === 'request' ? 'MPA ID Req Frame' : 'MPA ID Rep Frame'}"`);
-    }
-    if (!isKnownRev(rec.rev)) {
-      this.find(d, 'mpa.unsupported-rev', seq, frames, `${what} Rev ${rec.rev}${rec.rev === 0x81 ? ' (Alibaba erdma extension)' : ''} is not 0, 1 or 2`);
-    }
-    if (rec.rev !== 0 && rec.pdLength > MAX_PD_LENGTH) {
-      this.find(d, 'mpa.pd-length-too-long', seq, frames, `${what} PD_Length ${rec.pdLength} exceeds 512`);
-    }
-    if (rec.res !== 0) {
-      this.find(d, 'mpa.reserved-flags', seq, frames, `${what} reserved flag bits 0x${rec.res.toString(16).padStart(2, '0')} set${rec.vendor.length ? ` (${rec.vendor.filter((v) => v.startsWith('reserved')).join('; ')})` : ''}`);
-    }
-    if (rec.enhanced && rec.pdLength < 4) {
-      this.find(d, 'mpa.v2-pd-too-short', seq, frames, `${what} sets the enhanced bit but PD_Length is ${rec.pdLength} (< 4)`);
-    }
+    checkStartupFrame(rec, this.report);
     if (rec.kind === 'request') {
       if (this.request && this.request.dir !== d.dir) {
         this.find(d, 'mpa.initiator-initiator', seq, [...this.request.frames, ...frames], `both ends sent an MPA Request (frames ${this.request.frame} and ${rec.frame})`);
@@ -261,7 +355,10 @@ export class MpaFlow implements FlowConsumer {
         }
       }
       if (!this.reply) this.reply = rec;
-      if (this.request && this.request.dir !== d.dir) this.checkV2(d, this.request, rec);
+      if (this.request && this.request.dir !== d.dir) {
+        checkEnhanced(this.request, rec, this.report);
+        this.checkRdmac(false);
+      }
       if (rec.r) {
         this.rejected = true;
         this.find(d, 'mpa.rejected', seq, frames, `MPA Reply rejects the connection (R=1); what follows is streaming data, not FPDUs`);
@@ -269,34 +366,9 @@ export class MpaFlow implements FlowConsumer {
     }
     // Negotiation: once both frames are known, both directions can frame.
     if (this.request && this.reply && this.request.dir !== this.reply.dir) {
-      this.crc = this.request.c || this.reply.c;
+      this.crc = negotiatedCrc(this.request, this.reply);
       for (const x of [this.direction(0), this.direction(1)]) {
         if (x.state === 'await') this.resolveAwait(x, false);
-      }
-    }
-  }
-
-  private checkV2(d: MpaDirection, req: StartupRecord, rep: StartupRecord): void {
-    const frames = [...req.frames, ...rep.frames];
-    if (req.rev === 2 && req.enhanced) {
-      const v2 = rep.rev === 2 && rep.enhanced;
-      const fallback = rep.rev === 1 && !rep.enhanced;
-      if (!v2 && !fallback) {
-        this.find(d, 'mpa.v2-fallback-invalid', rep.seq, frames, `Rev 2 enhanced Request answered by a Rev ${rep.rev} Reply ${rep.enhanced ? 'with' : 'without'} the enhanced bit`);
-      }
-      const qb = req.enhancedBlock;
-      const pb = rep.enhancedBlock;
-      if (v2 && qb && pb && !rep.r) {
-        if (qb.p2p && !pb.p2p) this.find(d, 'mpa.v2-p2p-not-echoed', rep.seq, frames, `Request sets peer-to-peer (A) but the Reply does not echo it`);
-        if (qb.p2p && pb.p2p) {
-          const chosen = (['send', 'write', 'read'] as const).filter((k) => pb.rtr[k]);
-          const bad = chosen.filter((k) => !qb.rtr[k]);
-          if (bad.length > 0 || chosen.length > 1) {
-            const offered = (['send', 'write', 'read'] as const).filter((k) => qb.rtr[k]);
-            this.find(d, 'mpa.v2-rtr-not-offered', rep.seq, frames,
-              `Reply chose RTR ${chosen.join('+') || 'none'}; the Request offered ${offered.join('+') || 'none'}${chosen.length > 1 ? ' (a Reply must choose exactly one)' : ''}`);
-          }
-        }
       }
     }
   }
@@ -304,20 +376,51 @@ export class MpaFlow implements FlowConsumer {
   /** Negotiated framing parameters of a direction, or null while unknown. */
   private negotiated(d: MpaDirection): FramerParams | null {
     if (!this.request || !this.reply || this.request.dir === this.reply.dir || d.seqStartOffset === null) return null;
-    const fromInitiator = d.dir === this.request.dir;
-    // RFC 5044 §7.1.1: the Request's M asks for markers in what the Responder sends, the Reply's M
-    // for markers in what the Initiator sends.
-    const markers = fromInitiator ? this.reply.m : this.request.m;
-    return { markers, markerBase: d.seqStartOffset, crc: this.request.c || this.reply.c };
+    const own = d.dir === this.request.dir ? this.request : this.reply;
+    const peer = own === this.request ? this.reply : this.request;
+    return negotiatedParams(own, peer, d.seqStartOffset);
+  }
+
+  /** Reports one startup-frame finding on the direction that sent the frame. */
+  private readonly report: StartupReport = (rec, rule, seq, frames, message) => this.find(this.direction(rec.dir), rule, seq, frames, message);
+
+  /**
+   * RFC 5044 Appendix C: names the outcome of a startup with a Rev 0 frame once it is known (the
+   * Reply, or for a Rev 0 Reply to a Rev 1 Request the Initiator's first FPDU or the end).
+   */
+  private checkRdmac(ended: boolean): void {
+    const req = this.request;
+    const rep = this.reply;
+    if (this.rdmacReported || !req || !rep || req.dir === rep.dir) return;
+    const x = classifyRdmac(req, rep, this.direction(req.dir).fpdus > 0, ended);
+    this.rdmac = x;
+    if (!x || !x.decided) return;
+    this.rdmacReported = true;
+    this.find(this.direction(rep.dir), x.mustClose ? 'mpa.rdmac-must-close' : 'mpa.rdmac-interop', rep.seq, [...req.frames, ...rep.frames], describeRdmac(x, req, rep));
   }
 
   private stepAwait(d: MpaDirection, final: boolean): void {
+    const forced = this.opts.forced;
+    if (this.detection === 'forced' && d.params && d.forcedSeqStart === null && (forced?.startAny ?? null) !== null) {
+      // `start=SEQ`: this direction's, if its octets hold SEQ; else its start is searched for.
+      if (d.log.length === 0) return;
+      const dist = (forced!.startAny! - d.seqOf(d.log.base)) | 0;
+      if (dist >= 0 && dist < d.log.length) d.forcedSeqStart = forced!.startAny!;
+      else if (dist < 0 || final) {
+        d.state = 'hunt';
+        return;
+      } else return;
+    }
     if (this.detection === 'forced' && d.params && d.forcedSeqStart !== null) {
       if (d.log.length === 0) return;
       // Signed distance: SeqStart may lie before the first captured octet (then only its phase helps).
       const off = d.log.base + ((d.forcedSeqStart - d.seqOf(d.log.base)) | 0);
       d.seqStartOffset = off;
       d.params = { ...d.params, markerBase: off };
+      if (forced?.prestandard && off >= d.log.base && off < d.log.end) {
+        this.forcedEnablement(d, off, final);
+        return;
+      }
       if (off >= d.log.base && off < d.log.end) {
         d.startFramer(d.params, off);
         d.replayInto(off);
@@ -431,6 +534,7 @@ export class MpaFlow implements FlowConsumer {
 
   private lock(d: MpaDirection, lock: LockResult): void {
     d.framingLostOpen = false;
+    if (this.opts.forced?.prestandard) lock.params.fpduptrFrom = 'fpdu';
     const skipped = lock.offset - d.log.base;
     if (skipped > 0) d.bytesSkipped += skipped;
     d.startFramer(lock.params, lock.offset);
@@ -441,6 +545,15 @@ export class MpaFlow implements FlowConsumer {
     if (!d.shouldTryHunt(final)) {
       if (d.log.length > this.holdBytes) this.slideHunt(d);
       return;
+    }
+    const forced = this.opts.forced;
+    if (forced?.prestandard && d.enabledAt === null && !d.enablementReported && d.params) {
+      // `start=` named the other direction: this one's enablement point is found by its zero marker.
+      const en = findEnablement({ bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: ACCEPT_ALL, markers: d.params.markers, crc: d.params.crc });
+      if (en) {
+        this.enable(d, en);
+        return;
+      }
     }
     // SeqStart (exact, or mod 512 after a mid-stream lock) fixes the marker phase and 4-alignment.
     const ss = d.seqStartOffset;
@@ -696,9 +809,22 @@ export class MpaFlow implements FlowConsumer {
     }
     let markerMismatch = false;
     let markerOdd = false;
+    let hostOrder: MarkerInfo[] | null = null;
     for (const m of f.markers) {
+      if (isHostOrderMarker(m)) {
+        // The whole 32-bit marker written least significant octet first: one diagnosis, not a
+        // Reserved finding plus an FPDUPTR one.
+        (hostOrder ??= []).push(m);
+        continue;
+      }
       if ((m.fpduptr & ~3) !== m.expected) markerMismatch = true;
       if (m.reserved !== 0 || (m.fpduptr & 3) !== 0) markerOdd = true;
+    }
+    if (hostOrder && !crcBad) {
+      d.markerErrors++;
+      this.find(d, 'mpa.marker-byte-order', f.seq, f.frames,
+        `${hostOrder.length} marker(s) in host (little-endian) byte order: ${hostOrder.slice(0, 4).map((m) => `seq ${m.seq} reads Reserved 0x${m.reserved.toString(16).padStart(4, '0')} FPDUPTR ${m.fpduptr}, meant FPDUPTR ${m.expected}`).join('; ')}${hostOrder.length > 4 ? '; ...' : ''}`);
+      mpaError = 3;
     }
     // One finding per FPDU, naming its markers: a 64 KiB FPDU holds up to 128 of them.
     const resBad = markerOdd ? f.markers.filter((m) => m.reserved !== 0) : NONE;
@@ -712,8 +838,8 @@ export class MpaFlow implements FlowConsumer {
         `${lowBad.length} marker(s) with FPDUPTR low bits set: ${lowBad.slice(0, 4).map((m) => `seq ${m.seq} 0x${m.fpduptr.toString(16).padStart(4, '0')}`).join(', ')}${lowBad.length > 4 ? ', ...' : ''}`);
     }
     if (markerMismatch && !crcBad) {
-      d.markerErrors++;
-      const bad = f.markers.filter((m) => (m.fpduptr & ~3) !== m.expected);
+      if (!hostOrder) d.markerErrors++;
+      const bad = f.markers.filter((m) => (m.fpduptr & ~3) !== m.expected && !isHostOrderMarker(m));
       this.find(d, 'mpa.fpduptr-mismatch', f.seq, f.frames,
         bad.slice(0, 4).map((m) => `marker at seq ${m.seq}: FPDUPTR ${m.fpduptr & ~3}, expected ${m.expected}`).join('; ') + (bad.length > 4 ? `; ${bad.length - 4} more` : ''));
       mpaError ??= 3;
@@ -751,6 +877,8 @@ export class MpaFlow implements FlowConsumer {
       d.firstFpduLastFrame = f.frames[f.frames.length - 1] ?? 0;
       d.firstFpduSeq = f.seq;
       this.checkResponderFirst();
+      // Appendix C.2.5: an Initiator that goes on after a Rev 0 Reply is a permissive IETF RNIC.
+      if (this.request && d.dir === this.request.dir) this.checkRdmac(false);
     }
     const upperRec = this.upperLayer()?.ulpdu({
       flow: flowId,
@@ -937,8 +1065,11 @@ export class MpaFlow implements FlowConsumer {
     if (aborted) this.abortReported = true;
     if (this.isMpa) this.upperLayer()?.end(d.dir, reason, frame);
     d.state = 'ended';
+    if (d.info.synSeen && !d.gapSeen && this.request === null && this.reply === null) d.noteUnframed();
     if (this.direction(0).state === 'ended' && this.direction(1).state === 'ended') {
       this.checkResponderFirst(true);
+      this.checkEnablementError();
+      this.checkRdmac(true);
       this.opts.onClosed?.(this);
     }
     d.releaseLog();
@@ -962,6 +1093,8 @@ export class MpaFlow implements FlowConsumer {
       crc: this.crc,
       rejected: this.rejected,
       directions: [this.direction(0).summary(), this.direction(1).summary()],
+      ...(this.rdmac ? { rdmac: this.rdmac } : {}),
+      ...(this.dir0?.enabledAt != null || this.dir1?.enabledAt != null ? { enablement: [enablementPoint(this.dir0), enablementPoint(this.dir1)] as [EnablementPoint | null, EnablementPoint | null] } : {}),
     };
   }
 }
@@ -986,7 +1119,20 @@ class DirectionSlot implements DirectionConsumer {
   }
 }
 
+function enablementPoint(d: MpaDirection | null): EnablementPoint | null {
+  if (!d || d.enabledAt === null) return null;
+  const markers = d.rfcParams?.markers ?? d.params?.markers ?? false;
+  const rule = (d.rfcParams ?? d.params)?.fpduptrFrom === 'length' ? 'rfc5044' : 'draft-00';
+  return { seq: d.seqOf(d.enabledAt), frame: d.enabledFrame, zeroMarker: markers, fpduptrRule: markers ? rule : null };
+}
+
 const NONE: readonly MarkerInfo[] = [];
+
+/** A marker whose 32 bits, read least significant octet first, are exactly the FPDUPTR expected (Reserved 0). */
+function isHostOrderMarker(m: MarkerInfo): boolean {
+  if (m.expected === 0) return false; // a zero marker reads the same in either order
+  return byteSwap32(((m.reserved << 16) | m.fpduptr) >>> 0) === m.expected;
+}
 /** Shared default for the injected checks (no function object per flow). */
 function ACCEPT_ALL(): boolean {
   return true;

@@ -22,6 +22,10 @@ export interface ForcedMpaSpec {
   markers: [boolean, boolean];
   crc: boolean;
   seqStart: [number | null, number | null];
+  /** `start=`: MPA enabled without startup frames (pre-standard) at these SeqStarts. */
+  prestandard?: boolean;
+  /** `start=SEQ`: the direction whose octets hold SEQ. */
+  startAny?: number | null;
 }
 
 /** The layer above MPA, created per MPA flow (the DDP/RDMAP analyzer). */
@@ -130,7 +134,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
       opts.onFlow?.(h);
       if (opts.dissect === false) return null;
       const spec = opts.forced?.find((f) => selects(f.selector, h));
-      const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart } : null;
+      const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart, prestandard: spec.prestandard ?? false, startAny: spec.startAny ?? null } : null;
       const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
       flow.plausible = plausibleDdpHeader;
       flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed

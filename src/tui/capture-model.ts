@@ -76,7 +76,7 @@ export interface TuiLiveSource {
   stop(): void;
 }
 
-export type Detection = 'startup' | 'heuristic' | 'forced';
+export type Detection = 'startup' | 'heuristic' | 'forced' | 'prestandard';
 
 export interface FlowRow {
   readonly id: number;
@@ -366,6 +366,8 @@ export class CaptureModel {
       fl.seqStart[r.dir] = (r.seq + 20 + r.pdLength) >>> 0;
     }
     for (const f of g.findings) {
+      // MPA enabled without startup frames: named as soon as it is found (the flow summary agrees later).
+      if (f.rule === 'mpa.enabled-without-startup') fl.detection = 'prestandard';
       ix.verdict[i]! |= severityBit(f.severity);
       this.keepFinding(f, i);
     }

@@ -1,0 +1,161 @@
+/**
+ * MPA enabled without startup frames (pre-standard stacks): before the Request/Reply frames existed,
+ * MPA began at a point both ULPs agreed on (a well-known port, a service locator, or a streaming-mode
+ * Hello / Hello ACK exchange: draft-elzur-iwarp-mpa-tcp-analysis-00 §8.1), with a marker of value 0
+ * right there and one every 512 octets after it (draft-ietf-rddp-mpa-00 §7.1, rule 7 of §8.1). This
+ * finds that point in the first octets of a stream whose start was captured.
+ *
+ * Evidence, all required: four zero octets at the candidate point, the FPDUs after it framed with
+ * markers every 512 octets from there, and their CRCs verifying (draft-00 §7.2: the CRC covers the
+ * leading marker). Random data and plain protocols do not pass that; RFC 5044 connections never get
+ * here (their startup key is found first).
+ */
+import { FpduFramer, type FramedFpdu, type FramerParams } from './framer.js';
+import { MAX_ULPDU_LENGTH } from './lock-on.js';
+
+/** The enablement point is searched in the first octets of the stream only (after a short Hello exchange). */
+export const ENABLEMENT_WINDOW = 64 * 1024;
+
+export interface EnablementQuery {
+  /** Held bytes and the stream offset of bytes[0]. */
+  bytes: Uint8Array;
+  base: number;
+  baseSeq: number;
+  /** No more bytes will come: one verified FPDU that ends exactly at the end is enough. */
+  final: boolean;
+  /** DDP header plausibility: the first FPDU's ULPDU must start like a DDP segment. */
+  plausible: (head: Uint8Array, length: number) => boolean;
+  /** Only this stream offset (`--mpa ...,start=SEQ`), else every offset in the window. */
+  at?: number | null;
+  /** Markers known (`--mpa`), else a zero marker is required. */
+  markers?: boolean | null;
+  /** CRC known (`--mpa`), else required. */
+  crc?: boolean | null;
+}
+
+export interface Enablement {
+  /** Stream offset of the enablement point (the zero marker, or the first ULPDU_Length without markers). */
+  offset: number;
+  params: FramerParams;
+  fpdus: number;
+  /** Markers within the verified FPDUs that only the draft-00 rule, or only the RFC 5044 rule, explains. */
+  draftMarkers: number;
+  rfcMarkers: number;
+  evidence: string;
+}
+
+/** FPDUs that must verify before a candidate counts (one is enough when it ends the stream). */
+const NEED = 2;
+/** Octets framed per search at most: zero-filled data can hold many candidates that fail late. */
+const WORK = 8 * 1024 * 1024;
+
+interface Probe {
+  /** An FPDU failed: this candidate is not the enablement point, whatever follows. */
+  bad: boolean;
+  count: number;
+  /** Octets the framer consumed. */
+  framed: number;
+  endsAtEnd: boolean;
+  draft: number;
+  rfc: number;
+}
+
+/**
+ * Frames from `offset` and counts FPDUs whose CRC verifies. Marker contents are not part of the
+ * evidence (a host-byte-order marker is still a marker at its grid point); they decide only which
+ * FPDUPTR rule the sender follows.
+ */
+function probe(q: EnablementQuery, offset: number, params: FramerParams): Probe {
+  let count = 0;
+  let draft = 0;
+  let rfc = 0;
+  let bad = false;
+  const check = (f: FramedFpdu): boolean => {
+    if (f.ulpduLength > MAX_ULPDU_LENGTH) bad = true;
+    else if (params.crc && f.crcStatus !== 'good' && f.crcStatus !== 'byte-swapped') bad = true;
+    else if (!params.crc && !q.plausible(f.head, f.ulpduLength)) bad = true;
+    if (bad) return false;
+    for (const m of f.markers) {
+      if (m.expected === 0) continue;
+      const ptr = m.fpduptr & ~3;
+      // draft-00 counts from the FPDU's first octet (the framer's expectation under 'fpdu');
+      // RFC 5044 from the ULPDU_Length field, 4 octets less when a marker leads the FPDU.
+      const fromLen = m.offset - f.lenOffset;
+      if (ptr === m.expected && ptr !== fromLen) draft++;
+      else if (ptr === fromLen && ptr !== m.expected) rfc++;
+    }
+    count++;
+    return count < NEED;
+  };
+  const fr = new FpduFramer(params, offset, q.baseSeq, check);
+  fr.push(q.bytes, offset, 0, false, false, offset - q.base, q.bytes.length);
+  return {
+    bad, count, draft, rfc, framed: fr.position - offset, endsAtEnd: !bad && fr.atBoundary && fr.position === q.base + q.bytes.length };
+}
+
+/** A cheap first look at a candidate: a possible ULPDU_Length and a DDP header after it. */
+function headLooksRight(q: EnablementQuery, i: number): boolean {
+  const b = q.bytes;
+  if (i + 6 > b.length) return false;
+  const len = (b[i]! << 8) | b[i + 1]!;
+  if (len > MAX_ULPDU_LENGTH) return false;
+  return q.plausible(b.subarray(i + 2, Math.min(b.length, i + 2 + Math.min(len, 18))), len);
+}
+
+/** Finds the enablement point in held bytes, or null (not yet, or not there). */
+export function findEnablement(q: EnablementQuery): Enablement | null {
+  const b = q.bytes;
+  const crcs = q.crc === null || q.crc === undefined ? [true] : [q.crc];
+  const markers = q.markers ?? true;
+  const from = q.at ?? q.base;
+  const to = q.at ?? Math.min(q.base + b.length - 4, ENABLEMENT_WINDOW);
+  let work = 0;
+  for (let off = from; off <= to && work < WORK; off++) {
+    const i = off - q.base;
+    if (i < 0 || i + 4 > b.length) continue;
+    if (markers) {
+      // draft-00 §7.1: the first marker, value 0, sits at the enablement point.
+      if (b[i] !== 0 || b[i + 1] !== 0 || b[i + 2] !== 0 || b[i + 3] !== 0) continue;
+      if (!headLooksRight(q, i + 4)) continue;
+    } else if (!headLooksRight(q, i)) continue;
+    for (const crc of crcs) {
+      const params: FramerParams = { markers, markerBase: off, crc, fpduptrFrom: 'fpdu' };
+      const r = probe(q, off, params);
+      work += 64 + r.framed;
+      if (r.count >= NEED || (q.final && r.count >= 1 && r.endsAtEnd)) {
+        // The rule the sender follows: draft-00's unless its markers only fit RFC 5044's.
+        if (r.rfc > r.draft) params.fpduptrFrom = 'length';
+        return {
+          offset: off,
+          params,
+          fpdus: r.count,
+          draftMarkers: r.draft,
+          rfcMarkers: r.rfc,
+          evidence: markers
+            ? `zero marker at the enablement point, ${r.count} FPDU(s) with markers every 512 octets from it${crc ? ' and valid CRCs' : ''}`
+            : `${r.count} FPDU(s) from the enablement point${crc ? ' with valid CRCs' : ''}`,
+        };
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * `--mpa ...,start=SEQ`: is `off` the enablement point under the parameters given? 'more' while the
+ * first FPDUs are not all held yet (and the stream goes on).
+ */
+export function judgeEnablementAt(q: EnablementQuery, off: number, params: FramerParams): Enablement | 'no' | 'more' {
+  const i = off - q.base;
+  const b = q.bytes;
+  if (i < 0) return 'no';
+  if (i + 4 > b.length) return q.final ? 'no' : 'more';
+  if (params.markers && (b[i] !== 0 || b[i + 1] !== 0 || b[i + 2] !== 0 || b[i + 3] !== 0)) return 'no';
+  const p: FramerParams = { ...params, markerBase: off };
+  const r = probe(q, off, p);
+  if (r.count >= NEED || (q.final && r.count >= 1 && r.endsAtEnd)) {
+    if (p.markers && r.rfc > r.draft) p.fpduptrFrom = 'length';
+    return { offset: off, params: p, fpdus: r.count, draftMarkers: r.draft, rfcMarkers: r.rfc, evidence: `${r.count} FPDU(s) verified from the given start` };
+  }
+  return r.bad || q.final ? 'no' : 'more';
+}
