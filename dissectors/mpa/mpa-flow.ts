@@ -629,6 +629,12 @@ export class MpaFlow implements FlowConsumer {
       // reported as such).
       this.holdBreak(d, f, false);
       return false;
+    } else if (this.detection !== 'forced' && !crcOk && this.markersImplausible(f)) {
+      // A bad CRC with markers that are not markers where the grid puts them: the sender's marker
+      // placement may be the mistake (markers missing at grid points, a wrong phase). Held and
+      // diagnosed; a lone corrupted FPDU is framed as it is once its successors frame.
+      this.holdBreak(d, f, false);
+      return false;
     } else if (this.detection !== 'forced' && !crcOk && this.successorImplausible(d, f)) {
       // The octets after this FPDU cannot start one: its own trailer (PAD, length) may be the
       // sender's mistake. Held, not reported yet, so that it is reported once and right.
@@ -638,6 +644,15 @@ export class MpaFlow implements FlowConsumer {
     this.notePlausible(d, f);
     if (f.senderMistake) d.senderMistakeFpdus++;
     return this.emitFpdu(d, f);
+  }
+
+  /** Some marker of `f` is neither a marker for its place nor one in host byte order. */
+  private markersImplausible(f: FramedFpdu): boolean {
+    for (const m of f.markers) {
+      if (isHostOrderMarker(m)) continue;
+      if (m.reserved !== 0 || (m.fpduptr & ~3) !== m.expected) return true;
+    }
+    return false;
   }
 
   /** The octets after `f` (when already held, and no marker can sit there) cannot start an FPDU. */

@@ -101,12 +101,13 @@ describe('MPA enabled without startup frames, found without --mpa', () => {
     expect(mpaOf(r).directions[0].fpdus).toBe(c.fpduSeqs[0].length);
     const { encodeFpdus } = await import('../../src/generate/mpa-encoder.js');
     const head = encodeFpdus(sends(2, 100), { markers: true, crc: true, fpduptrFrom: 'fpdu' });
-    const tail = encodeFpdus(sends(10, 700, 40), { markers: false, crc: true, startRel: head.bytes.length });
+    const tail = encodeFpdus(sends(10, 700, 40).map((f, i) => ({ ulpdu: sendUlpdu(i + 3, f.ulpdu.subarray(18)) })), { markers: false, crc: true, startRel: head.bytes.length });
     const s = buildScenario([{ dir: 0, bytes: head.bytes }, { dir: 0, bytes: tail.bytes }]);
     const r2 = await analyzeBytes(s.pcap, { upper });
-    console.log(rulesOf(r2), JSON.stringify(mpaOf(r2).directions[0]));
     expect(mpaOf(r2).detection).toBe('prestandard');
     expect(rulesOf(r2)).toContain('mpa.markers-missing');
+    expect(mpaOf(r2).directions[0].fpdus).toBe(head.fpdus.length + tail.fpdus.length);
+    expect(rulesOf(r2)).not.toContain('mpa.crc-mismatch');
   });
 });
 
