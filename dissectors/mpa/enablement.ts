@@ -31,6 +31,13 @@ export interface EnablementQuery {
   markers?: boolean | null;
   /** CRC known (`--mpa`), else required. */
   crc?: boolean | null;
+  /** Candidates below this stream offset were ruled out by an earlier search (bytes never change). */
+  from?: number;
+  /** Set by the search: candidates below this offset are ruled out, whatever octets come later. */
+  decidedTo?: number;
+  /** Octets this search may frame (default WORK); set by the search to what it framed. */
+  budget?: number;
+  spent?: number;
 }
 
 export interface Enablement {
@@ -48,6 +55,8 @@ export interface Enablement {
 const NEED = 2;
 /** Octets framed per search at most: zero-filled data can hold many candidates that fail late. */
 const WORK = 8 * 1024 * 1024;
+/** Octets framed per direction over all its searches (a stream that keeps failing late gives up). */
+export const ENABLEMENT_BUDGET = 32 * 1024 * 1024;
 
 interface Probe {
   /** An FPDU failed: this candidate is not the enablement point, whatever follows. */
@@ -98,7 +107,8 @@ function headLooksRight(q: EnablementQuery, i: number): boolean {
   const b = q.bytes;
   if (i + 6 > b.length) return false;
   const len = (b[i]! << 8) | b[i + 1]!;
-  if (len > MAX_ULPDU_LENGTH) return false;
+  // A DDP segment is at least its tagged header (14 octets, RFC 5041 §4): cheap before any view.
+  if (len < 14 || len > MAX_ULPDU_LENGTH) return false;
   return q.plausible(b.subarray(i + 2, Math.min(b.length, i + 2 + Math.min(len, 18))), len);
 }
 
@@ -107,12 +117,23 @@ export function findEnablement(q: EnablementQuery): Enablement | null {
   const b = q.bytes;
   const crcs = q.crc === null || q.crc === undefined ? [true] : [q.crc];
   const markers = q.markers ?? true;
-  const from = q.at ?? q.base;
+  const from = q.at ?? Math.max(q.base, q.from ?? q.base);
   const to = q.at ?? Math.min(q.base + b.length - 4, ENABLEMENT_WINDOW);
   let work = 0;
-  for (let off = from; off <= to && work < WORK; off++) {
+  // Candidates before `open` are decided (not the point); from the first undecided one on, later
+  // octets may still make one the point.
+  let open = -1;
+  let off = from;
+  const budget = q.budget ?? WORK;
+  for (; off <= to && work < budget; off++) {
     const i = off - q.base;
-    if (i < 0 || i + 4 > b.length) continue;
+    if (i < 0) continue;
+    // A candidate is judged once its marker, length and DDP header are held.
+    if (i + (markers ? 24 : 20) > b.length && !q.final) {
+      if (open < 0) open = off;
+      continue;
+    }
+    if (i + 4 > b.length) continue;
     if (markers) {
       // draft-00 §7.1: the first marker, value 0, sits at the enablement point.
       if (b[i] !== 0 || b[i + 1] !== 0 || b[i + 2] !== 0 || b[i + 3] !== 0) continue;
@@ -122,6 +143,7 @@ export function findEnablement(q: EnablementQuery): Enablement | null {
       const params: FramerParams = { markers, markerBase: off, crc, fpduptrFrom: 'fpdu' };
       const r = probe(q, off, params);
       work += 64 + r.framed;
+      if (!r.bad && r.count < NEED && open < 0) open = off;
       if (r.count >= NEED || (q.final && r.count >= 1 && r.endsAtEnd)) {
         // The rule the sender follows: draft-00's unless its markers only fit RFC 5044's.
         if (r.rfc > r.draft) params.fpduptrFrom = 'length';
@@ -138,6 +160,8 @@ export function findEnablement(q: EnablementQuery): Enablement | null {
       }
     }
   }
+  q.decidedTo = open >= 0 ? open : off;
+  q.spent = work;
   return null;
 }
 

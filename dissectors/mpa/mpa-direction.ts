@@ -108,6 +108,10 @@ export class MpaDirection implements DirectionConsumer {
   enabledAt: number | null = null;
   /** Frame that carried the enablement point. */
   enabledFrame = 0;
+  /** Enablement candidates before this stream offset were ruled out (enablement.ts). */
+  enableFrom = 0;
+  /** Octets the enablement search framed so far (bounded by ENABLEMENT_BUDGET). */
+  enableSpent = 0;
   /** mpa.enablement-error was reported on this direction. */
   enablementReported = false;
   /** A capture gap: the held octets no longer run from the stream's first octet. */

@@ -3,7 +3,7 @@ import type { DirectionConsumer, FlowConsumer, FlowHandle, EndReason, StreamChun
 import { byteSwap32 } from './crc32c.js';
 import { crcHex } from './fields.js';
 import { MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
-import { ENABLEMENT_WINDOW, findEnablement, judgeEnablementAt, type Enablement } from './enablement.js';
+import { ENABLEMENT_BUDGET, ENABLEMENT_WINDOW, findEnablement, judgeEnablementAt, type Enablement, type EnablementQuery } from './enablement.js';
 import { findLock, LockSearch, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
 import {
   STARTUP_HEADER_LEN,
@@ -149,11 +149,14 @@ export class MpaFlow implements FlowConsumer {
     if (d.huntScanned < this.huntBudget && d.log.length >= 64 && d.shouldTryHunt(final)) {
       const open = this.enablementOpen(d);
       if (open) {
-        const en = findEnablement({ bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: this.plausible });
+        const q: EnablementQuery = { bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: this.plausible, from: d.enableFrom, budget: Math.min(8 * 1024 * 1024, ENABLEMENT_BUDGET - d.enableSpent) };
+        const en = findEnablement(q);
         if (en) {
           this.enable(d, en);
           return;
         }
+        d.enableFrom = q.decidedTo ?? d.enableFrom;
+        d.enableSpent += q.spent ?? 0;
         // A pre-standard stream is held whole until its enablement point can be judged: the
         // mid-stream search would lock on a later FPDU and miss where MPA began.
         if (!final && d.log.end < 2 * ENABLEMENT_WINDOW) return;
@@ -194,7 +197,7 @@ export class MpaFlow implements FlowConsumer {
    * and it is not forced by `--mpa` (which has its own `start=`).
    */
   private enablementOpen(d: MpaDirection): boolean {
-    return (this.detection === null || this.detection === 'prestandard') && d.info.synSeen === true && !d.gapSeen
+    return (this.detection === null || this.detection === 'prestandard') && d.info.synSeen === true && !d.gapSeen && d.enableSpent < ENABLEMENT_BUDGET
       && d.log.base === 0 && this.request === null && this.reply === null;
   }
 
@@ -1080,7 +1083,10 @@ export class MpaFlow implements FlowConsumer {
     if (aborted) this.abortReported = true;
     if (this.isMpa) this.upperLayer()?.end(d.dir, reason, frame);
     d.state = 'ended';
-    if (d.info.synSeen && !d.gapSeen && this.request === null && this.reply === null) d.noteUnframed();
+    // Kept only when the peer already enabled MPA (a plain TCP flow keeps nothing): the enablement
+    // error is judged once both directions ended.
+    const other = d.dir === 0 ? this.dir1 : this.dir0; // not created here: most flows never need it
+    if (other !== null && other.enabledAt !== null && this.request === null && this.reply === null) d.noteUnframed();
     if (this.direction(0).state === 'ended' && this.direction(1).state === 'ended') {
       this.checkResponderFirst(true);
       this.checkEnablementError();
