@@ -829,13 +829,15 @@ export class MpaFlow implements FlowConsumer {
     let markerOdd = false;
     let hostOrder: MarkerInfo[] | null = null;
     for (const m of f.markers) {
+      const mismatch = (m.fpduptr & ~3) !== m.expected;
+      if (!mismatch && m.reserved === 0 && (m.fpduptr & 3) === 0) continue; // the common case
       if (isHostOrderMarker(m)) {
         // The whole 32-bit marker written least significant octet first: one diagnosis, not a
         // Reserved finding plus an FPDUPTR one.
         (hostOrder ??= []).push(m);
         continue;
       }
-      if ((m.fpduptr & ~3) !== m.expected) markerMismatch = true;
+      if (mismatch) markerMismatch = true;
       if (m.reserved !== 0 || (m.fpduptr & 3) !== 0) markerOdd = true;
     }
     if (hostOrder && !crcBad) {
