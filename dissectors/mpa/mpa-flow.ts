@@ -52,7 +52,6 @@ export class MpaFlow implements FlowConsumer {
   private responderFirstChecked = false;
   /** RFC 5044 Appendix C outcome when a Rev 0 frame took part (report-schema addition `rdmac`). */
   rdmac: RdmacInterop | null = null;
-  private rdmacReported = false;
   /** The RST that aborted the connection was reported (once per connection). */
   private abortReported = false;
 
@@ -155,8 +154,9 @@ export class MpaFlow implements FlowConsumer {
           this.enable(d, en);
           return;
         }
-        d.enableFrom = q.decidedTo ?? d.enableFrom;
-        d.enableSpent += q.spent ?? 0;
+        // Remembered only when worth it (a rescan of a few KiB costs less than the state per flow).
+        if ((q.decidedTo ?? 0) - d.enableFrom >= 4096) d.enableFrom = q.decidedTo!;
+        if (q.spent) d.enableSpent += q.spent;
         // A pre-standard stream is held whole until its enablement point can be judged: the
         // mid-stream search would lock on a later FPDU and miss where MPA began.
         if (!final && d.log.end < 2 * ENABLEMENT_WINDOW) return;
@@ -193,11 +193,12 @@ export class MpaFlow implements FlowConsumer {
 
   /**
    * Can this direction still show MPA enabled without startup frames (enablement.ts)? Its first octet
-   * was captured (SYN seen, no gap, nothing dropped), no startup frame was seen on the connection,
+   * was captured (SYN seen) and is still held (a gap or a trim moves the held octets' base past 0),
+   * no startup frame was seen on the connection,
    * and it is not forced by `--mpa` (which has its own `start=`).
    */
   private enablementOpen(d: MpaDirection): boolean {
-    return (this.detection === null || this.detection === 'prestandard') && d.info.synSeen === true && !d.gapSeen && d.enableSpent < ENABLEMENT_BUDGET
+    return (this.detection === null || this.detection === 'prestandard') && d.info.synSeen === true && d.enableSpent < ENABLEMENT_BUDGET
       && d.log.base === 0 && this.request === null && this.reply === null;
   }
 
@@ -384,8 +385,13 @@ export class MpaFlow implements FlowConsumer {
     return negotiatedParams(own, peer, d.seqStartOffset);
   }
 
-  /** Reports one startup-frame finding on the direction that sent the frame. */
-  private readonly report: StartupReport = (rec, rule, seq, frames, message) => this.find(this.direction(rec.dir), rule, seq, frames, message);
+  /**
+   * Reports one startup-frame finding on the direction that sent the frame. A function made when a
+   * startup frame is checked (rare), not a closure kept by every flow.
+   */
+  private get report(): StartupReport {
+    return (rec, rule, seq, frames, message) => this.find(this.direction(rec.dir), rule, seq, frames, message);
+  }
 
   /**
    * RFC 5044 Appendix C: names the outcome of a startup with a Rev 0 frame once it is known (the
@@ -394,11 +400,10 @@ export class MpaFlow implements FlowConsumer {
   private checkRdmac(ended: boolean): void {
     const req = this.request;
     const rep = this.reply;
-    if (this.rdmacReported || !req || !rep || req.dir === rep.dir) return;
+    if (this.rdmac?.decided || !req || !rep || req.dir === rep.dir) return;
     const x = classifyRdmac(req, rep, this.direction(req.dir).fpdus > 0, ended);
     this.rdmac = x;
     if (!x || !x.decided) return;
-    this.rdmacReported = true;
     this.find(this.direction(rep.dir), x.mustClose ? 'mpa.rdmac-must-close' : 'mpa.rdmac-interop', rep.seq, [...req.frames, ...rep.frames], describeRdmac(x, req, rep));
   }
 
