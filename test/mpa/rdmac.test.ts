@@ -4,8 +4,12 @@
  * every FPDU framed as its sender really sends it, no false CRC or marker errors.
  */
 import { describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildRdmacConnection, type RdmacSpec } from '../../src/generate/prestandard.js';
-import { patternBytes, sendUlpdu, writeUlpdu, type FpduSpec } from '../../src/generate/mpa-encoder.js';
+import { encodeFpdus, patternBytes, sendUlpdu, writeUlpdu, type FpduSpec } from '../../src/generate/mpa-encoder.js';
 import { ddpUpperFactory } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { analyzeBytes, rulesOf } from '../helpers/analyze.js';
 
@@ -120,4 +124,24 @@ describe('Appendix C: IETF RNICs with each other (Figure 17) stay RFC 5044', () 
       expect(rulesOf(r).filter((x) => FALSE_ALARMS.test(x))).toEqual([]);
     });
   }
+});
+
+describe.skipIf(spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status !== 0)('Wireshark as oracle (one FPDU per segment, where it is reliable with markers)', () => {
+  it('Rev 1 Request M=0, Rev 0 Reply: the same FPDUs, lengths and good CRCs both ways', async () => {
+    const i2r = traffic(6, 0, 1);
+    const r2i = traffic(7, 0, 50);
+    const cut = (f: FpduSpec[]) => encodeFpdus(f, { markers: true, crc: true, fpduptrFrom: 'fpdu' }).fpdus.map((x) => x.endRel - x.startRel);
+    const c = buildRdmacConnection({ request: { rev: 1, m: false, c: true }, reply: RDMAC, markers: [true, true], i2r, r2i, cutI2r: cut(i2r), cutR2i: cut(r2i) });
+    const file = join(mkdtempSync(join(tmpdir(), 'mpa-rdmac-')), 'rdmac.pcap');
+    writeFileSync(file, c.pcap);
+    const out = execFileSync('tshark', ['-r', file, '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-T', 'fields', '-e', 'frame.number', '-e', 'iwarp_mpa.ulpdulength', '-Y', 'iwarp_mpa.ulpdulength'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const theirs = out.trim().split('\n').map((l) => l.split('\t').map(Number));
+    const good = execFileSync('tshark', ['-r', file, '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-V', '-Y', 'iwarp_mpa.ulpdulength'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).match(/Good CRC32/g)?.length;
+    const mine: number[][] = [];
+    const r = await analyzeBytes(c.pcap, { upper, onFpdu: (f) => mine.push([f.frames[f.frames.length - 1]!, f.ulpduLength]) });
+    expect(theirs).toHaveLength(13);
+    expect(mine.sort((a, b) => a[0]! - b[0]!)).toEqual(theirs);
+    expect(good).toBe(13);
+    expect(rulesOf(r).filter((x) => FALSE_ALARMS.test(x))).toEqual([]);
+  });
 });
