@@ -5,25 +5,8 @@ import { crcHex } from './fields.js';
 import { MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
 import { ENABLEMENT_BUDGET, ENABLEMENT_WINDOW, findEnablement, judgeEnablementAt, type Enablement, type EnablementQuery } from './enablement.js';
 import { findLock, LockSearch, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
-import {
-  STARTUP_HEADER_LEN,
-  classifyKey,
-  parseEnhancedBlock,
-  parseStartupHeader,
-  vendorLabels,
-  type StartupRecord,
-} from './startup.js';
-import {
-  checkEnhanced,
-  checkStartupFrame,
-  classifyRdmac,
-  describeRdmac,
-  negotiatedCrc,
-  negotiatedParams,
-  type RdmacInterop,
-  type StartupReport,
-} from './startup-negotiation.js';
-import { portOf } from '../../src/net/segment.js';
+import { STARTUP_HEADER_LEN, classifyKey, type StartupRecord } from './startup.js';
+import { StartupNegotiation, type NegotiationHost, type RdmacInterop } from './startup-negotiation.js';
 import { MpaDirection, type State } from './mpa-direction.js';
 import { diagnoseBreak, type Hypothesis } from './sender-mistakes.js';
 import type { EnablementPoint, FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
@@ -36,22 +19,18 @@ export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlo
  * startup included; no port is special), negotiates markers per direction and CRC, frames FPDUs,
  * resynchronises after loss, and locks on mid-stream when the startup was not captured.
  */
-export class MpaFlow implements FlowConsumer {
+export class MpaFlow implements FlowConsumer, NegotiationHost {
   /** What the reassembler feeds; each hands on to its MpaDirection, created on the direction's first event. */
   readonly directions: readonly [DirectionConsumer, DirectionConsumer];
   private dir0: MpaDirection | null = null;
   private dir1: MpaDirection | null = null;
-  request: StartupRecord | null = null;
-  reply: StartupRecord | null = null;
-  rejected = false;
+  /** Startup frames and what they negotiate (startup-negotiation.ts); created with the first key. */
+  private neg: StartupNegotiation | null = null;
   crc: boolean | null = null;
   detection: MpaFlowSummary['detection'] | null = null;
   private upper: UpperLayer | null = null;
   private readonly holdBytes: number;
   private readonly huntBudget: number;
-  private responderFirstChecked = false;
-  /** RFC 5044 Appendix C outcome when a Rev 0 frame took part (report-schema addition `rdmac`). */
-  rdmac: RdmacInterop | null = null;
   /** The RST that aborted the connection was reported (once per connection). */
   private abortReported = false;
 
@@ -65,6 +44,32 @@ export class MpaFlow implements FlowConsumer {
     this.holdBytes = opts.holdBytes ?? 256 * 1024;
     this.huntBudget = opts.huntBudget ?? 4 * 1024 * 1024;
     if (opts.forced) this.applyForced(opts.forced);
+  }
+
+  private get negotiation(): StartupNegotiation {
+    return (this.neg ??= new StartupNegotiation(this));
+  }
+
+  get request(): StartupRecord | null {
+    return this.neg?.request ?? null;
+  }
+
+  get reply(): StartupRecord | null {
+    return this.neg?.reply ?? null;
+  }
+
+  get rejected(): boolean {
+    return this.neg?.rejected ?? false;
+  }
+
+  /** RFC 5044 Appendix C outcome when an RDMAC RNIC took part (report-schema addition `rdmac`). */
+  get rdmac(): RdmacInterop | null {
+    return this.neg?.rdmac ?? null;
+  }
+
+  /** A startup frame for the outputs (NegotiationHost). */
+  emitStartup(rec: StartupRecord): void {
+    this.out.startup?.(rec);
   }
 
   get isMpa(): boolean {
@@ -99,7 +104,7 @@ export class MpaFlow implements FlowConsumer {
     if (f.prestandard) d.params.fpduptrFrom = 'fpdu';
   }
 
-  private find(d: MpaDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void {
+  find(d: MpaDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void {
     this.sink.report(rule, { flow: this.handle.id, from: d.info.from, frames: [...new Set(frames)].sort((a, b) => a - b), seq, message });
   }
 
@@ -118,7 +123,7 @@ export class MpaFlow implements FlowConsumer {
           this.stepScan(d, final);
           break;
         case 'startup':
-          this.stepStartup(d, final);
+          this.negotiation.step(d, final);
           break;
         case 'await':
           this.stepAwait(d, final);
@@ -270,143 +275,6 @@ export class MpaFlow implements FlowConsumer {
     }
   }
 
-  private stepStartup(d: MpaDirection, final: boolean): void {
-    const b = d.log.bytes;
-    const at = d.startupOffset;
-    if (b.length < STARTUP_HEADER_LEN) {
-      if (final) this.startupCut(d, null);
-      return;
-    }
-    const expected = this.request && this.request.dir !== d.dir ? 'reply' : 'request';
-    const h = parseStartupHeader(b, 0, expected);
-    if (!h.keyOk && !this.keyPlausible(d, at)) {
-      // "MPA ID " in the middle of other data: not a startup frame; keep scanning after it.
-      d.state = 'scan';
-      d.log.dropBefore(at + 1);
-      return;
-    }
-    const total = STARTUP_HEADER_LEN + h.pdLength;
-    if (b.length < total) {
-      if (final) this.startupCut(d, h.pdLength);
-      return;
-    }
-    const pd = b.slice(STARTUP_HEADER_LEN, total);
-    const frames = d.log.framesIn(at, at + total);
-    const rec: StartupRecord = {
-      ...h,
-      flow: this.handle.id,
-      dir: d.dir,
-      from: d.info.from,
-      to: d.info.to,
-      frame: frames[0] ?? 0,
-      frames,
-      seq: d.seqOf(at),
-      privateData: pd,
-      pdComplete: true,
-      enhancedBlock: h.enhanced ? parseEnhancedBlock(pd) : null,
-      vendor: vendorLabels(h, portOf(this.handle.server), pd),
-    };
-    const after = at + total;
-    // Coalesced: the segment carrying the frame's last octet also carries bytes after it.
-    if (d.log.end > after && d.log.frameAt(after) === d.log.frameAt(after - 1)) {
-      this.find(d, 'mpa.coalesced-startup', rec.seq, [d.log.frameAt(after)],
-        `FPDU bytes follow the MPA ${h.kind === 'request' ? 'Request' : 'Reply'} in the same TCP segment (legal; Linux siw rejects it)`);
-    }
-    d.startupRec = rec;
-    d.seqStartOffset = after;
-    d.seqStartExact = true;
-    d.log.dropBefore(after);
-    d.state = 'await';
-    this.onStartup(d, rec);
-  }
-
-  /** A damaged key counts as a startup frame only where one was due. */
-  private keyPlausible(d: MpaDirection, at: number): boolean {
-    const p = this.peer(d);
-    return at === 0 || (p.startupRec !== null && d.startupRec === null);
-  }
-
-  private startupCut(d: MpaDirection, pdLength: number | null): void {
-    const at = d.startupOffset;
-    const frames = d.log.framesIn(at, d.log.end);
-    if (pdLength !== null) {
-      this.find(d, 'mpa.pd-short', d.seqOf(at), frames,
-        `stream ended with ${Math.max(0, d.log.length - STARTUP_HEADER_LEN)} of ${pdLength} Private Data octets`);
-    } else {
-      this.find(d, 'mpa.pd-short', d.seqOf(at), frames, `stream ended inside the startup frame header (${d.log.length} of 20 octets)`);
-    }
-    d.state = 'ended';
-  }
-
-  private onStartup(d: MpaDirection, rec: StartupRecord): void {
-    this.detection = 'startup';
-    this.out.startup?.(rec);
-    const seq = rec.seq;
-    const frames = rec.frames;
-    checkStartupFrame(rec, this.report);
-    if (rec.kind === 'request') {
-      if (this.request && this.request.dir !== d.dir) {
-        this.find(d, 'mpa.initiator-initiator', seq, [...this.request.frames, ...frames], `both ends sent an MPA Request (frames ${this.request.frame} and ${rec.frame})`);
-      } else if (this.request) {
-        this.find(d, 'mpa.startup-after-mpa', seq, frames, `second MPA Request in the same direction`);
-      } else this.request = rec;
-    } else {
-      if (!this.request || this.request.dir === d.dir) {
-        if (this.reply && this.reply.dir !== d.dir) {
-          this.find(d, 'mpa.responder-responder', seq, [...this.reply.frames, ...frames], `both ends sent an MPA Reply (frames ${this.reply.frame} and ${rec.frame})`);
-        } else {
-          this.find(d, 'mpa.reply-without-request', seq, frames, `MPA Reply in frame ${rec.frame} with no Request from the peer before it`);
-        }
-      }
-      if (!this.reply) this.reply = rec;
-      if (this.request && this.request.dir !== d.dir) {
-        checkEnhanced(this.request, rec, this.report);
-        this.checkRdmac(false);
-      }
-      if (rec.r) {
-        this.rejected = true;
-        this.find(d, 'mpa.rejected', seq, frames, `MPA Reply rejects the connection (R=1); what follows is streaming data, not FPDUs`);
-      }
-    }
-    // Negotiation: once both frames are known, both directions can frame.
-    if (this.request && this.reply && this.request.dir !== this.reply.dir) {
-      this.crc = negotiatedCrc(this.request, this.reply);
-      for (const x of [this.direction(0), this.direction(1)]) {
-        if (x.state === 'await') this.resolveAwait(x, false);
-      }
-    }
-  }
-
-  /** Negotiated framing parameters of a direction, or null while unknown. */
-  private negotiated(d: MpaDirection): FramerParams | null {
-    if (!this.request || !this.reply || this.request.dir === this.reply.dir || d.seqStartOffset === null) return null;
-    const own = d.dir === this.request.dir ? this.request : this.reply;
-    const peer = own === this.request ? this.reply : this.request;
-    return negotiatedParams(own, peer, d.seqStartOffset);
-  }
-
-  /**
-   * Reports one startup-frame finding on the direction that sent the frame. A function made when a
-   * startup frame is checked (rare), not a closure kept by every flow.
-   */
-  private get report(): StartupReport {
-    return (rec, rule, seq, frames, message) => this.find(this.direction(rec.dir), rule, seq, frames, message);
-  }
-
-  /**
-   * RFC 5044 Appendix C: names the outcome of a startup with a Rev 0 frame once it is known (the
-   * Reply, or for a Rev 0 Reply to a Rev 1 Request the Initiator's first FPDU or the end).
-   */
-  private checkRdmac(ended: boolean): void {
-    const req = this.request;
-    const rep = this.reply;
-    if (this.rdmac?.decided || !req || !rep || req.dir === rep.dir) return;
-    const x = classifyRdmac(req, rep, this.direction(req.dir).fpdus > 0, ended);
-    this.rdmac = x;
-    if (!x || !x.decided) return;
-    this.find(this.direction(rep.dir), x.mustClose ? 'mpa.rdmac-must-close' : 'mpa.rdmac-interop', rep.seq, [...req.frames, ...rep.frames], describeRdmac(x, req, rep));
-  }
-
   private stepAwait(d: MpaDirection, final: boolean): void {
     const forced = this.opts.forced;
     if (this.detection === 'forced' && d.params && d.forcedSeqStart === null && (forced?.startAny ?? null) !== null) {
@@ -442,7 +310,7 @@ export class MpaFlow implements FlowConsumer {
       d.state = 'streaming';
       return;
     }
-    if (this.negotiated(d)) {
+    if ((this.neg?.negotiated(d) ?? null)) {
       this.resolveAwait(d, final);
       return;
     }
@@ -459,7 +327,7 @@ export class MpaFlow implements FlowConsumer {
     }
     if (this.skipRepeatedStartup(d)) return;
     const ss = d.seqStartOffset!;
-    const params = this.negotiated(d);
+    const params = (this.neg?.negotiated(d) ?? null);
     if (d.startupRec?.kind === 'request' && d.log.length > 0 && !d.earlyReported) {
       // RFC 5044 §7.1.2: the Initiator sends no FPDU before it has the Reply (judged in capture order).
       const first = d.log.frameAt(d.log.base);
@@ -901,9 +769,9 @@ export class MpaFlow implements FlowConsumer {
       d.firstFpduFirstFrame = f.frames[0] ?? 0;
       d.firstFpduLastFrame = f.frames[f.frames.length - 1] ?? 0;
       d.firstFpduSeq = f.seq;
-      this.checkResponderFirst();
+      this.neg?.checkResponderFirst();
       // Appendix C.2.5: an Initiator that goes on after a Rev 0 Reply is a permissive IETF RNIC.
-      if (this.request && d.dir === this.request.dir) this.checkRdmac(false);
+      if (this.request && d.dir === this.request.dir) this.neg?.checkRdmac(false);
     }
     const upperRec = this.upperLayer()?.ulpdu({
       flow: flowId,
@@ -949,22 +817,6 @@ export class MpaFlow implements FlowConsumer {
     d.state = 'hunt';
     d.huntReason = 'error';
     d.log.dropBefore(fr.position);
-  }
-
-  /** Decided once both first FPDUs are known (capture order, not processing order), or at the end. */
-  private checkResponderFirst(final = false): void {
-    if (this.responderFirstChecked || !this.request || !this.reply || this.request.dir === this.reply.dir) return;
-    const ini = this.direction(this.request.dir);
-    const res = this.direction(this.reply.dir);
-    if (res.firstFpduFirstFrame === null) return;
-    const iniDone = ini.firstFpduLastFrame;
-    if (iniDone === null && !final) return;
-    this.responderFirstChecked = true;
-    if (iniDone === null || res.firstFpduFirstFrame < iniDone) {
-      const p2p = !!(this.request.enhancedBlock?.p2p && this.reply.enhancedBlock?.p2p);
-      this.find(res, 'mpa.responder-first', res.firstFpduSeq, [res.firstFpduFirstFrame],
-        `Responder's first FPDU (frame ${res.firstFpduFirstFrame}) was sent before the Initiator's first FPDU${p2p ? ' (the RTR)' : ''} ${iniDone === null ? 'was seen at all' : `reached it (frame ${iniDone})`}`);
-    }
   }
 
   private upperLayer(): UpperLayer | null {
@@ -1085,7 +937,7 @@ export class MpaFlow implements FlowConsumer {
         this.upperLayer()?.noteMpaError?.(d.dir, 1, d.seqOf(fr.position), frame !== null ? [frame] : []);
       }
     } else if (d.state === 'startup') {
-      this.stepStartup(d, true);
+      this.negotiation.step(d, true);
     }
     if (aborted) this.abortReported = true;
     if (this.isMpa) this.upperLayer()?.end(d.dir, reason, frame);
@@ -1095,9 +947,9 @@ export class MpaFlow implements FlowConsumer {
     const other = d.dir === 0 ? this.dir1 : this.dir0; // not created here: most flows never need it
     if (other !== null && other.enabledAt !== null && this.request === null && this.reply === null) d.noteUnframed();
     if (this.direction(0).state === 'ended' && this.direction(1).state === 'ended') {
-      this.checkResponderFirst(true);
+      this.neg?.checkResponderFirst(true);
       this.checkEnablementError();
-      this.checkRdmac(true);
+      this.neg?.checkRdmac(true);
       this.opts.onClosed?.(this);
     }
     d.releaseLog();

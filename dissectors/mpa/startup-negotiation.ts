@@ -4,8 +4,20 @@
  * which RFC 5044 Appendix C outcome a Rev 0 (RDMA Consortium) peer leads to. Pure functions over the
  * two startup records; MpaFlow pairs the frames and applies the result.
  */
+import type { FlowHandle } from '../../src/tcp/stream.js';
 import type { FramerParams } from './framer.js';
-import { MAX_PD_LENGTH, isKnownRev, type StartupRecord } from './startup.js';
+import type { MpaDirection } from './mpa-direction.js';
+import type { MpaFlowSummary } from './mpa-types.js';
+import { portOf } from '../../src/net/segment.js';
+import {
+  MAX_PD_LENGTH,
+  STARTUP_HEADER_LEN,
+  isKnownRev,
+  parseEnhancedBlock,
+  parseStartupHeader,
+  vendorLabels,
+  type StartupRecord,
+} from './startup.js';
 
 /** Reports one finding on the direction that sent `rec` (MpaFlow.find, without the flow plumbing). */
 export type StartupReport = (rec: StartupRecord, rule: string, seq: number, frames: readonly number[], message: string) => void;
@@ -153,4 +165,187 @@ export function negotiatedCrc(a: StartupRecord, b: StartupRecord): boolean {
  */
 export function isRdmac(rec: StartupRecord): boolean {
   return rec.rev === 0 && rec.m;
+}
+
+// ---------------------------------------------------------------- the negotiation of one connection
+
+/** What the negotiation needs of the flow it belongs to (MpaFlow). */
+export interface NegotiationHost {
+  readonly handle: FlowHandle;
+  detection: MpaFlowSummary['detection'] | null;
+  crc: boolean | null;
+  direction(dir: 0 | 1): MpaDirection;
+  find(d: MpaDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void;
+  emitStartup(rec: StartupRecord): void;
+  /** Both frames are known: a direction waiting in 'await' can frame. */
+  resolveAwait(d: MpaDirection, final: boolean): void;
+}
+
+/**
+ * The startup of one connection (RFC 5044 §7.1; RFC 6581; Appendix C for Rev 0): collects each
+ * direction's startup frame from its held octets, pairs Request and Reply, checks the startup rules,
+ * and answers what each direction negotiated. Created with the first key seen on a connection.
+ */
+export class StartupNegotiation {
+  request: StartupRecord | null = null;
+  reply: StartupRecord | null = null;
+  rejected = false;
+  /** RFC 5044 Appendix C outcome when an RDMAC RNIC took part. */
+  rdmac: RdmacInterop | null = null;
+  private responderFirstChecked = false;
+
+  constructor(private readonly host: NegotiationHost) {}
+
+  step(d: MpaDirection, final: boolean): void {
+    const b = d.log.bytes;
+    const at = d.startupOffset;
+    if (b.length < STARTUP_HEADER_LEN) {
+      if (final) this.startupCut(d, null);
+      return;
+    }
+    const expected = this.request && this.request.dir !== d.dir ? 'reply' : 'request';
+    const h = parseStartupHeader(b, 0, expected);
+    if (!h.keyOk && !this.keyPlausible(d, at)) {
+      // "MPA ID " in the middle of other data: not a startup frame; keep scanning after it.
+      d.state = 'scan';
+      d.log.dropBefore(at + 1);
+      return;
+    }
+    const total = STARTUP_HEADER_LEN + h.pdLength;
+    if (b.length < total) {
+      if (final) this.startupCut(d, h.pdLength);
+      return;
+    }
+    const pd = b.slice(STARTUP_HEADER_LEN, total);
+    const frames = d.log.framesIn(at, at + total);
+    const rec: StartupRecord = {
+      ...h,
+      flow: this.host.handle.id,
+      dir: d.dir,
+      from: d.info.from,
+      to: d.info.to,
+      frame: frames[0] ?? 0,
+      frames,
+      seq: d.seqOf(at),
+      privateData: pd,
+      pdComplete: true,
+      enhancedBlock: h.enhanced ? parseEnhancedBlock(pd) : null,
+      vendor: vendorLabels(h, portOf(this.host.handle.server), pd),
+    };
+    const after = at + total;
+    // Coalesced: the segment carrying the frame's last octet also carries bytes after it.
+    if (d.log.end > after && d.log.frameAt(after) === d.log.frameAt(after - 1)) {
+      this.host.find(d, 'mpa.coalesced-startup', rec.seq, [d.log.frameAt(after)],
+        `FPDU bytes follow the MPA ${h.kind === 'request' ? 'Request' : 'Reply'} in the same TCP segment (legal; Linux siw rejects it)`);
+    }
+    d.startupRec = rec;
+    d.seqStartOffset = after;
+    d.seqStartExact = true;
+    d.log.dropBefore(after);
+    d.state = 'await';
+    this.onStartup(d, rec);
+  }
+
+  /** A damaged key counts as a startup frame only where one was due. */
+  private keyPlausible(d: MpaDirection, at: number): boolean {
+    const p = this.host.direction(d.dir === 0 ? 1 : 0);
+    return at === 0 || (p.startupRec !== null && d.startupRec === null);
+  }
+
+  private startupCut(d: MpaDirection, pdLength: number | null): void {
+    const at = d.startupOffset;
+    const frames = d.log.framesIn(at, d.log.end);
+    if (pdLength !== null) {
+      this.host.find(d, 'mpa.pd-short', d.seqOf(at), frames,
+        `stream ended with ${Math.max(0, d.log.length - STARTUP_HEADER_LEN)} of ${pdLength} Private Data octets`);
+    } else {
+      this.host.find(d, 'mpa.pd-short', d.seqOf(at), frames, `stream ended inside the startup frame header (${d.log.length} of 20 octets)`);
+    }
+    d.state = 'ended';
+  }
+
+  private onStartup(d: MpaDirection, rec: StartupRecord): void {
+    this.host.detection = 'startup';
+    this.host.emitStartup(rec);
+    const seq = rec.seq;
+    const frames = rec.frames;
+    checkStartupFrame(rec, this.report);
+    if (rec.kind === 'request') {
+      if (this.request && this.request.dir !== d.dir) {
+        this.host.find(d, 'mpa.initiator-initiator', seq, [...this.request.frames, ...frames], `both ends sent an MPA Request (frames ${this.request.frame} and ${rec.frame})`);
+      } else if (this.request) {
+        this.host.find(d, 'mpa.startup-after-mpa', seq, frames, `second MPA Request in the same direction`);
+      } else this.request = rec;
+    } else {
+      if (!this.request || this.request.dir === d.dir) {
+        if (this.reply && this.reply.dir !== d.dir) {
+          this.host.find(d, 'mpa.responder-responder', seq, [...this.reply.frames, ...frames], `both ends sent an MPA Reply (frames ${this.reply.frame} and ${rec.frame})`);
+        } else {
+          this.host.find(d, 'mpa.reply-without-request', seq, frames, `MPA Reply in frame ${rec.frame} with no Request from the peer before it`);
+        }
+      }
+      if (!this.reply) this.reply = rec;
+      if (this.request && this.request.dir !== d.dir) {
+        checkEnhanced(this.request, rec, this.report);
+        this.checkRdmac(false);
+      }
+      if (rec.r) {
+        this.rejected = true;
+        this.host.find(d, 'mpa.rejected', seq, frames, `MPA Reply rejects the connection (R=1); what follows is streaming data, not FPDUs`);
+      }
+    }
+    // Negotiation: once both frames are known, both directions can frame.
+    if (this.request && this.reply && this.request.dir !== this.reply.dir) {
+      this.host.crc = negotiatedCrc(this.request, this.reply);
+      for (const x of [this.host.direction(0), this.host.direction(1)]) {
+        if (x.state === 'await') this.host.resolveAwait(x, false);
+      }
+    }
+  }
+
+  /** Negotiated framing parameters of a direction, or null while unknown. */
+  negotiated(d: MpaDirection): FramerParams | null {
+    if (!this.request || !this.reply || this.request.dir === this.reply.dir || d.seqStartOffset === null) return null;
+    const own = d.dir === this.request.dir ? this.request : this.reply;
+    const peer = own === this.request ? this.reply : this.request;
+    return negotiatedParams(own, peer, d.seqStartOffset);
+  }
+
+  /**
+   * Reports one startup-frame finding on the direction that sent the frame. A function made when a
+   * startup frame is checked (rare), not a closure kept by every flow.
+   */
+  private get report(): StartupReport {
+    return (rec, rule, seq, frames, message) => this.host.find(this.host.direction(rec.dir), rule, seq, frames, message);
+  }
+
+  /**
+   * RFC 5044 Appendix C: names the outcome of a startup with a Rev 0 frame once it is known (the
+   * Reply, or for a Rev 0 Reply to a Rev 1 Request the Initiator's first FPDU or the end).
+   */
+  checkRdmac(ended: boolean): void {
+    const req = this.request;
+    const rep = this.reply;
+    if (this.rdmac?.decided || !req || !rep || req.dir === rep.dir) return;
+    const x = classifyRdmac(req, rep, this.host.direction(req.dir).fpdus > 0, ended);
+    this.rdmac = x;
+    if (!x || !x.decided) return;
+    this.host.find(this.host.direction(rep.dir), x.mustClose ? 'mpa.rdmac-must-close' : 'mpa.rdmac-interop', rep.seq, [...req.frames, ...rep.frames], describeRdmac(x, req, rep));
+  }
+
+  /** Decided once both first FPDUs are known (capture order, not processing order), or at the end. */
+  checkResponderFirst(final = false): void {
+    if (this.responderFirstChecked || !this.request || !this.reply || this.request.dir === this.reply.dir) return;
+    const ini = this.host.direction(this.request.dir);
+    const res = this.host.direction(this.reply.dir);
+    if (res.firstFpduFirstFrame === null) return;
+    const iniDone = ini.firstFpduLastFrame;
+    if (iniDone === null && !final) return;
+    this.responderFirstChecked = true;
+    if (iniDone === null || res.firstFpduFirstFrame < iniDone) {
+      const p2p = !!(this.request.enhancedBlock?.p2p && this.reply.enhancedBlock?.p2p);
+      this.host.find(res, 'mpa.responder-first', res.firstFpduSeq, [res.firstFpduFirstFrame],
+        `Responder's first FPDU (frame ${res.firstFpduFirstFrame}) was sent before the Initiator's first FPDU${p2p ? ' (the RTR)' : ''} ${iniDone === null ? 'was seen at all' : `reached it (frame ${iniDone})`}`);
+    }
+  }
 }
