@@ -12,6 +12,9 @@
  */
 import { FpduFramer, type FramedFpdu, type FramerParams } from './framer.js';
 import { MAX_ULPDU_LENGTH } from './lock-on.js';
+import type { MpaDirection } from './mpa-direction.js';
+import type { MpaFlowSummary } from './mpa-types.js';
+import type { StartupRecord } from './startup.js';
 
 /** The enablement point is searched in the first octets of the stream only (after a short Hello exchange). */
 export const ENABLEMENT_WINDOW = 64 * 1024;
@@ -182,4 +185,100 @@ export function judgeEnablementAt(q: EnablementQuery, off: number, params: Frame
     return { offset: off, params: p, fpdus: r.count, draftMarkers: r.draft, rfcMarkers: r.rfc, evidence: `${r.count} FPDU(s) verified from the given start` };
   }
   return r.bad || q.final ? 'no' : 'more';
+}
+
+// ---------------------------------------------------------------- applied to a connection
+
+/** What enabling MPA without startup frames needs of the flow (MpaFlow). */
+export interface EnablementHost {
+  detection: MpaFlowSummary['detection'] | null;
+  crc: boolean | null;
+  readonly request: StartupRecord | null;
+  readonly reply: StartupRecord | null;
+  direction(dir: 0 | 1): MpaDirection;
+  find(d: MpaDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void;
+}
+
+/** Under `--mpa ...,start=`, MPA is a given: only CRCs (and markers) vouch for FPDUs. */
+function acceptAll(): boolean {
+  return true;
+}
+
+/**
+ * Can this direction still show MPA enabled without startup frames? Its first octet was captured
+ * (SYN seen) and is still held (a gap or a trim moves the held octets' base past 0), no startup
+ * frame was seen on the connection, the search has budget left, and the flow is not forced by
+ * `--mpa` (which has its own `start=`).
+ */
+export function enablementOpen(flow: EnablementHost, d: MpaDirection): boolean {
+  return (flow.detection === null || flow.detection === 'prestandard') && d.info.synSeen === true && d.enableSpent < ENABLEMENT_BUDGET
+    && d.log.base === 0 && flow.request === null && flow.reply === null;
+}
+
+/** MPA enabled without startup frames at `en.offset`: frame from there (draft-00 §7.1, seed 002 §8.1). */
+export function enable(flow: EnablementHost, d: MpaDirection, en: Enablement): void {
+  flow.detection ??= 'prestandard';
+  if (flow.crc === null) flow.crc = en.params.crc;
+  d.seqStartOffset = en.offset;
+  d.seqStartExact = true;
+  d.enabledAt = en.offset;
+  d.enabledFrame = d.log.frameAt(en.offset);
+  const seq = d.seqOf(en.offset);
+  const rule = !en.params.markers ? '' : en.params.fpduptrFrom === 'length'
+    ? `; FPDUPTR counted from the ULPDU_Length field (RFC 5044 §4.3: ${en.rfcMarkers} marker(s) fit only that)`
+    : '; FPDUPTR counted from the FPDU\'s first octet (draft-ietf-rddp-mpa-00 §7.1)';
+  flow.find(d, 'mpa.enabled-without-startup', seq, [d.enabledFrame],
+    `MPA enabled without startup frames at seq ${seq}${en.offset === 0 ? ' (the stream\'s first octet)' : ` after ${en.offset} octets of streaming-mode data`} (${en.evidence}); markers ${en.params.markers ? 'on' : 'off'}, CRC ${en.params.crc ? 'on' : 'off'}${rule}`);
+  // Octets before the enablement point are streaming-mode data (a Hello exchange), not skipped MPA.
+  d.startFramer(en.params, en.offset);
+  d.replayInto(en.offset);
+}
+
+/**
+ * `--mpa ...,start=SEQ`: MPA was enabled at `off`. Frame from there when the octets bear it out;
+ * octets there that are not MPA are the analysis draft's enablement error (a receiver expecting
+ * MPA gets octet-stream data, seed 002 §8.1, Figure 4 and 5).
+ */
+export function forcedEnablement(flow: EnablementHost, d: MpaDirection, off: number, final: boolean, holdBytes: number): void {
+  const v = judgeEnablementAt({ bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: acceptAll }, off, d.params!);
+  if (v === 'more') {
+    if (d.log.length <= holdBytes) return;
+  }
+  if (v !== 'more' && v !== 'no') {
+    d.params = v.params;
+    d.enabledAt = off;
+    d.enabledFrame = d.log.frameAt(off);
+    d.seqStartExact = true;
+    d.startFramer(v.params, off);
+    d.replayInto(off);
+    return;
+  }
+  const seq = d.seqOf(off);
+  const b = d.log.bytes;
+  const i = off - d.log.base;
+  const head = Array.from(b.subarray(i, Math.min(b.length, i + 8)), (x) => x.toString(16).padStart(2, '0')).join(' ');
+  flow.find(d, 'mpa.enablement-error', seq, d.log.framesIn(off, Math.min(d.log.end, off + 64)),
+    `MPA was to start at seq ${seq} (--mpa start=) but the octets there (${head}) are not ${d.params!.markers ? 'a zero marker leading ' : ''}FPDUs with ${d.params!.crc ? 'valid CRCs' : 'DDP headers'}: octet-stream data where MPA was expected (seed 002 section 8.1, Figure 4 and 5)`);
+  d.enablementReported = true;
+  d.seqStartExact = true;
+  d.state = 'hunt';
+  d.huntReason = 'midstream';
+}
+
+/**
+ * Seed 002 §8, Figures 3 to 5 ("MPA enablement error"): one side enabled MPA while the other sent
+ * octet-stream data after that point which never framed as MPA. Judged when both directions ended.
+ */
+export function checkEnablementError(flow: EnablementHost): void {
+  if (flow.detection !== 'prestandard' && flow.detection !== 'forced') return;
+  for (const dir of [0, 1] as const) {
+    const a = flow.direction(dir);
+    const b = flow.direction(dir === 0 ? 1 : 0);
+    if (a.enabledAt === null || b.enabledAt !== null || b.fpdus > 0 || !b.unframed || b.enablementReported) continue;
+    const after = b.unframed.filter(([, fr]) => fr > a.enabledFrame);
+    if (after.length === 0) continue;
+    const [seq] = after[0]!;
+    flow.find(b, 'mpa.enablement-error', seq, after.map(([, fr]) => fr),
+      `${a.info.from} enabled MPA at seq ${a.seqOf(a.enabledAt)} (frame ${a.enabledFrame}) but ${b.info.from} sent octet-stream data from seq ${seq} that never frames as MPA: one side is not MPA-enabled (seed 002 section 8, Figure 4 and 5)`);
+  }
 }

@@ -3,7 +3,7 @@ import type { DirectionConsumer, FlowConsumer, FlowHandle, EndReason, StreamChun
 import { byteSwap32 } from './crc32c.js';
 import { crcHex } from './fields.js';
 import { MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
-import { ENABLEMENT_BUDGET, ENABLEMENT_WINDOW, findEnablement, judgeEnablementAt, type Enablement, type EnablementQuery } from './enablement.js';
+import { ENABLEMENT_BUDGET, ENABLEMENT_WINDOW, checkEnablementError, enable, enablementOpen, findEnablement, forcedEnablement, type EnablementQuery } from './enablement.js';
 import { findLock, LockSearch, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
 import { STARTUP_HEADER_LEN, classifyKey, type StartupRecord } from './startup.js';
 import { StartupNegotiation, type NegotiationHost, type RdmacInterop } from './startup-negotiation.js';
@@ -151,12 +151,12 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       return;
     }
     if (d.huntScanned < this.huntBudget && d.log.length >= 64 && d.shouldTryHunt(final)) {
-      const open = this.enablementOpen(d);
+      const open = enablementOpen(this, d);
       if (open) {
         const q: EnablementQuery = { bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: this.plausible, from: d.enableFrom, budget: Math.min(8 * 1024 * 1024, ENABLEMENT_BUDGET - d.enableSpent) };
         const en = findEnablement(q);
         if (en) {
-          this.enable(d, en);
+          enable(this, d, en);
           return;
         }
         // Remembered only when worth it (a rescan of a few KiB costs less than the state per flow).
@@ -170,7 +170,7 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       if (lock && open && lock.params.crc && !lock.params.markers) {
         // The stream's start was captured and no startup frame came: MPA without markers enabled at
         // the first octet of a verified FPDU chain (draft-00 §8.1 rule 7: no marker when they are off).
-        this.enable(d, { offset: lock.offset, params: { ...lock.params, fpduptrFrom: 'fpdu' }, fpdus: lock.fpdus, draftMarkers: 0, rfcMarkers: 0, evidence: lock.evidence });
+        enable(this, d, { offset: lock.offset, params: { ...lock.params, fpduptrFrom: 'fpdu' }, fpdus: lock.fpdus, draftMarkers: 0, rfcMarkers: 0, evidence: lock.evidence });
         return;
       }
       if (lock) {
@@ -196,85 +196,6 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
   }
 
 
-  /**
-   * Can this direction still show MPA enabled without startup frames (enablement.ts)? Its first octet
-   * was captured (SYN seen) and is still held (a gap or a trim moves the held octets' base past 0),
-   * no startup frame was seen on the connection,
-   * and it is not forced by `--mpa` (which has its own `start=`).
-   */
-  private enablementOpen(d: MpaDirection): boolean {
-    return (this.detection === null || this.detection === 'prestandard') && d.info.synSeen === true && d.enableSpent < ENABLEMENT_BUDGET
-      && d.log.base === 0 && this.request === null && this.reply === null;
-  }
-
-  /** MPA enabled without startup frames at `en.offset`: frame from there (draft-00 §7.1, seed 002 §8.1). */
-  private enable(d: MpaDirection, en: Enablement): void {
-    this.detection ??= 'prestandard';
-    if (this.crc === null) this.crc = en.params.crc;
-    d.seqStartOffset = en.offset;
-    d.seqStartExact = true;
-    d.enabledAt = en.offset;
-    d.enabledFrame = d.log.frameAt(en.offset);
-    const seq = d.seqOf(en.offset);
-    const rule = !en.params.markers ? '' : en.params.fpduptrFrom === 'length'
-      ? `; FPDUPTR counted from the ULPDU_Length field (RFC 5044 §4.3: ${en.rfcMarkers} marker(s) fit only that)`
-      : '; FPDUPTR counted from the FPDU\'s first octet (draft-ietf-rddp-mpa-00 §7.1)';
-    this.find(d, 'mpa.enabled-without-startup', seq, [d.enabledFrame],
-      `MPA enabled without startup frames at seq ${seq}${en.offset === 0 ? ' (the stream\'s first octet)' : ` after ${en.offset} octets of streaming-mode data`} (${en.evidence}); markers ${en.params.markers ? 'on' : 'off'}, CRC ${en.params.crc ? 'on' : 'off'}${rule}`);
-    // Octets before the enablement point are streaming-mode data (a Hello exchange), not skipped MPA.
-    d.startFramer(en.params, en.offset);
-    d.replayInto(en.offset);
-  }
-
-  /**
-   * `--mpa ...,start=SEQ`: MPA was enabled at `off`. Frame from there when the octets bear it out;
-   * octets there that are not MPA are the analysis draft's enablement error (a receiver expecting
-   * MPA gets octet-stream data, seed 002 §8.1, Figure 4 and 5).
-   */
-  private forcedEnablement(d: MpaDirection, off: number, final: boolean): void {
-    const v = judgeEnablementAt({ bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: ACCEPT_ALL }, off, d.params!);
-    if (v === 'more') {
-      if (d.log.length <= this.holdBytes) return;
-    }
-    if (v !== 'more' && v !== 'no') {
-      d.params = v.params;
-      d.enabledAt = off;
-      d.enabledFrame = d.log.frameAt(off);
-      d.seqStartExact = true;
-      d.startFramer(v.params, off);
-      d.replayInto(off);
-      return;
-    }
-    const seq = d.seqOf(off);
-    const b = d.log.bytes;
-    const i = off - d.log.base;
-    const head = Array.from(b.subarray(i, Math.min(b.length, i + 8)), (x) => x.toString(16).padStart(2, '0')).join(' ');
-    this.find(d, 'mpa.enablement-error', seq, d.log.framesIn(off, Math.min(d.log.end, off + 64)),
-      `MPA was to start at seq ${seq} (--mpa start=) but the octets there (${head}) are not ${d.params!.markers ? 'a zero marker leading ' : ''}FPDUs with ${d.params!.crc ? 'valid CRCs' : 'DDP headers'}: octet-stream data where MPA was expected (seed 002 section 8.1, Figure 4 and 5)`);
-    d.enablementReported = true;
-    d.seqStartExact = true;
-    d.state = 'hunt';
-    d.huntReason = 'midstream';
-  }
-
-  /**
-   * Seed 002 §8, Figures 3 to 5 ("MPA enablement error"): one side enabled MPA while the other sent
-   * octet-stream data after that point which never framed as MPA. Judged when both directions ended.
-   */
-  private checkEnablementError(): void {
-    if (this.detection !== 'prestandard' && this.detection !== 'forced') return;
-    for (const dir of [0, 1] as const) {
-      const a = this.direction(dir);
-      const b = this.direction(dir === 0 ? 1 : 0);
-      if (a.enabledAt === null || b.enabledAt !== null || b.fpdus > 0 || !b.unframed || b.enablementReported) continue;
-      const after = b.unframed.filter(([, fr]) => fr > a.enabledFrame);
-      if (after.length === 0) continue;
-      const [seq] = after[0]!;
-      this.find(b, 'mpa.enablement-error', seq, after.map(([, fr]) => fr),
-        `${a.info.from} enabled MPA at seq ${a.seqOf(a.enabledAt)} (frame ${a.enabledFrame}) but ${b.info.from} sent octet-stream data from seq ${seq} that never frames as MPA: one side is not MPA-enabled (seed 002 section 8, Figure 4 and 5)`);
-    }
-  }
-
   private stepAwait(d: MpaDirection, final: boolean): void {
     const forced = this.opts.forced;
     if (this.detection === 'forced' && d.params && d.forcedSeqStart === null && (forced?.startAny ?? null) !== null) {
@@ -294,7 +215,7 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       d.seqStartOffset = off;
       d.params = { ...d.params, markerBase: off };
       if (forced?.prestandard && off >= d.log.base && off < d.log.end) {
-        this.forcedEnablement(d, off, final);
+        forcedEnablement(this, d, off, final, this.holdBytes);
         return;
       }
       if (off >= d.log.base && off < d.log.end) {
@@ -427,7 +348,7 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       // `start=` named the other direction: this one's enablement point is found by its zero marker.
       const en = findEnablement({ bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: ACCEPT_ALL, markers: d.params.markers, crc: d.params.crc });
       if (en) {
-        this.enable(d, en);
+        enable(this, d, en);
         return;
       }
     }
@@ -948,7 +869,7 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     if (other !== null && other.enabledAt !== null && this.request === null && this.reply === null) d.noteUnframed();
     if (this.direction(0).state === 'ended' && this.direction(1).state === 'ended') {
       this.neg?.checkResponderFirst(true);
-      this.checkEnablementError();
+      checkEnablementError(this);
       this.neg?.checkRdmac(true);
       this.opts.onClosed?.(this);
     }
