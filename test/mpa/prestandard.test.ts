@@ -147,6 +147,25 @@ describe('--mpa ...,start=SEQ', () => {
     expect(rulesOf(r).filter((x) => x.startsWith('mpa.') && x !== 'mpa.tcp-closed-between')).toEqual([]);
   });
 
+  it('start=SEQ at the stream\'s first octet, mid-stream capture (no SYN), large FPDUs', async () => {
+    const c = buildPrestandardConnection({ i2r: sends(8, 1000), r2i: sends(6, 700, 3), scenario: { noHandshake: true } });
+    const r = await analyzeBytes(c.pcap, { upper, forced: [parseForcedMpa(`flow=0,markers=both,crc=on,start=${c.enableSeq[1]}`)] });
+    const m = mpaOf(r);
+    for (const dir of [0, 1] as const) {
+      expect(m.directions[dir].fpdus).toBe(c.fpduSeqs[dir].length);
+      expect(m.directions[dir].crcErrors + m.directions[dir].markerErrors).toBe(0);
+      expect(m.enablement[dir].seq).toBe(c.enableSeq[dir]);
+    }
+  });
+
+  it('start= is checked: a number or CLIENT:SERVER, not with seqstart=', () => {
+    expect(() => parseForcedMpa('flow=all,start=abc')).toThrow(/start "abc" must be/);
+    expect(() => parseForcedMpa('flow=all,start=:')).toThrow(/start ":" must be/);
+    expect(() => parseForcedMpa('flow=all,start=5,seqstart=1:2')).toThrow(/not both/);
+    expect(parseForcedMpa('flow=all,start=4294967295')).toMatchObject({ prestandard: true, startAny: 4294967295 });
+    expect(parseForcedMpa('flow=all,start=:77')).toMatchObject({ prestandard: true, startAny: null, seqStart: [null, 77] });
+  });
+
   it('octet-stream data where MPA was to start is an enablement error', async () => {
     const c = buildPrestandardConnection({ hello: true, i2r: sends(4, 300), r2i: [] , scenario: { noHandshake: true } });
     const wrong = (c.enableSeq[0] - 5) >>> 0; // inside the Hello
