@@ -11,7 +11,7 @@
  * here (their startup key is found first).
  */
 import { FpduFramer, type FramedFpdu, type FramerParams } from './framer.js';
-import { MAX_ULPDU_LENGTH } from './lock-on.js';
+import { MAX_ULPDU_LENGTH, vouches } from './lock-on.js';
 import type { MpaDirection } from './mpa-direction.js';
 import type { MpaFlowSummary } from './mpa-types.js';
 import type { StartupRecord } from './startup.js';
@@ -83,10 +83,10 @@ function probe(q: EnablementQuery, offset: number, params: FramerParams): Probe 
   let rfc = 0;
   let bad = false;
   const check = (f: FramedFpdu): boolean => {
-    if (f.ulpduLength > MAX_ULPDU_LENGTH) bad = true;
-    else if (params.crc && f.crcStatus !== 'good' && f.crcStatus !== 'byte-swapped') bad = true;
-    else if (!params.crc && !q.plausible(f.head, f.ulpduLength)) bad = true;
-    if (bad) return false;
+    if (!vouches(f, params.crc, q.plausible)) {
+      bad = true;
+      return false;
+    }
     for (const m of f.markers) {
       if (m.expected === 0) continue;
       const ptr = m.fpduptr & ~3;
