@@ -862,6 +862,8 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     }
     if (aborted) this.abortReported = true;
     if (this.isMpa) this.upperLayer()?.end(d.dir, reason, frame);
+    // Appendix C.2.2: a non-permissive Initiator shows itself by closing (not by the capture ending).
+    if (this.neg && this.request?.dir === d.dir && reason !== 'eof') this.neg.initiatorClosed = true;
     d.state = 'ended';
     // Kept only when the peer already enabled MPA (a plain TCP flow keeps nothing): the enablement
     // error is judged once both directions ended.

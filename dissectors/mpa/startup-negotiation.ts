@@ -81,8 +81,8 @@ export function checkEnhanced(req: StartupRecord, rep: StartupRecord, report: St
  * Responder, as the figures write it.
  */
 export interface RdmacInterop {
-  /** Figure 15 (RDMAC and a non-permissive IETF RNIC) or 16 (RDMAC and a permissive one). */
-  figure: 15 | 16;
+  /** Figure 15 (RDMAC and a non-permissive IETF RNIC) or 16 (RDMAC and a permissive one); null while undecided. */
+  figure: 15 | 16 | null;
   initiator: 'rdmac' | 'ietf-permissive' | 'ietf-non-permissive' | 'ietf';
   responder: 'rdmac' | 'rdmac-or-ietf-permissive' | 'ietf-non-permissive';
   /** DDP/RDMAP version the outcome runs (null: the connection must close). */
@@ -98,11 +98,12 @@ export interface RdmacInterop {
 /**
  * Classifies a Request/Reply pair with a Rev 0 frame (null when neither is Rev 0: both IETF RNICs,
  * Figure 17, nothing to say). `initiatorFpdus` tells a permissive Initiator (it goes on in full
- * operation) from a non-permissive one (it closes); `ended` says no more will come.
+ * operation) from a non-permissive one (it closes: `closed`, the Initiator ended the connection with
+ * no FPDU; a capture that just stops leaves it undecided).
  * The Reply's Rev tells the Responder's kind: a permissive IETF Responder to an RDMAC Request replies
  * Rev 0 with M=1 and is then indistinguishable from an RDMAC one.
  */
-export function classifyRdmac(req: StartupRecord, rep: StartupRecord, initiatorFpdus: boolean, ended: boolean): RdmacInterop | null {
+export function classifyRdmac(req: StartupRecord, rep: StartupRecord, initiatorFpdus: boolean, closed: boolean): RdmacInterop | null {
   // Only combinations with an RDMAC RNIC, as Figure 14 describes it (Rev 0, M=1), are Appendix C's;
   // a Rev 0 frame with M=0 is a draft-00 peer that honours M bits like any other.
   if (!isRdmac(req) && !isRdmac(rep)) return null;
@@ -119,7 +120,7 @@ export function classifyRdmac(req: StartupRecord, rep: StartupRecord, initiatorF
   if (initiatorFpdus) {
     return { figure: 16, initiator: 'ietf-permissive', responder: 'rdmac', version: 0, markers: '1/1', mustClose: false, decided: true };
   }
-  return { figure: 15, initiator: ended ? 'ietf-non-permissive' : 'ietf', responder: 'rdmac', version: null, markers: null, mustClose: ended, decided: ended };
+  return { figure: closed ? 15 : null, initiator: closed ? 'ietf-non-permissive' : 'ietf', responder: 'rdmac', version: null, markers: null, mustClose: closed, decided: closed };
 }
 
 /** The outcome in words, for the findings. */
@@ -193,6 +194,8 @@ export class StartupNegotiation {
   /** RFC 5044 Appendix C outcome when an RDMAC RNIC took part. */
   rdmac: RdmacInterop | null = null;
   private responderFirstChecked = false;
+  /** The Initiator's direction ended with a FIN or RST (not with the capture). */
+  initiatorClosed = false;
 
   constructor(private readonly host: NegotiationHost) {}
 
@@ -327,7 +330,7 @@ export class StartupNegotiation {
     const req = this.request;
     const rep = this.reply;
     if (this.rdmac?.decided || !req || !rep || req.dir === rep.dir) return;
-    const x = classifyRdmac(req, rep, this.host.direction(req.dir).fpdus > 0, ended);
+    const x = classifyRdmac(req, rep, this.host.direction(req.dir).fpdus > 0, ended && this.initiatorClosed);
     this.rdmac = x;
     if (!x || !x.decided) return;
     this.host.find(this.host.direction(rep.dir), x.mustClose ? 'mpa.rdmac-must-close' : 'mpa.rdmac-interop', rep.seq, [...req.frames, ...rep.frames], describeRdmac(x, req, rep));

@@ -114,6 +114,14 @@ describe('Appendix C: combinations that must close (Figure 15)', () => {
   }
 });
 
+describe('Appendix C: an outcome the capture does not show', () => {
+  it('Rev 1 Request, Rev 0 Reply, then the capture ends: undecided, nothing flagged', async () => {
+    const { r, m } = await run({ request: { rev: 1, m: true, c: true }, reply: RDMAC, markers: [true, true], scenario: { close: 'none' } });
+    expect(m.rdmac).toMatchObject({ decided: false, figure: null, mustClose: false });
+    expect(rulesOf(r).filter((x) => x.startsWith('mpa.rdmac'))).toEqual([]);
+  });
+});
+
 describe('Appendix C: IETF RNICs with each other (Figure 17) stay RFC 5044', () => {
   for (const [qm, pm] of [[false, false], [false, true], [true, false], [true, true]] as const) {
     it(`Rev 1 Request M=${+qm}, Rev 1 Reply M=${+pm}: markers as negotiated (M=${+qm}/${+pm}), RFC 5044 FPDUPTR, no Appendix C outcome`, async () => {
