@@ -14,6 +14,12 @@ export interface FramerParams {
   crc: boolean;
   /** A diagnosed sender mistake to frame under (absent: RFC 5044 framing). */
   mistake?: FramingMistake | null;
+  /**
+   * Where FPDUPTR counts from: RFC 5044 §4.3 from the ULPDU_Length field ('length', the default);
+   * draft-ietf-rddp-mpa-00 §6.1/§7.1 from the FPDU's first octet, the leading marker when one sits
+   * there ('fpdu'): the rule of pre-standard and RDMA Consortium (Rev 0) senders.
+   */
+  fpduptrFrom?: 'length' | 'fpdu';
 }
 
 /**
@@ -271,6 +277,7 @@ export class FpduFramer {
 
   private finishMarker(): void {
     const w = this.mWord;
+    const origin = this.params.fpduptrFrom === 'fpdu' ? this.fpduStart : this.lenOffset;
     if (this.markers === NO_MARKERS) this.markers = [];
     this.markers.push({
       offset: this.mOffset,
@@ -279,8 +286,9 @@ export class FpduFramer {
       fpduptr: w & 0xffff,
       // RFC 5044 §4.3: FPDUPTR counts from the ULPDU_Length field to the marker; a marker that
       // falls between FPDUs belongs to the following FPDU and carries 0. (draft-00 counted from the
-      // FPDU's first octet; the independent reference encoder confirms RFC 5044's reading.)
-      expected: this.phase === PH_LEN && this.got === 0 ? 0 : this.mOffset - this.lenOffset,
+      // FPDU's first octet, `fpduptrFrom: 'fpdu'`; the independent reference encoder confirms RFC
+      // 5044's reading for Rev 1 and 2.)
+      expected: this.phase === PH_LEN && this.got === 0 ? 0 : this.mOffset - origin,
     });
     this.markerCount++;
     this.mGot = 0;

@@ -174,14 +174,22 @@ interface ProbeResult {
   bad: boolean;
 }
 
+/**
+ * An FPDU carries its own evidence of framing: a possible ULPDU_Length and, with CRC, a CRC that
+ * verifies (as sent or only byte-swapped), without CRC a ULPDU that starts like a DDP segment.
+ */
+export function vouches(f: FramedFpdu, crc: boolean, plausible: (head: Uint8Array, length: number) => boolean): boolean {
+  if (f.ulpduLength > MAX_ULPDU_LENGTH) return false;
+  if (crc) return f.crcStatus === 'good' || f.crcStatus === 'byte-swapped';
+  return plausible(f.head, f.ulpduLength);
+}
+
 /** Frames from `offset` with `params` and counts consecutive FPDUs that carry their own evidence. */
 function probe(q: LockQuery, s: LockSearch, offset: number, params: FramerParams, need: number): ProbeResult {
   let count = 0;
   let bad = false;
   const check = (f: FramedFpdu): boolean => {
-    if (f.ulpduLength > MAX_ULPDU_LENGTH) bad = true;
-    else if (params.crc && f.crcStatus !== 'good' && f.crcStatus !== 'byte-swapped') bad = true;
-    else if (!params.crc && !q.plausible(f.head, f.ulpduLength)) bad = true;
+    if (!vouches(f, params.crc, q.plausible)) bad = true;
     else {
       for (const m of f.markers) {
         if (m.reserved !== 0 || (m.fpduptr & ~3) !== m.expected) {

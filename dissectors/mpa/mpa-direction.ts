@@ -37,6 +37,16 @@ const DROP_MIN = 4096;
 
 const HUNT_TRY_STEP = 2048;
 
+/** What a direction keeps about MPA enabled without startup frames. */
+class PrestandardState {
+  enabledAt: number | null = null;
+  enabledFrame = 0;
+  unframed: Array<[number, number]> | null = null;
+  enableFrom = 0;
+  enableSpent = 0;
+  enablementReported = false;
+}
+
 const NO_RETIRED = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 } as const;
 
 /** One direction of an MPA connection. */
@@ -108,6 +118,51 @@ export class MpaDirection implements DirectionConsumer {
   pendingPad: { seq: number; frames: number[]; message: string } | null = null;
   /** A framing-lost finding is open (not to be repeated when the hunt gives up at the end). */
   framingLostOpen = false;
+  // --- MPA enabled without startup frames (enablement.ts): created on first use, so that the
+  // 100,000 plain flows of a capture carry one slot for it, not six. ---
+  private pre: PrestandardState | null = null;
+  private get prestd(): PrestandardState {
+    return (this.pre ??= new PrestandardState());
+  }
+  /** Stream offset where this sender enabled MPA without startup frames (its zero marker when markers are on). */
+  get enabledAt(): number | null {
+    return this.pre?.enabledAt ?? null;
+  }
+  set enabledAt(v: number | null) {
+    this.prestd.enabledAt = v;
+  }
+  /** Frame that carried the enablement point. */
+  get enabledFrame(): number {
+    return this.pre?.enabledFrame ?? 0;
+  }
+  set enabledFrame(v: number) {
+    this.prestd.enabledFrame = v;
+  }
+  /** At its end, the octets this direction sent that never framed: [seq, frame] of each held piece (at most 64). */
+  get unframed(): Array<[number, number]> | null {
+    return this.pre?.unframed ?? null;
+  }
+  /** Enablement candidates before this stream offset were ruled out (enablement.ts). */
+  get enableFrom(): number {
+    return this.pre?.enableFrom ?? 0;
+  }
+  set enableFrom(v: number) {
+    this.prestd.enableFrom = v;
+  }
+  /** Octets the enablement search framed so far (bounded by ENABLEMENT_BUDGET). */
+  get enableSpent(): number {
+    return this.pre?.enableSpent ?? 0;
+  }
+  set enableSpent(v: number) {
+    this.prestd.enableSpent = v;
+  }
+  /** mpa.enablement-error was reported on this direction. */
+  get enablementReported(): boolean {
+    return this.pre?.enablementReported ?? false;
+  }
+  set enablementReported(v: boolean) {
+    this.prestd.enablementReported = v;
+  }
 
   constructor(
     readonly flow: MpaFlow,
@@ -228,6 +283,16 @@ export class MpaDirection implements DirectionConsumer {
     log.replay(from, (d, off, fr, s, e) => pieces.push([d.slice(), off, fr, s, e]));
     log.reset(log.end);
     for (const [d, off, fr, s, e] of pieces) this.feed(d, off, fr, s, e);
+  }
+
+  /** Keeps where the octets that never framed sat (before the held bytes go with the direction's end). */
+  noteUnframed(): void {
+    if (this.fpdus > 0 || this.heldLog === null || this.log.length === 0) return;
+    const out: Array<[number, number]> = [];
+    this.log.replay(this.log.base, (_d, off, fr) => {
+      if (out.length < 64 && (out.length === 0 || out[out.length - 1]![1] !== fr)) out.push([this.seqOf(off), fr]);
+    });
+    this.prestd.unframed = out;
   }
 
   summary(): MpaDirectionSummary {

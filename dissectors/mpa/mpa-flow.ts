@@ -1,22 +1,15 @@
 import type { FindingSink } from '../../src/analysis/findings.js';
 import type { DirectionConsumer, FlowConsumer, FlowHandle, EndReason, StreamChunk } from '../../src/tcp/stream.js';
+import { byteSwap32 } from './crc32c.js';
 import { crcHex } from './fields.js';
 import { MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
+import { ENABLEMENT_BUDGET, ENABLEMENT_WINDOW, checkEnablementError, enable, enablementOpen, findEnablement, forcedEnablement, type EnablementQuery } from './enablement.js';
 import { findLock, LockSearch, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
-import {
-  MAX_PD_LENGTH,
-  STARTUP_HEADER_LEN,
-  classifyKey,
-  isKnownRev,
-  parseEnhancedBlock,
-  parseStartupHeader,
-  vendorLabels,
-  type StartupRecord,
-} from './startup.js';
-import { portOf } from '../../src/net/segment.js';
+import { STARTUP_HEADER_LEN, classifyKey, type StartupRecord } from './startup.js';
+import { StartupNegotiation, type NegotiationHost, type RdmacInterop } from './startup-negotiation.js';
 import { MpaDirection, type State } from './mpa-direction.js';
 import { diagnoseBreak, type Hypothesis } from './sender-mistakes.js';
-import type { FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
+import type { EnablementPoint, FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
 export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
@@ -26,20 +19,18 @@ export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlo
  * startup included; no port is special), negotiates markers per direction and CRC, frames FPDUs,
  * resynchronises after loss, and locks on mid-stream when the startup was not captured.
  */
-export class MpaFlow implements FlowConsumer {
+export class MpaFlow implements FlowConsumer, NegotiationHost {
   /** What the reassembler feeds; each hands on to its MpaDirection, created on the direction's first event. */
   readonly directions: readonly [DirectionConsumer, DirectionConsumer];
   private dir0: MpaDirection | null = null;
   private dir1: MpaDirection | null = null;
-  request: StartupRecord | null = null;
-  reply: StartupRecord | null = null;
-  rejected = false;
+  /** Startup frames and what they negotiate (startup-negotiation.ts); created with the first key. */
+  private neg: StartupNegotiation | null = null;
   crc: boolean | null = null;
-  detection: 'startup' | 'heuristic' | 'forced' | null = null;
+  detection: MpaFlowSummary['detection'] | null = null;
   private upper: UpperLayer | null = null;
   private readonly holdBytes: number;
   private readonly huntBudget: number;
-  private responderFirstChecked = false;
   /** The RST that aborted the connection was reported (once per connection). */
   private abortReported = false;
 
@@ -53,6 +44,32 @@ export class MpaFlow implements FlowConsumer {
     this.holdBytes = opts.holdBytes ?? 256 * 1024;
     this.huntBudget = opts.huntBudget ?? 4 * 1024 * 1024;
     if (opts.forced) this.applyForced(opts.forced);
+  }
+
+  private get negotiation(): StartupNegotiation {
+    return (this.neg ??= new StartupNegotiation(this));
+  }
+
+  get request(): StartupRecord | null {
+    return this.neg?.request ?? null;
+  }
+
+  get reply(): StartupRecord | null {
+    return this.neg?.reply ?? null;
+  }
+
+  get rejected(): boolean {
+    return this.neg?.rejected ?? false;
+  }
+
+  /** RFC 5044 Appendix C outcome when an RDMAC RNIC took part (report-schema addition `rdmac`). */
+  get rdmac(): RdmacInterop | null {
+    return this.neg?.rdmac ?? null;
+  }
+
+  /** A startup frame for the outputs (NegotiationHost). */
+  emitStartup(rec: StartupRecord): void {
+    this.out.startup?.(rec);
   }
 
   get isMpa(): boolean {
@@ -81,12 +98,13 @@ export class MpaFlow implements FlowConsumer {
   private forceDirection(d: MpaDirection, f: ForcedMpa): void {
     d.forcedSeqStart = f.seqStart[d.dir];
     // Frame from SeqStart once bytes arrive (its stream offset is known only then), else hunt.
-    d.state = d.forcedSeqStart !== null ? 'await' : 'hunt';
+    d.state = d.forcedSeqStart !== null || (f.startAny ?? null) !== null ? 'await' : 'hunt';
     d.huntReason = 'midstream';
     d.params = { markers: f.markers[d.dir], markerBase: 0, crc: f.crc };
+    if (f.prestandard) d.params.fpduptrFrom = 'fpdu';
   }
 
-  private find(d: MpaDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void {
+  find(d: MpaDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void {
     this.sink.report(rule, { flow: this.handle.id, from: d.info.from, frames: [...new Set(frames)].sort((a, b) => a - b), seq, message });
   }
 
@@ -105,7 +123,7 @@ export class MpaFlow implements FlowConsumer {
           this.stepScan(d, final);
           break;
         case 'startup':
-          this.stepStartup(d, final);
+          this.negotiation.step(d, final);
           break;
         case 'await':
           this.stepAwait(d, final);
@@ -133,7 +151,28 @@ export class MpaFlow implements FlowConsumer {
       return;
     }
     if (d.huntScanned < this.huntBudget && d.log.length >= 64 && d.shouldTryHunt(final)) {
+      const open = enablementOpen(this, d);
+      if (open) {
+        const q: EnablementQuery = { bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: this.plausible, from: d.enableFrom, budget: Math.min(8 * 1024 * 1024, ENABLEMENT_BUDGET - d.enableSpent) };
+        const en = findEnablement(q);
+        if (en) {
+          enable(this, d, en);
+          return;
+        }
+        // Remembered only when worth it (a rescan of a few KiB costs less than the state per flow).
+        if ((q.decidedTo ?? 0) - d.enableFrom >= 4096) d.enableFrom = q.decidedTo!;
+        if (q.spent) d.enableSpent += q.spent;
+        // A pre-standard stream is held whole until its enablement point can be judged: the
+        // mid-stream search would lock on a later FPDU and miss where MPA began.
+        if (!final && d.log.end < 2 * ENABLEMENT_WINDOW) return;
+      }
       const lock = this.tryLock(d, final, null);
+      if (lock && open && lock.params.crc && !lock.params.markers) {
+        // The stream's start was captured and no startup frame came: MPA without markers enabled at
+        // the first octet of a verified FPDU chain (draft-00 §8.1 rule 7: no marker when they are off).
+        enable(this, d, { offset: lock.offset, params: { ...lock.params, fpduptrFrom: 'fpdu' }, fpdus: lock.fpdus, draftMarkers: 0, rfcMarkers: 0, evidence: lock.evidence });
+        return;
+      }
       if (lock) {
         this.detection ??= 'heuristic';
         d.seqStartExact = false;
@@ -157,177 +196,28 @@ export class MpaFlow implements FlowConsumer {
   }
 
 
-  private stepStartup(d: MpaDirection, final: boolean): void {
-    const b = d.log.bytes;
-    const at = d.startupOffset;
-    if (b.length < STARTUP_HEADER_LEN) {
-      if (final) this.startupCut(d, null);
-      return;
-    }
-    const expected = this.request && this.request.dir !== d.dir ? 'reply' : 'request';
-    const h = parseStartupHeader(b, 0, expected);
-    if (!h.keyOk && !this.keyPlausible(d, at)) {
-      // "MPA ID " in the middle of other data: not a startup frame; keep scanning after it.
-      d.state = 'scan';
-      d.log.dropBefore(at + 1);
-      return;
-    }
-    const total = STARTUP_HEADER_LEN + h.pdLength;
-    if (b.length < total) {
-      if (final) this.startupCut(d, h.pdLength);
-      return;
-    }
-    const pd = b.slice(STARTUP_HEADER_LEN, total);
-    const frames = d.log.framesIn(at, at + total);
-    // Fields listed one by one, not spread: every record then shares one hidden class (a spread gave
-    // each its own, and 10,000 flows spent more time on descriptor arrays than on the frames).
-    const rec: StartupRecord = {
-      kind: h.kind,
-      keyOk: h.keyOk,
-      m: h.m,
-      c: h.c,
-      r: h.r,
-      enhanced: h.enhanced,
-      res: h.res,
-      rev: h.rev,
-      pdLength: h.pdLength,
-      flow: this.handle.id,
-      dir: d.dir,
-      from: d.info.from,
-      to: d.info.to,
-      frame: frames[0] ?? 0,
-      frames,
-      seq: d.seqOf(at),
-      privateData: pd,
-      pdComplete: true,
-      enhancedBlock: h.enhanced ? parseEnhancedBlock(pd) : null,
-      vendor: vendorLabels(h, portOf(this.handle.server), pd),
-    };
-    const after = at + total;
-    // Coalesced: the segment carrying the frame's last octet also carries bytes after it.
-    if (d.log.end > after && d.log.frameAt(after) === d.log.frameAt(after - 1)) {
-      this.find(d, 'mpa.coalesced-startup', rec.seq, [d.log.frameAt(after)],
-        `FPDU bytes follow the MPA ${h.kind === 'request' ? 'Request' : 'Reply'} in the same TCP segment (legal; Linux siw rejects it)`);
-    }
-    d.startupRec = rec;
-    d.seqStartOffset = after;
-    d.seqStartExact = true;
-    d.log.dropBefore(after);
-    d.state = 'await';
-    this.onStartup(d, rec);
-  }
-
-  /** A damaged key counts as a startup frame only where one was due. */
-  private keyPlausible(d: MpaDirection, at: number): boolean {
-    const p = this.peer(d);
-    return at === 0 || (p.startupRec !== null && d.startupRec === null);
-  }
-
-  private startupCut(d: MpaDirection, pdLength: number | null): void {
-    const at = d.startupOffset;
-    const frames = d.log.framesIn(at, d.log.end);
-    if (pdLength !== null) {
-      this.find(d, 'mpa.pd-short', d.seqOf(at), frames,
-        `stream ended with ${Math.max(0, d.log.length - STARTUP_HEADER_LEN)} of ${pdLength} Private Data octets`);
-    } else {
-      this.find(d, 'mpa.pd-short', d.seqOf(at), frames, `stream ended inside the startup frame header (${d.log.length} of 20 octets)`);
-    }
-    d.state = 'ended';
-  }
-
-  private onStartup(d: MpaDirection, rec: StartupRecord): void {
-    this.detection = 'startup';
-    this.out.startup?.(rec);
-    const seq = rec.seq;
-    const frames = rec.frames;
-    const what = rec.kind === 'request' ? 'Request' : 'Reply';
-    if (!rec.keyOk) {
-      this.find(d, 'mpa.bad-key', seq, frames, `MPA ${what} expected but the key is not "${rec.kind === 'request' ? 'MPA ID Req Frame' : 'MPA ID Rep Frame'}"`);
-    }
-    if (!isKnownRev(rec.rev)) {
-      this.find(d, 'mpa.unsupported-rev', seq, frames, `${what} Rev ${rec.rev}${rec.rev === 0x81 ? ' (Alibaba erdma extension)' : ''} is not 0, 1 or 2`);
-    }
-    if (rec.rev !== 0 && rec.pdLength > MAX_PD_LENGTH) {
-      this.find(d, 'mpa.pd-length-too-long', seq, frames, `${what} PD_Length ${rec.pdLength} exceeds 512`);
-    }
-    if (rec.res !== 0) {
-      this.find(d, 'mpa.reserved-flags', seq, frames, `${what} reserved flag bits 0x${rec.res.toString(16).padStart(2, '0')} set${rec.vendor.length ? ` (${rec.vendor.filter((v) => v.startsWith('reserved')).join('; ')})` : ''}`);
-    }
-    if (rec.enhanced && rec.pdLength < 4) {
-      this.find(d, 'mpa.v2-pd-too-short', seq, frames, `${what} sets the enhanced bit but PD_Length is ${rec.pdLength} (< 4)`);
-    }
-    if (rec.kind === 'request') {
-      if (this.request && this.request.dir !== d.dir) {
-        this.find(d, 'mpa.initiator-initiator', seq, [...this.request.frames, ...frames], `both ends sent an MPA Request (frames ${this.request.frame} and ${rec.frame})`);
-      } else if (this.request) {
-        this.find(d, 'mpa.startup-after-mpa', seq, frames, `second MPA Request in the same direction`);
-      } else this.request = rec;
-    } else {
-      if (!this.request || this.request.dir === d.dir) {
-        if (this.reply && this.reply.dir !== d.dir) {
-          this.find(d, 'mpa.responder-responder', seq, [...this.reply.frames, ...frames], `both ends sent an MPA Reply (frames ${this.reply.frame} and ${rec.frame})`);
-        } else {
-          this.find(d, 'mpa.reply-without-request', seq, frames, `MPA Reply in frame ${rec.frame} with no Request from the peer before it`);
-        }
-      }
-      if (!this.reply) this.reply = rec;
-      if (this.request && this.request.dir !== d.dir) this.checkV2(d, this.request, rec);
-      if (rec.r) {
-        this.rejected = true;
-        this.find(d, 'mpa.rejected', seq, frames, `MPA Reply rejects the connection (R=1); what follows is streaming data, not FPDUs`);
-      }
-    }
-    // Negotiation: once both frames are known, both directions can frame.
-    if (this.request && this.reply && this.request.dir !== this.reply.dir) {
-      this.crc = this.request.c || this.reply.c;
-      for (const x of [this.direction(0), this.direction(1)]) {
-        if (x.state === 'await') this.resolveAwait(x, false);
-      }
-    }
-  }
-
-  private checkV2(d: MpaDirection, req: StartupRecord, rep: StartupRecord): void {
-    const frames = [...req.frames, ...rep.frames];
-    if (req.rev === 2 && req.enhanced) {
-      const v2 = rep.rev === 2 && rep.enhanced;
-      const fallback = rep.rev === 1 && !rep.enhanced;
-      if (!v2 && !fallback) {
-        this.find(d, 'mpa.v2-fallback-invalid', rep.seq, frames, `Rev 2 enhanced Request answered by a Rev ${rep.rev} Reply ${rep.enhanced ? 'with' : 'without'} the enhanced bit`);
-      }
-      const qb = req.enhancedBlock;
-      const pb = rep.enhancedBlock;
-      if (v2 && qb && pb && !rep.r) {
-        if (qb.p2p && !pb.p2p) this.find(d, 'mpa.v2-p2p-not-echoed', rep.seq, frames, `Request sets peer-to-peer (A) but the Reply does not echo it`);
-        if (qb.p2p && pb.p2p) {
-          const chosen = (['send', 'write', 'read'] as const).filter((k) => pb.rtr[k]);
-          const bad = chosen.filter((k) => !qb.rtr[k]);
-          if (bad.length > 0 || chosen.length > 1) {
-            const offered = (['send', 'write', 'read'] as const).filter((k) => qb.rtr[k]);
-            this.find(d, 'mpa.v2-rtr-not-offered', rep.seq, frames,
-              `Reply chose RTR ${chosen.join('+') || 'none'}; the Request offered ${offered.join('+') || 'none'}${chosen.length > 1 ? ' (a Reply must choose exactly one)' : ''}`);
-          }
-        }
-      }
-    }
-  }
-
-  /** Negotiated framing parameters of a direction, or null while unknown. */
-  private negotiated(d: MpaDirection): FramerParams | null {
-    if (!this.request || !this.reply || this.request.dir === this.reply.dir || d.seqStartOffset === null) return null;
-    const fromInitiator = d.dir === this.request.dir;
-    // RFC 5044 §7.1.1: the Request's M asks for markers in what the Responder sends, the Reply's M
-    // for markers in what the Initiator sends.
-    const markers = fromInitiator ? this.reply.m : this.request.m;
-    return { markers, markerBase: d.seqStartOffset, crc: this.request.c || this.reply.c };
-  }
-
   private stepAwait(d: MpaDirection, final: boolean): void {
+    const forced = this.opts.forced;
+    if (this.detection === 'forced' && d.params && d.forcedSeqStart === null && (forced?.startAny ?? null) !== null) {
+      // `start=SEQ`: this direction's, if its octets hold SEQ; else its start is searched for.
+      if (d.log.length === 0) return;
+      const dist = (forced!.startAny! - d.seqOf(d.log.base)) | 0;
+      if (dist >= 0 && dist < d.log.length) d.forcedSeqStart = forced!.startAny!;
+      else if (dist < 0 || final) {
+        d.state = 'hunt';
+        return;
+      } else return;
+    }
     if (this.detection === 'forced' && d.params && d.forcedSeqStart !== null) {
       if (d.log.length === 0) return;
       // Signed distance: SeqStart may lie before the first captured octet (then only its phase helps).
       const off = d.log.base + ((d.forcedSeqStart - d.seqOf(d.log.base)) | 0);
       d.seqStartOffset = off;
       d.params = { ...d.params, markerBase: off };
+      if (forced?.prestandard && off >= d.log.base && off < d.log.end) {
+        forcedEnablement(this, d, off, final, this.holdBytes);
+        return;
+      }
       if (off >= d.log.base && off < d.log.end) {
         d.startFramer(d.params, off);
         d.replayInto(off);
@@ -341,7 +231,7 @@ export class MpaFlow implements FlowConsumer {
       d.state = 'streaming';
       return;
     }
-    if (this.negotiated(d)) {
+    if ((this.neg?.negotiated(d) ?? null)) {
       this.resolveAwait(d, final);
       return;
     }
@@ -358,7 +248,7 @@ export class MpaFlow implements FlowConsumer {
     }
     if (this.skipRepeatedStartup(d)) return;
     const ss = d.seqStartOffset!;
-    const params = this.negotiated(d);
+    const params = (this.neg?.negotiated(d) ?? null);
     if (d.startupRec?.kind === 'request' && d.log.length > 0 && !d.earlyReported) {
       // RFC 5044 §7.1.2: the Initiator sends no FPDU before it has the Reply (judged in capture order).
       const first = d.log.frameAt(d.log.base);
@@ -441,6 +331,7 @@ export class MpaFlow implements FlowConsumer {
 
   private lock(d: MpaDirection, lock: LockResult): void {
     d.framingLostOpen = false;
+    if (this.opts.forced?.prestandard) lock.params.fpduptrFrom = 'fpdu';
     const skipped = lock.offset - d.log.base;
     if (skipped > 0) d.bytesSkipped += skipped;
     d.startFramer(lock.params, lock.offset);
@@ -451,6 +342,15 @@ export class MpaFlow implements FlowConsumer {
     if (!d.shouldTryHunt(final)) {
       if (d.log.length > this.holdBytes) this.slideHunt(d);
       return;
+    }
+    const forced = this.opts.forced;
+    if (forced?.prestandard && d.enabledAt === null && !d.enablementReported && d.params) {
+      // `start=` named the other direction: this one's enablement point is found by its zero marker.
+      const en = findEnablement({ bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: ACCEPT_ALL, markers: d.params.markers, crc: d.params.crc });
+      if (en) {
+        enable(this, d, en);
+        return;
+      }
     }
     // SeqStart (exact, or mod 512 after a mid-stream lock) fixes the marker phase and 4-alignment.
     const ss = d.seqStartOffset;
@@ -526,6 +426,12 @@ export class MpaFlow implements FlowConsumer {
       // reported as such).
       this.holdBreak(d, f, false);
       return false;
+    } else if (this.detection !== 'forced' && !crcOk && this.markersImplausible(f)) {
+      // A bad CRC with markers that are not markers where the grid puts them: the sender's marker
+      // placement may be the mistake (markers missing at grid points, a wrong phase). Held and
+      // diagnosed; a lone corrupted FPDU is framed as it is once its successors frame.
+      this.holdBreak(d, f, false);
+      return false;
     } else if (this.detection !== 'forced' && !crcOk && this.successorImplausible(d, f)) {
       // The octets after this FPDU cannot start one: its own trailer (PAD, length) may be the
       // sender's mistake. Held, not reported yet, so that it is reported once and right.
@@ -535,6 +441,15 @@ export class MpaFlow implements FlowConsumer {
     this.notePlausible(d, f);
     if (f.senderMistake) d.senderMistakeFpdus++;
     return this.emitFpdu(d, f);
+  }
+
+  /** Some marker of `f` is neither a marker for its place nor one in host byte order. */
+  private markersImplausible(f: FramedFpdu): boolean {
+    for (const m of f.markers) {
+      if (isHostOrderMarker(m)) continue;
+      if (m.reserved !== 0 || (m.fpduptr & ~3) !== m.expected) return true;
+    }
+    return false;
   }
 
   /** The octets after `f` (when already held, and no marker can sit there) cannot start an FPDU. */
@@ -706,9 +621,24 @@ export class MpaFlow implements FlowConsumer {
     }
     let markerMismatch = false;
     let markerOdd = false;
+    let hostOrder: MarkerInfo[] | null = null;
     for (const m of f.markers) {
-      if ((m.fpduptr & ~3) !== m.expected) markerMismatch = true;
+      const mismatch = (m.fpduptr & ~3) !== m.expected;
+      if (!mismatch && m.reserved === 0 && (m.fpduptr & 3) === 0) continue; // the common case
+      if (isHostOrderMarker(m)) {
+        // The whole 32-bit marker written least significant octet first: one diagnosis, not a
+        // Reserved finding plus an FPDUPTR one.
+        (hostOrder ??= []).push(m);
+        continue;
+      }
+      if (mismatch) markerMismatch = true;
       if (m.reserved !== 0 || (m.fpduptr & 3) !== 0) markerOdd = true;
+    }
+    if (hostOrder && !crcBad) {
+      d.markerErrors++;
+      this.find(d, 'mpa.marker-byte-order', f.seq, f.frames,
+        `${hostOrder.length} marker(s) in host (little-endian) byte order: ${hostOrder.slice(0, 4).map((m) => `seq ${m.seq} reads Reserved 0x${m.reserved.toString(16).padStart(4, '0')} FPDUPTR ${m.fpduptr}, meant FPDUPTR ${m.expected}`).join('; ')}${hostOrder.length > 4 ? '; ...' : ''}`);
+      mpaError = 3;
     }
     // One finding per FPDU, naming its markers: a 64 KiB FPDU holds up to 128 of them.
     const resBad = markerOdd ? f.markers.filter((m) => m.reserved !== 0) : NONE;
@@ -722,8 +652,8 @@ export class MpaFlow implements FlowConsumer {
         `${lowBad.length} marker(s) with FPDUPTR low bits set: ${lowBad.slice(0, 4).map((m) => `seq ${m.seq} 0x${m.fpduptr.toString(16).padStart(4, '0')}`).join(', ')}${lowBad.length > 4 ? ', ...' : ''}`);
     }
     if (markerMismatch && !crcBad) {
-      d.markerErrors++;
-      const bad = f.markers.filter((m) => (m.fpduptr & ~3) !== m.expected);
+      if (!hostOrder) d.markerErrors++;
+      const bad = f.markers.filter((m) => (m.fpduptr & ~3) !== m.expected && !isHostOrderMarker(m));
       this.find(d, 'mpa.fpduptr-mismatch', f.seq, f.frames,
         bad.slice(0, 4).map((m) => `marker at seq ${m.seq}: FPDUPTR ${m.fpduptr & ~3}, expected ${m.expected}`).join('; ') + (bad.length > 4 ? `; ${bad.length - 4} more` : ''));
       mpaError ??= 3;
@@ -760,7 +690,9 @@ export class MpaFlow implements FlowConsumer {
       d.firstFpduFirstFrame = f.frames[0] ?? 0;
       d.firstFpduLastFrame = f.frames[f.frames.length - 1] ?? 0;
       d.firstFpduSeq = f.seq;
-      this.checkResponderFirst();
+      this.neg?.checkResponderFirst();
+      // Appendix C.2.5: an Initiator that goes on after a Rev 0 Reply is a permissive IETF RNIC.
+      if (this.request && d.dir === this.request.dir) this.neg?.checkRdmac(false);
     }
     const upperRec = this.upperLayer()?.ulpdu({
       flow: flowId,
@@ -806,22 +738,6 @@ export class MpaFlow implements FlowConsumer {
     d.state = 'hunt';
     d.huntReason = 'error';
     d.log.dropBefore(fr.position);
-  }
-
-  /** Decided once both first FPDUs are known (capture order, not processing order), or at the end. */
-  private checkResponderFirst(final = false): void {
-    if (this.responderFirstChecked || !this.request || !this.reply || this.request.dir === this.reply.dir) return;
-    const ini = this.direction(this.request.dir);
-    const res = this.direction(this.reply.dir);
-    if (res.firstFpduFirstFrame === null) return;
-    const iniDone = ini.firstFpduLastFrame;
-    if (iniDone === null && !final) return;
-    this.responderFirstChecked = true;
-    if (iniDone === null || res.firstFpduFirstFrame < iniDone) {
-      const p2p = !!(this.request.enhancedBlock?.p2p && this.reply.enhancedBlock?.p2p);
-      this.find(res, 'mpa.responder-first', res.firstFpduSeq, [res.firstFpduFirstFrame],
-        `Responder's first FPDU (frame ${res.firstFpduFirstFrame}) was sent before the Initiator's first FPDU${p2p ? ' (the RTR)' : ''} ${iniDone === null ? 'was seen at all' : `reached it (frame ${iniDone})`}`);
-    }
   }
 
   private upperLayer(): UpperLayer | null {
@@ -942,13 +858,21 @@ export class MpaFlow implements FlowConsumer {
         this.upperLayer()?.noteMpaError?.(d.dir, 1, d.seqOf(fr.position), frame !== null ? [frame] : []);
       }
     } else if (d.state === 'startup') {
-      this.stepStartup(d, true);
+      this.negotiation.step(d, true);
     }
     if (aborted) this.abortReported = true;
     if (this.isMpa) this.upperLayer()?.end(d.dir, reason, frame);
+    // Appendix C.2.2: a non-permissive Initiator shows itself by closing (not by the capture ending).
+    if (this.neg && this.request?.dir === d.dir && reason !== 'eof') this.neg.initiatorClosed = true;
     d.state = 'ended';
+    // Kept only when the peer already enabled MPA (a plain TCP flow keeps nothing): the enablement
+    // error is judged once both directions ended.
+    const other = d.dir === 0 ? this.dir1 : this.dir0; // not created here: most flows never need it
+    if (other !== null && other.enabledAt !== null && this.request === null && this.reply === null) d.noteUnframed();
     if (this.direction(0).state === 'ended' && this.direction(1).state === 'ended') {
-      this.checkResponderFirst(true);
+      this.neg?.checkResponderFirst(true);
+      checkEnablementError(this);
+      this.neg?.checkRdmac(true);
       this.opts.onClosed?.(this);
     }
     d.releaseLog();
@@ -972,6 +896,8 @@ export class MpaFlow implements FlowConsumer {
       crc: this.crc,
       rejected: this.rejected,
       directions: [this.direction(0).summary(), this.direction(1).summary()],
+      ...(this.rdmac ? { rdmac: this.rdmac } : {}),
+      ...(this.dir0?.enabledAt != null || this.dir1?.enabledAt != null ? { enablement: [enablementPoint(this.dir0), enablementPoint(this.dir1)] as [EnablementPoint | null, EnablementPoint | null] } : {}),
     };
   }
 }
@@ -996,7 +922,20 @@ class DirectionSlot implements DirectionConsumer {
   }
 }
 
+function enablementPoint(d: MpaDirection | null): EnablementPoint | null {
+  if (!d || d.enabledAt === null) return null;
+  const markers = d.rfcParams?.markers ?? d.params?.markers ?? false;
+  const rule = (d.rfcParams ?? d.params)?.fpduptrFrom === 'length' ? 'rfc5044' : 'draft-00';
+  return { seq: d.seqOf(d.enabledAt), frame: d.enabledFrame, zeroMarker: markers, fpduptrRule: markers ? rule : null };
+}
+
 const NONE: readonly MarkerInfo[] = [];
+
+/** A marker whose 32 bits, read least significant octet first, are exactly the FPDUPTR expected (Reserved 0). */
+function isHostOrderMarker(m: MarkerInfo): boolean {
+  if (m.expected === 0) return false; // a zero marker reads the same in either order
+  return byteSwap32(((m.reserved << 16) | m.fpduptr) >>> 0) === m.expected;
+}
 /** Shared default for the injected checks (no function object per flow). */
 function ACCEPT_ALL(): boolean {
   return true;

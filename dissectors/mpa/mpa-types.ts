@@ -8,6 +8,7 @@ import type { LockBudget } from './lock-on.js';
 import type { StartupRecord } from './startup.js';
 import type { MpaContext, Ulpdu } from './ulpdu.js';
 import type { MpaFlow } from './mpa-flow.js';
+import type { RdmacInterop } from './startup-negotiation.js';
 
 /** What the layer above MPA (DDP/RDMAP) offers; MPA knows nothing more of it. */
 export interface UpperLayer {
@@ -43,6 +44,14 @@ export interface ForcedMpa {
   crc: boolean;
   /** Absolute SeqStart per direction, when known. */
   seqStart: [number | null, number | null];
+  /**
+   * `start=`: MPA was enabled without startup frames (pre-standard): a zero marker leads the first
+   * FPDU when markers are on, FPDUPTR counts from the FPDU's first octet (draft-00 §7.1), and octets
+   * at the start that are not MPA are an enablement error (seed 002 §8).
+   */
+  prestandard?: boolean;
+  /** `start=SEQ` without a direction: the direction whose octets hold SEQ. */
+  startAny?: number | null;
 }
 
 export interface MpaFlowOptions {
@@ -82,7 +91,8 @@ export interface MpaDirectionSummary {
 }
 
 export interface MpaFlowSummary {
-  detection: 'startup' | 'heuristic' | 'forced';
+  /** 'prestandard': MPA enabled without startup frames at a point of a captured stream (enablement.ts). */
+  detection: 'startup' | 'heuristic' | 'forced' | 'prestandard';
   initiator: string | null;
   responder: string | null;
   request: StartupRecord | null;
@@ -90,4 +100,18 @@ export interface MpaFlowSummary {
   crc: boolean | null;
   rejected: boolean;
   directions: [MpaDirectionSummary, MpaDirectionSummary];
+  /** RFC 5044 Appendix C outcome; present only when a Rev 0 frame took part. */
+  rdmac?: RdmacInterop;
+  /** Where each direction enabled MPA without startup frames; present only when one did. */
+  enablement?: [EnablementPoint | null, EnablementPoint | null];
+}
+
+/** Where a direction enabled MPA without startup frames (report addition `Flow.mpa.enablement[]`). */
+export interface EnablementPoint {
+  seq: number;
+  frame: number;
+  /** The first octets are a zero marker (markers on). */
+  zeroMarker: boolean;
+  /** The rule the direction's markers follow: counted from the FPDU's first octet (draft-00) or from ULPDU_Length (RFC 5044). */
+  fpduptrRule: 'draft-00' | 'rfc5044' | null;
 }

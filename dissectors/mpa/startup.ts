@@ -71,15 +71,19 @@ export function classifyKey(b: Uint8Array, off: number): StartupKind | null {
 export function parseStartupHeader(b: Uint8Array, off: number, expected: StartupKind): StartupHeader {
   const k = classifyKey(b, off);
   const flags = b[off + 16]!;
+  const rev = b[off + 17]!;
+  // Rev 0 (draft-ietf-rddp-mpa-00 §8.1.1, RDMA Consortium): the flags octet is M | C | Res (6 bits);
+  // the R bit (RFC 5044) and the enhanced bit (RFC 6581) do not exist there.
+  const rev0 = rev === 0;
   return {
     kind: k ?? expected,
     keyOk: k !== null,
     m: (flags & 0x80) !== 0,
     c: (flags & 0x40) !== 0,
-    r: (flags & 0x20) !== 0,
-    enhanced: (flags & 0x10) !== 0,
-    res: flags & 0x0f,
-    rev: b[off + 17]!,
+    r: !rev0 && (flags & 0x20) !== 0,
+    enhanced: !rev0 && (flags & 0x10) !== 0,
+    res: flags & (rev0 ? 0x3f : 0x0f),
+    rev,
     pdLength: (b[off + 18]! << 8) | b[off + 19]!,
   };
 }

@@ -69,9 +69,10 @@ export function mpaStartupTree(r: StartupRecord): TreeNode[] {
     }),
     node(F.markerFlag, r.m, { offset: 16, length: 1 }),
     node(F.crcFlag, r.c, { offset: 16, length: 1 }),
-    node(F.rejFlag, r.r, { offset: 16, length: 1 }),
-    node(F.enhancedFlag, r.enhanced, { offset: 16, length: 1 }),
-    node(F.res, r.res, { offset: 16, length: 1 }),
+    // A Rev 0 frame (draft-00 §8.1.1) has M, C and six reserved bits: no R, no enhanced bit.
+    ...(r.rev === 0
+      ? [node(F.res, r.res, { offset: 16, length: 1, display: `0x${r.res.toString(16).padStart(2, '0')} (Rev 0: bits 0x3F reserved, no R or enhanced bit)` })]
+      : [node(F.rejFlag, r.r, { offset: 16, length: 1 }), node(F.enhancedFlag, r.enhanced, { offset: 16, length: 1 }), node(F.res, r.res, { offset: 16, length: 1 })]),
     node(F.rev, r.rev, { offset: 17, length: 1 }),
     node(F.pdLength, r.pdLength, { offset: 18, length: 2 }),
   ];

@@ -56,7 +56,7 @@ export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
     opts.onFlow?.(h);
     if (opts.dissect === false) return null;
     const spec = opts.forced?.find((f) => selects(f.selector, h));
-    const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart } : null;
+    const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart, prestandard: spec.prestandard ?? false, startAny: spec.startAny ?? null } : null;
     const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
     flow.plausible = plausibleDdpHeader;
     flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed

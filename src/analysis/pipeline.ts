@@ -21,6 +21,10 @@ export interface ForcedMpaSpec {
   markers: [boolean, boolean];
   crc: boolean;
   seqStart: [number | null, number | null];
+  /** `start=`: MPA enabled without startup frames (pre-standard) at these SeqStarts. */
+  prestandard?: boolean;
+  /** `start=SEQ`: the direction whose octets hold SEQ. */
+  startAny?: number | null;
 }
 
 /** The layer above MPA, created per MPA flow (the DDP/RDMAP analyzer). */

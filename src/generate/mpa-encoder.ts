@@ -61,6 +61,8 @@ export interface FpduFault {
   fpduptrLowBits?: number;
   /** Fill PAD with this byte. */
   padByte?: number;
+  /** Write each marker inside the FPDU as a little-endian 32-bit value (host byte order). */
+  markerHostOrder?: boolean;
 }
 
 /**
@@ -99,7 +101,14 @@ export interface EncodedFpdu {
  */
 export function encodeFpdus(
   fpdus: readonly FpduSpec[],
-  opts: { markers: boolean; crc: boolean; startRel?: number; mistake?: SenderMistakeSpec },
+  opts: {
+    markers: boolean;
+    crc: boolean;
+    startRel?: number;
+    mistake?: SenderMistakeSpec;
+    /** FPDUPTR counted from the FPDU's first octet (draft-ietf-rddp-mpa-00 §7.1, Rev 0 and pre-standard senders) instead of ULPDU_Length. */
+    fpduptrFrom?: 'length' | 'fpdu';
+  },
 ): { bytes: Uint8Array; fpdus: EncodedFpdu[] } {
   const mk = opts.mistake ?? {};
   const origin = mk.markerOrigin ?? 0;
@@ -115,10 +124,11 @@ export function encodeFpdus(
     let markers = 0;
     const marker = () => {
       // RFC 5044 §4.3: from the ULPDU_Length field to the marker; 0 for a marker before the length field.
-      let ptr = (lenRel < 0 ? 0 : rel - lenRel) + (fault.fpduptrDelta ?? 0);
+      let ptr = (lenRel < 0 ? 0 : rel - (opts.fpduptrFrom === 'fpdu' ? startRel : lenRel)) + (fault.fpduptrDelta ?? 0);
       ptr = (ptr & 0xfffc) | (fault.fpduptrLowBits ?? 0);
       const res = fault.markerReserved ?? 0;
-      out.push(res >> 8, res & 0xff, (ptr >> 8) & 0xff, ptr & 0xff);
+      if (fault.markerHostOrder) out.push(ptr & 0xff, (ptr >> 8) & 0xff, res & 0xff, res >> 8);
+      else out.push(res >> 8, res & 0xff, (ptr >> 8) & 0xff, ptr & 0xff);
       rel += 4;
       markers++;
     };

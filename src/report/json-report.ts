@@ -119,6 +119,9 @@ export function flowJson(f: FlowResult): FlowJson {
           rejected: m.rejected,
           upperLayer: f.upperLayer ?? null,
           directions: m.directions.map((d, i) => mpaDirectionJson(d, f.upper ? f.upper[i] : null)),
+          // Additions present only when they apply (README "The report document").
+          ...(m.rdmac ? { rdmac: { ...m.rdmac } } : {}),
+          ...(m.enablement ? { enablement: m.enablement.map((e) => (e ? { ...e } : null)) } : {}),
         }
       : null,
   };

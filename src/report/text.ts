@@ -164,6 +164,7 @@ function findingCounts(r: AnalysisResult): { errors: Map<number, number>; warnin
 function mpaShort(m: NonNullable<AnalysisResult['flows'][number]['mpa']>): string {
   const rev = m.reply?.rev ?? m.request?.rev ?? null;
   if (m.detection === 'startup') return rev !== null ? `Rev ${rev}` : 'startup';
+  if (m.detection === 'prestandard') return 'pre-std';
   return m.detection === 'heuristic' ? 'mid-strm' : 'forced';
 }
 

@@ -466,7 +466,7 @@ class Flow implements FlowHandle {
 
   info(dir: 0 | 1): DirectionInfo {
     const d = this.dirs[dir];
-    return { from: d.from, to: d.to, mss: d.mss, baseSeq: d.baseSeq };
+    return { from: d.from, to: d.to, mss: d.mss, baseSeq: d.baseSeq, synSeen: d.synSeen };
   }
 
   /** Some sequence space was used beyond a SYN in either direction. */

@@ -38,6 +38,8 @@ export interface DirectionInfo {
   mss: number | null;
   /** Absolute sequence number of stream offset 0. */
   baseSeq: number;
+  /** This direction's SYN was seen: stream offset 0 is the first octet the sender ever sent. */
+  synSeen?: boolean;
 }
 
 /** What the reassembler tells a consumer about the flow it serves. */

@@ -76,7 +76,7 @@ export interface TuiLiveSource {
   stop(): void;
 }
 
-export type Detection = 'startup' | 'heuristic' | 'forced';
+export type Detection = 'startup' | 'heuristic' | 'forced' | 'prestandard';
 
 export interface FlowRow {
   readonly id: number;
@@ -95,6 +95,8 @@ export interface FlowRow {
   warnings: number;
   firstFrame: number;
   upper: string | null;
+  /** RFC 5044 Appendix C outcome with an RDMA Consortium (Rev 0) peer: 'v0' (interoperates) or 'close', else null. */
+  rdmac: 'v0' | 'close' | null;
   /** This flow's items, in capture order. */
   readonly items: U32List;
 }
@@ -174,6 +176,7 @@ export class CaptureModel {
         client,
         server,
         detection: null,
+        rdmac: null,
         request: null,
         reply: null,
         seqStart: [null, null],
@@ -236,6 +239,7 @@ export class CaptureModel {
         f.firstFrame = fr.tcp.firstFrame;
         f.bytes = [fr.tcp.directions[0].bytes, fr.tcp.directions[1].bytes];
         if (fr.mpa) f.detection = fr.mpa.detection;
+        if (fr.mpa?.rdmac?.decided) f.rdmac = fr.mpa.rdmac.mustClose ? 'close' : 'v0';
         f.upper = upperText(fr.upperLayer);
       }
       this.packets = r.capture.packets;
@@ -366,6 +370,10 @@ export class CaptureModel {
       fl.seqStart[r.dir] = (r.seq + 20 + r.pdLength) >>> 0;
     }
     for (const f of g.findings) {
+      // MPA enabled without startup frames: named as soon as it is found (the flow summary agrees later).
+      if (f.rule === 'mpa.enabled-without-startup') fl.detection = 'prestandard';
+      else if (f.rule === 'mpa.rdmac-interop') fl.rdmac = 'v0';
+      else if (f.rule === 'mpa.rdmac-must-close') fl.rdmac = 'close';
       ix.verdict[i]! |= severityBit(f.severity);
       this.keepFinding(f, i);
     }

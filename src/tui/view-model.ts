@@ -796,7 +796,7 @@ export class ViewModel {
       const rtr = e ? `${e.rtr.send ? 'S' : ''}${e.rtr.write ? 'W' : ''}${e.rtr.read ? 'R' : ''}` || '-' : '-';
       const irdOrd = e ? `${e.ird}/${e.ord}${ep ? ` ${ep.ird}/${ep.ord}` : ''}` : '-';
       const line: Line = [
-        { t: `${padLeft(String(id - 1), 6)} ${fit(`${f.client} → ${f.server}`, epW)} ${fit(f.detection ?? (m.state === 'done' ? 'not MPA' : '…'), 9)} ` },
+        { t: `${padLeft(String(id - 1), 6)} ${fit(`${f.client} → ${f.server}`, epW)} ${fit(mpaLabel(f) ?? (m.state === 'done' ? 'not MPA' : '…'), 9)} ` },
         { t: padLeft(String(f.errors), 4), ...(f.errors ? { s: 'error' as StyleName } : {}) },
         { t: ' ' },
         { t: padLeft(String(f.warnings), 4), ...(f.warnings ? { s: 'warning' as StyleName } : {}) },
@@ -1035,4 +1035,14 @@ function cut(l: Line, w: number): Line {
     }
   }
   return out;
+}
+
+/**
+ * The flow list's MPA column: how MPA was found, with the RFC 5044 Appendix C outcome for an RDMA
+ * Consortium (Rev 0) peer and "pre-std" for MPA enabled without startup frames.
+ */
+function mpaLabel(f: FlowRow): string | null {
+  if (f.rdmac) return f.rdmac === 'v0' ? 'RDMAC v0' : 'RDMAC cls';
+  if (f.detection === 'prestandard') return 'pre-std';
+  return f.detection;
 }

@@ -59,8 +59,8 @@ describe('Reassembler: in-order delivery', () => {
       [100, 1101, 200, frames[1], true, true],
       [300, 1301, 50, frames[2], true, true],
     ]);
-    expect(handles[0]!.info(0)).toEqual({ from: '10.0.0.1:40001', to: '10.0.0.2:4420', mss: 1460, baseSeq: 1001 });
-    expect(handles[0]!.info(1)).toEqual({ from: '10.0.0.2:4420', to: '10.0.0.1:40001', mss: 1440, baseSeq: 5001 });
+    expect(handles[0]!.info(0)).toEqual({ from: '10.0.0.1:40001', to: '10.0.0.2:4420', mss: 1460, baseSeq: 1001, synSeen: true });
+    expect(handles[0]!.info(1)).toEqual({ from: '10.0.0.2:4420', to: '10.0.0.1:40001', mss: 1440, baseSeq: 5001, synSeen: true });
     const [fl] = r.flows();
     expect(fl).toMatchObject({ id: 1, client: '10.0.0.1:40001', server: '10.0.0.2:4420', firstFrame: 1, lastFrame: 6 });
     expect(fl!.directions[0]).toEqual({
