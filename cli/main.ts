@@ -122,6 +122,7 @@ async function main(rawArgv: string[]): Promise<number> {
     .option('w', { type: 'string', describe: 'Write frames as pcap: by default those involved in findings, plus each flow\'s MPA Request and Reply' })
     .option('write-filter', { type: 'string', describe: 'Display filter choosing the events whose frames -w writes (default: every finding)' })
     .option('mpa', { type: 'string', array: true, nargs: 1, describe: 'Force MPA on a flow: flow=SEL,markers=both|none|c2s|s2c,crc=on|off,seqstart=C:S' })
+    .option('tuf', { type: 'string', array: true, nargs: 1, describe: 'Force ULP Framing for TCP on a flow: flow=SEL,key=HEX (alignment mode) or interval=N (marker mode),start=SEQ (key and start: one value or C:S)' })
     .option('checksums', { type: 'boolean', default: false, describe: 'Verify IPv4 and TCP checksums (off by default: capture offload makes them wrong)' })
     .option('tcp-buffer-flow', { type: 'number', default: 16, describe: 'MiB of out-of-order TCP data held per flow; beyond it the oldest hole becomes a gap (finding tcp.buffer-cap)' })
     .option('tcp-buffer-total', { type: 'number', default: 64, describe: 'MiB of out-of-order TCP data held across all flows' })
@@ -264,6 +265,7 @@ async function main(rawArgv: string[]): Promise<number> {
     failOn: args['fail-on'],
     rules: undash(args.rules) ?? null,
     mpa: args.mpa ?? [],
+    tuf: args.tuf ?? [],
     checksums: args.checksums,
     reassembly: reassemblyOptions(args),
     wide: args.wide === true,
@@ -346,7 +348,7 @@ async function main(rawArgv: string[]): Promise<number> {
 /** `tui [capture]`: the terminal UI (cli/tui.ts), loaded only when asked for. */
 async function tuiCommand(
   capture: string | undefined,
-  args: { Y?: string | undefined; rules?: string | undefined; mpa?: string[] | undefined; checksums: boolean; 'tcp-buffer-flow': number; 'tcp-buffer-total': number; 'tcp-reorder-window': number },
+  args: { Y?: string | undefined; rules?: string | undefined; mpa?: string[] | undefined; tuf?: string[] | undefined; checksums: boolean; 'tcp-buffer-flow': number; 'tcp-buffer-total': number; 'tcp-reorder-window': number },
   live: { iface: string | undefined; f?: string | undefined; s?: number | undefined; backend: BackendChoice; flowTimeout: number },
 ): Promise<number> {
   const iface = live.iface;
@@ -363,6 +365,7 @@ async function tuiCommand(
     displayFilter: undash(args.Y) ?? null,
     rules: undash(args.rules) ?? null,
     mpa: args.mpa ?? [],
+    tuf: args.tuf ?? [],
     checksums: args.checksums,
     reassembly: reassemblyOptions(args),
   });

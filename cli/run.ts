@@ -14,20 +14,20 @@ import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 import { buildReport, writeReport } from '../src/report/json-report.js';
 import { buildJUnit } from '../src/report/junit.js';
 import { allRules } from '../src/analysis/rules-catalog.js';
-import { CaptureOrder, EventAssembler, groupFrame, isFpdu, type EventGroup } from '../src/report/events.js';
+import { CaptureOrder, EventAssembler, groupFrame, isFpdu, isStartup, isTuf, type EventGroup } from '../src/report/events.js';
 import { addressWord, EventFields, filterType, knownField, recordTree, type FieldGetter } from '../src/report/fields.js';
 import { compileFilter, formatFilterError, FilterError, type CompiledFilter } from '../src/report/filter/filter.js';
 import { FileFrames, WindowFrames, type FrameStore } from '../src/report/frame-store.js';
 import { recordDump } from '../src/report/hexdump.js';
-import { closingEvents, findingEvent, fpduEvent, startupEvent } from '../src/report/ndjson.js';
+import { closingEvents, findingEvent, fpduEvent, startupEvent, tufEvent } from '../src/report/ndjson.js';
 import { FrameExport } from '../src/report/pcap-export.js';
 import { Progress } from '../src/report/progress.js';
 import { loadRulesFile, type RulesConfig } from '../src/report/rules-file.js';
 import { FpduSizes, statsText, type StatName } from '../src/report/stats.js';
-import { findingLine, fpduLine, makeStyle, plural, startupLine, summaryText, type Style } from '../src/report/text.js';
+import { findingLine, fpduLine, makeStyle, plural, startupLine, summaryText, tufLine, type Style } from '../src/report/text.js';
 import { NO_THRESHOLDS, thresholdFindings } from '../src/report/threshold-rules.js';
 import { treeLines } from '../src/report/tree-text.js';
-import { parseForcedMpa, UsageError } from './options.js';
+import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import { fieldsHeader, fieldsRow, type FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason } from './output.js';
 import type { LiveHooks } from './live.js';
@@ -53,6 +53,8 @@ export interface RunOptions {
   failOn: FailOn;
   rules: string | null;
   mpa: string[];
+  /** --tuf specs (ULP Framing for TCP forced on flows). */
+  tuf?: string[];
   checksums: boolean;
   /** TCP reassembly limits (octets). */
   reassembly?: ReassemblyOptions;
@@ -142,6 +144,7 @@ const isCaptureFinding = (f: Finding): boolean => f.rule === 'capture.truncated'
 export async function run(o: RunOptions, io: RunIo): Promise<number> {
   checkCombinations(o);
   const forced = o.mpa.map(parseForcedMpa);
+  const forcedTuf = (o.tuf ?? []).map(parseForcedTuf);
   const config: RulesConfig | null = o.rules !== null ? loadRulesFile(o.rules) : null;
   const display = compileOption('-Y', o.displayFilter);
   const writeFilter = compileOption('--write-filter', o.writeFilter);
@@ -213,7 +216,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     if (packets === 0 && g.record === null && g.findings.every(isCaptureFinding)) return;
     const got = fields ? fields.group(g) : null;
     const rec = g.record;
-    if (rec && !isFpdu(rec)) exporter?.noteStartup(rec.flow, rec.frames);
+    if (rec && isStartup(rec)) exporter?.noteStartup(rec.flow, rec.frames);
     if (exporter) {
       if (writeFilter) {
         if (rec && matches(writeFilter, got!.record)) exporter.select(rec.flow, rec.frames);
@@ -238,11 +241,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
       if (shownRec) eventLine(fieldsRow(fieldsFmt, got!.record!));
       for (const i of shownIdx) if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsRow(fieldsFmt, got!.findings[i]!));
     } else if (o.ndjson) {
-      if (shownRec) eventLine(JSON.stringify(isFpdu(shownRec) ? fpduEvent(shownRec) : startupEvent(shownRec)));
+      if (shownRec) eventLine(JSON.stringify(isFpdu(shownRec) ? fpduEvent(shownRec) : isTuf(shownRec) ? tufEvent(shownRec) : startupEvent(shownRec)));
       for (const f of shown) eventLine(JSON.stringify(findingEvent(f)));
     } else {
       const time = rel(g.tsSec, g.tsNsec);
-      if (shownRec) eventLine(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : startupLine(shownRec, time, st));
+      if (shownRec) eventLine(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : isTuf(shownRec) ? tufLine(shownRec, time, st) : startupLine(shownRec, time, st));
       for (const f of shown) if (!quietRules.has(f.rule) && !isCaptureFinding(f)) eventLine(findingLine(f, st));
       if (shownRec && (o.verbose || o.hex)) {
         if (o.verbose) for (const l of treeLines(recordTree(shownRec))) eventLine(l);
@@ -284,6 +287,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
 
   const opts: AnalysisOptions = {
     forced,
+    forcedTuf,
     upper: defaultUpper,
     decoder: { checksums: o.checksums },
     ...(o.reassembly ? { reassembly: o.reassembly } : {}),
@@ -297,6 +301,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
             sizes?.add(f);
             assembler.record(f);
           },
+          onTuf: (t) => assembler.record(t),
           onFinding: (f) => assembler.finding(f),
         }
       : sizes

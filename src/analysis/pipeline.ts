@@ -12,6 +12,8 @@ import { FindingCollector } from './finding-collector.js';
 import type { Finding } from './findings.js';
 import type { RuleOverrides } from './rules-catalog.js';
 import type { PacketSource } from '../capture/live/packet-source.js';
+import { TufFlow, type ForcedTuf, type TufFlowOptions, type TufFlowSummary, type TufRecord } from '../../dissectors/tuf/tuf-flow.js';
+import { FramingFlow, looksLikeMpaFpdu } from './framing-flow.js';
 
 /** Which flow `--mpa` applies to: "all", a flow id, or an endpoint (either side) "ADDR:PORT" / port. */
 export type FlowSelector = { kind: 'all' } | { kind: 'id'; id: number } | { kind: 'port'; port: number } | { kind: 'endpoint'; endpoint: string };
@@ -22,6 +24,12 @@ export interface ForcedMpaSpec {
   markers: [boolean, boolean];
   crc: boolean;
   seqStart: [number | null, number | null];
+}
+
+/** `--tuf`: ULP Framing for TCP forced on the flows selected (it wins over MPA on them). */
+export interface ForcedTufSpec {
+  selector: FlowSelector;
+  tuf: ForcedTuf;
 }
 
 /** The layer above MPA, created per MPA flow (the DDP/RDMAP analyzer). */
@@ -38,12 +46,15 @@ export interface AnalysisOptions {
   reassembly?: ReassemblyOptions;
   rules?: RuleOverrides | null;
   forced?: ForcedMpaSpec[];
+  forcedTuf?: ForcedTufSpec[];
   upper?: UpperFactory | null;
   /** false: TCP reassembly only, no protocol dissection (the bench's read + reassemble figure). */
   dissect?: boolean;
   /** Streaming outputs (text lines, NDJSON, TUI). */
   onStartup?: (r: StartupRecord) => void;
   onFpdu?: (r: FpduRecord) => void;
+  /** A TUF framing PDU (alignment mode) or marker-delimited PDU (marker mode). */
+  onTuf?: (r: TufRecord) => void;
   onFinding?: (f: Finding) => void;
   /** Called for every packet before decoding (progress, pcap export bookkeeping). */
   onPacket?: (p: PacketRecord) => void;
@@ -74,6 +85,8 @@ export interface AnalysisOptions {
 export interface FlowResult {
   tcp: TcpFlowStats;
   mpa: MpaFlowSummary | null;
+  /** ULP Framing for TCP, when the flow carries it (never together with mpa). */
+  tuf: TufFlowSummary | null;
   /** Upper-layer protocol label from the layer above MPA, or null. */
   upperLayer: unknown;
   /** Per-direction summaries of the layer above MPA, when it ran. */
@@ -107,7 +120,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const decoder = new PacketDecoder(findings, opts.decoder);
   // A flow is reduced to its summaries when both directions end (MPA flows only): a capture with
   // many connections keeps no dissector state for the ones already closed.
-  const summaries = new Map<number, { mpa: MpaFlowSummary; upper: [unknown, unknown] | null }>();
+  const summaries = new Map<number, { mpa: MpaFlowSummary | null; upper: [unknown, unknown] | null; tuf?: TufFlowSummary }>();
   const outputs = {
     ...(opts.onStartup ? { startup: opts.onStartup } : {}),
     ...(opts.onFpdu ? { fpdu: opts.onFpdu } : {}),
@@ -124,17 +137,34 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
       if (mpa) summaries.set(f.handle.id, { mpa, upper: up?.summary ? [up.summary(0), up.summary(1)] : null });
     },
   };
+  // TUF: one options object for every flow too (a FramingFlow answers its TufFlow's claim).
+  const tufShared: TufFlowOptions = {
+    foreign: looksLikeMpaFpdu,
+    onClosed: (t: TufFlow) => {
+      const tuf = t.summary();
+      if (tuf) summaries.set(t.handle.id, { mpa: null, upper: null, tuf });
+    },
+    ...(opts.onTuf ? { onRecord: opts.onTuf } : {}),
+  };
   const reasm = new Reassembler(
     findings,
     (h) => {
       opts.onFlow?.(h);
       if (opts.dissect === false) return null;
+      const tufSpec = opts.forcedTuf?.find((f) => selects(f.selector, h));
+      if (tufSpec) {
+        // Forced TUF: MPA does not look at this flow at all.
+        const t = new TufFlow(h, findings, { ...tufShared, forced: tufSpec.tuf });
+        t.claimFor(tufSpec.tuf.mode);
+        return t;
+      }
       const spec = opts.forced?.find((f) => selects(f.selector, h));
       const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart } : null;
       const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
       flow.plausible = plausibleDdpHeader;
       flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed
-      return flow;
+      if (forced) return flow;
+      return new FramingFlow(flow, new TufFlow(h, findings, tufShared));
     },
     opts.reassembly,
   );
@@ -142,7 +172,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const flowResult = (tcp: TcpFlowStats): FlowResult => {
     const sm = summaries.get(tcp.id) ?? null;
     const mpa = sm ? sm.mpa : null;
-    return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
+    return { tcp, mpa, tuf: sm?.tuf ?? null, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
   };
   // Idle flows are looked for at most once a (capture or wall-clock) second, against the exact time.
   const timeout = opts.flowTimeout;
