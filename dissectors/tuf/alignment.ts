@@ -15,6 +15,8 @@ export function trivialKey(k: number): boolean {
 interface Run {
   count: number;
   straddle: number;
+  /** Segments that start inside a framing PDU (a sender starts each send on a segment boundary, §5.1). */
+  midStart: number;
   complete: boolean;
   firstSeq: number;
   lastSeq: number;
@@ -54,21 +56,28 @@ export class AlignmentFramer {
 
   /** The receiver's test (§5.4) on one whole segment, before its octets are framed. */
   testSegment(a: number, b: number): boolean {
-    const h = this.c.hold;
-    if (b - a <= HEADER_LEN || !h.has(a, b)) return false;
-    const k = h.u48(a + 2);
-    const ok = h.u16(a) === b - a - HEADER_LEN && (k === this.key || this.otherKeys.includes(k));
+    const ok = this.passes(a, b);
     this.segLen.set(a, b - a);
     if (this.segLen.size > 64) this.segLen.delete(this.segLen.keys().next().value!);
     if (ok) this.passed.set(a, b);
     return ok;
   }
 
+  private passes(a: number, b: number): boolean {
+    const h = this.c.hold;
+    if (b - a <= HEADER_LEN || !h.has(a, b)) return false;
+    const k = h.u48(a + 2);
+    return h.u16(a) === b - a - HEADER_LEN && (k === this.key || this.otherKeys.includes(k));
+  }
+
   /** After framing advanced over a whole segment: count it and judge runs of failing ones. */
   classify(a: number, b: number, frame: number, passed: boolean): void {
     if (b <= this.start) return;
+    // A second key learnt while framing this segment: it passes the test under that key.
+    if (!passed && this.otherKeys.length && this.passes(a, b)) passed = true;
     if (passed) {
       this.alignedSegments++;
+      this.checkAgainst(a, b);
       this.endRun();
       return;
     }
@@ -76,9 +85,10 @@ export class AlignmentFramer {
     const straddle = this.boundaryInside(a, b);
     const complete = this.completeInside(a, b);
     const seq = this.c.seqOf(a);
-    const r = (this.run ??= { count: 0, straddle: 0, complete: false, firstSeq: seq, lastSeq: seq, frames: [] });
+    const r = (this.run ??= { count: 0, straddle: 0, midStart: 0, complete: false, firstSeq: seq, lastSeq: seq, frames: [] });
     r.count++;
     if (straddle) r.straddle++;
+    if (!this.boundaryAt(a)) r.midStart++;
     if (complete) r.complete = true;
     r.lastSeq = seq;
     if (r.frames.length < 64) r.frames.push(frame);
@@ -90,6 +100,50 @@ export class AlignmentFramer {
       const s = this.bStart[i]!;
       if (s > a && s < b) return true;
       if (s <= a) break;
+    }
+    return false;
+  }
+
+  /**
+   * A segment passing the receiver's test under the key starts a framing PDU at a (§5.4). Where the
+   * chain of Lengths disagrees (it lands inside the segment, or a pending header's Length runs past
+   * a), the Length that led there is wrong: reported, and framing goes on from a.
+   */
+  private checkAgainst(a: number, b: number): void {
+    const cur = this.pos;
+    if (cur === null || cur === a || cur >= b) return;
+    const h = this.c.hold;
+    if (cur < a) {
+      if (!h.has(cur, cur + HEADER_LEN)) return;
+      const len = h.u16(cur);
+      const ok = this.keyOk(h.u48(cur + 2)) || this.otherKeys.includes(h.u48(cur + 2));
+      if (ok && cur + HEADER_LEN + len <= a) return; // the chain reaches a on its own
+      if (ok) {
+        this.contradicted(cur, len, a);
+        this.pos = a;
+        this.run = null;
+        return;
+      }
+    }
+    if (this.lastStart !== null) this.contradicted(this.lastStart, this.lastLength, a);
+    this.lastStart = null;
+    this.pos = a;
+    this.run = null;
+    this.advance(b, false);
+  }
+
+  private contradicted(start: number, length: number, q: number): void {
+    const h = this.c.hold;
+    const expected = start + HEADER_LEN + length;
+    this.c.find('tuf.length-contradicted', this.c.seqOf(start), h.framesIn(start, Math.min(expected, q)),
+      `Length ${length} of the framing PDU at seq ${this.c.seqOf(start)} puts the next header at seq ${this.c.seqOf(expected)}, but the next header under the key is at seq ${this.c.seqOf(q)} (${q < expected ? `${expected - q} octets earlier` : `${q - expected} octets later`})`);
+  }
+
+  private boundaryAt(a: number): boolean {
+    if (this.pos === a) return true;
+    for (let i = this.bStart.length - 1; i >= 0; i--) {
+      if (this.bStart[i] === a || this.bEnd[i] === a) return true;
+      if (this.bEnd[i]! < a) break;
     }
     return false;
   }
@@ -111,9 +165,10 @@ export class AlignmentFramer {
     if (r.straddle === 0) {
       this.c.find('tuf.sender-split', r.firstSeq, r.frames,
         `${where} fail the receiver's test (§5.4) but split only inside framing PDUs: a sender exception case (§5.2), not a middlebox`);
-    } else if (!r.complete && r.count >= 3) {
+    } else if (r.midStart > 0 && r.count >= 3) {
+      // Pieces that start inside framing PDUs and end inside others: no framing-aware sender cuts so.
       this.c.find('tuf.middlebox', r.firstSeq, r.frames,
-        `${where} hold no complete framing PDU and ${r.straddle} of them cut across framing PDU boundaries: a resegmenting middlebox (§5.2); framing was followed by chaining Lengths`);
+        `${where} fail the receiver's test, ${r.straddle} of them cut across framing PDU boundaries and ${r.midStart} start inside a framing PDU${r.complete ? '' : ' (none holds a complete one)'}: a resegmenting middlebox (§5.2); framing was followed by chaining Lengths`);
     } else {
       this.c.find('tuf.two-pdus-in-segment', r.firstSeq, r.frames,
         `${r.straddle === 1 ? 'a segment' : `${r.straddle} segments`} in the ${where} carry octets of two framing PDUs (§5.1: a segment holds octets of one sending operation)`);
@@ -184,13 +239,11 @@ export class AlignmentFramer {
     let from = Math.max(this.scanFrom, h.base);
     for (let q = from; q + HEADER_LEN <= end; q++) {
       if (h.u48(q + 2) !== this.key || h.u16(q) === 0) continue;
-      if (this.lastStart !== null && q !== this.lastStart) {
-        const expected = this.lastStart + HEADER_LEN + this.lastLength;
-        this.c.find('tuf.length-contradicted', this.c.seqOf(this.lastStart), h.framesIn(this.lastStart, expected),
-          `Length ${this.lastLength} of the framing PDU at seq ${this.c.seqOf(this.lastStart)} puts the next header at seq ${this.c.seqOf(expected)}, but the next header under the key is at seq ${this.c.seqOf(q)} (${q < expected ? `${expected - q} octets earlier` : `${q - expected} octets later`})`);
-      }
+      if (this.lastStart !== null && q !== this.lastStart) this.contradicted(this.lastStart, this.lastLength, q);
       this.lastStart = null;
       this.pos = q;
+      // The segments judged under the wrong Length were misjudged: the finding above says what happened.
+      this.run = null;
       return true;
     }
     from = Math.max(from, end - HEADER_LEN + 1);
