@@ -71,14 +71,23 @@ export function findMarkerGrid(h: Hold, candidates: readonly number[], interval:
 function gridHolds(h: Hold, s: number, i: number, end: number): boolean {
   let n = 0;
   const nonzero: number[] = [];
+  // One bad marker (copies that differ, or a pointer the others contradict) is reported once
+  // framing is found; a second one in the first few means this is no marker grid.
+  let bad = 0;
   let target = s + MARKER_LEN; // the zero marker: the first PDU starts right after it
   for (let p = s + i; p + MARKER_LEN <= end; p += i) {
     const a = h.u16(p);
-    if (a !== h.u16(p + 2)) return false;
+    if (target === p) target = p + MARKER_LEN;
+    if (a !== h.u16(p + 2)) {
+      if (++bad > 1 || n === 0) return false;
+      continue;
+    }
     const q = p + MARKER_LEN + a;
     // A marker inside the stretch a previous marker announced must announce the same PDU start.
-    if (target === p) target = p + MARKER_LEN;
-    if (target > p && q !== target) return false;
+    if (target > p && q !== target) {
+      if (++bad > 1 || n === 0) return false;
+      continue;
+    }
     target = q;
     if (a !== 0 && !nonzero.includes(a)) nonzero.push(a);
     n++;
