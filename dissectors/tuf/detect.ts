@@ -56,9 +56,13 @@ const MAX_INTERVAL = 65536;
 /** A marker grid starting at one of the candidates (4 zero octets there), or null. */
 export function findMarkerGrid(h: Hold, candidates: readonly number[], interval: number | null): { start: number; interval: number } | null {
   const end = h.end;
+  let tried = 0;
   for (const s of candidates) {
     if (s < h.base || s + MARKER_LEN > end) continue;
     if (h.u16(s) !== 0 || h.u16(s + 2) !== 0) continue;
+    // Zeros after the zero marker too: padding, not a framed PDU (and every period would fit it).
+    if (s + 64 <= end && allZero(h, s, s + 64)) continue;
+    if (++tried > MAX_GRID_CANDIDATES) break;
     const lo = interval ?? MIN_INTERVAL;
     const hi = interval ?? Math.min(MAX_INTERVAL, Math.floor((end - s - MARKER_LEN) / 3));
     for (let i = lo; i <= hi; i++) {
@@ -66,6 +70,14 @@ export function findMarkerGrid(h: Hold, candidates: readonly number[], interval:
     }
   }
   return null;
+}
+
+/** Zero markers tried as the enablement point per search: each costs a pass over every period. */
+const MAX_GRID_CANDIDATES = 4;
+
+function allZero(h: Hold, a: number, b: number): boolean {
+  for (let x = a; x < b; x++) if (h.at(x) !== 0) return false;
+  return true;
 }
 
 function gridHolds(h: Hold, s: number, i: number, end: number): boolean {
@@ -92,7 +104,8 @@ function gridHolds(h: Hold, s: number, i: number, end: number): boolean {
     if (a !== 0 && !nonzero.includes(a)) nonzero.push(a);
     n++;
     if (n >= 3 && nonzero.length >= 2) return true;
-    if (n >= 64) break;
+    // Markers that keep saying "the next PDU starts right after me" are zeros, not a grid.
+    if (n >= 8) break;
   }
   return false;
 }
