@@ -259,7 +259,7 @@ export class AlignmentFramer {
     const e = p + HEADER_LEN + len;
     const frames = h.framesIn(p, e);
     const keyOk = this.keyOk(k);
-    const aligned = this.passed.get(p) === e;
+    const aligned = this.passed.get(p) === e || (this.segLen.get(p) === e - p && this.passes(p, e));
     if (len > MAX_LENGTH) {
       this.c.find('tuf.length-too-long', this.c.seqOf(p), frames, `Length ${len} exceeds 65528 (§3: 2^16 - 8)`);
     }

@@ -186,7 +186,7 @@ function tufCounts(t: NonNullable<AnalysisResult['flows'][number]['tuf']>): stri
 
 /** Alignment: the direction's key found or not; markers: the interval. */
 function tufMarkers(t: NonNullable<AnalysisResult['flows'][number]['tuf']>): string {
-  return t.mode === 'alignment' ? '-' : t.directions.map((d) => (d.interval !== null ? `/${d.interval}` : 'off')).join(' ');
+  return t.mode === 'alignment' ? '-' : t.directions.map((d) => (d.interval !== null ? String(d.interval) : 'off')).join('/');
 }
 
 function mpaShort(m: NonNullable<AnalysisResult['flows'][number]['mpa']>): string {
