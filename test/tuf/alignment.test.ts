@@ -107,3 +107,18 @@ describe('TUF alignment mode', () => {
     expect(r.records.map((x) => x.length)).toEqual(sizesC.slice(2)); // the first two were cut by the capture start
   });
 });
+
+describe('TUF rules that need --tuf', () => {
+  it('tuf.length-too-long fires on a Length above 65528 and stays silent at 65528', async () => {
+    for (const [n, fires] of [[65530, true], [65528, false]] as const) {
+      const a = alignedStream(KEY_C, ulpPdus([n, 100], 3));
+      const first = a.pdus[0]!.length;
+      const cut = [...new Array<number>(Math.floor(first / 1460)).fill(1460), first % 1460, a.pdus[1]!.length];
+      const sc = buildScenario([{ dir: 0, bytes: a.bytes, cut }]);
+      const r = await runTuf(sc.pcap, { forcedTuf: [{ selector: { kind: 'all' }, tuf: { mode: 'alignment', key: [KEY_C, null], interval: null, start: [sc.dataSeq[0], null] } }] });
+      expect(r.records.map((x) => x.length)).toEqual([n, 100]);
+      // Sent in MSS-sized pieces: a sender split, said once as info.
+      expect(r.rules.filter((x) => x !== 'tuf.sender-split')).toEqual(fires ? ['tuf.length-too-long'] : []);
+    }
+  });
+});

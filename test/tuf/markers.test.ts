@@ -86,3 +86,14 @@ describe('TUF marker mode', () => {
     expect(dirOf(r, 0)).toMatchObject({ interval: 2048, pdus: 2, markers: m.markerAt.length });
   });
 });
+
+describe('TUF marker rules that need --tuf', () => {
+  it('tuf.first-marker-not-zero when the given start holds a non-zero marker, silent on the zero one', async () => {
+    const m = markerStream(ulpPdus([3000, 2500], 5), 2048);
+    const sc = buildScenario([{ dir: 0, bytes: m.bytes, cut: 'mss' }]);
+    const at = (off: number) => ({ forcedTuf: [{ selector: { kind: 'all' as const }, tuf: { mode: 'markers' as const, key: [null, null] as [null, null], interval: 2048, start: [(sc.dataSeq[0] + off) >>> 0, null] as [number, null] } }] });
+    expect((await runTuf(sc.pcap, at(0))).rules).toEqual([]);
+    const r = await runTuf(sc.pcap, at(2048));
+    expect(r.rules).toEqual(['tuf.first-marker-not-zero']);
+  });
+});
