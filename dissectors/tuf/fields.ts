@@ -1,16 +1,9 @@
-import type { FieldDef } from '../../src/analysis/fields.js';
+import { field as f, type FieldDef } from '../../src/analysis/fields.js';
 
 /**
  * TUF fields (draft-ietf-tsvwg-tcp-ulp-frame-00). Wireshark has no dissector for it, so the names
  * are ours, in a `tuf.*` namespace shaped like Wireshark's.
  */
-const f = (abbrev: string, name: string, type: FieldDef['type'], blurb: string, extra: Partial<FieldDef> = {}): FieldDef => ({
-  abbrev,
-  name,
-  type,
-  blurb,
-  ...extra,
-});
 
 export const TUF_FIELDS = {
   proto: f('tuf', 'ULP Framing for TCP', 'protocol', 'TUF: draft-ietf-tsvwg-tcp-ulp-frame-00'),

@@ -2,18 +2,10 @@
  * Wireshark-style detail tree of a TUF record. Every node names a field of fields.ts. Offsets
  * count from the record's first octet (the framing header, or a leading marker), for -x.
  */
-import type { FieldDef, FieldValue, TreeNode } from '../../src/analysis/fields.js';
+import { treeNode as node, type TreeNode } from '../../src/analysis/fields.js';
 import { TUF_FIELDS as F } from './fields.js';
 import { HEADER_LEN, MARKER_LEN, type TufRecord } from './types.js';
 
-function node(field: FieldDef, value: FieldValue, o: { offset?: number; length?: number; display?: string; children?: TreeNode[] } = {}): TreeNode {
-  const n: { -readonly [K in keyof TreeNode]: TreeNode[K] } = { field, value };
-  if (o.display !== undefined) n.display = o.display;
-  if (o.offset !== undefined) n.offset = o.offset;
-  if (o.length !== undefined) n.length = o.length;
-  if (o.children !== undefined) n.children = o.children;
-  return n;
-}
 
 function keyBytes(hex: string): Uint8Array {
   const b = new Uint8Array(6);

@@ -4,6 +4,7 @@
  * the segment cuts a framing-aware sender, a sender split or a resegmenting middlebox would make.
  * TCP comes from buildScenario.
  */
+import { concat } from './frames.js';
 import { rng } from './mpa-encoder.js';
 
 /** One framing PDU: the 8-octet header (16-bit Length of the ULP PDUs, 48-bit Key) and the PDUs. */
@@ -46,25 +47,11 @@ export function alignedStream(key: number, ulps: readonly Uint8Array[], o: { pac
   const pack = o.pack ?? 1;
   const pdus: Uint8Array[] = [];
   for (let i = 0; i < ulps.length; i += pack) {
-    const group = ulps.slice(i, i + pack);
-    const n = group.reduce((a, b) => a + b.length, 0);
-    const body = new Uint8Array(n);
-    let off = 0;
-    for (const g of group) {
-      body.set(g, off);
-      off += g.length;
-    }
+    const body = concat(...ulps.slice(i, i + pack));
     const k = pdus.length;
-    pdus.push(framingPdu(o.keys ? o.keys(k) : key, body, o.length ? o.length(k, n) : n));
+    pdus.push(framingPdu(o.keys ? o.keys(k) : key, body, o.length ? o.length(k, body.length) : body.length));
   }
-  const total = pdus.reduce((a, b) => a + b.length, 0);
-  const bytes = new Uint8Array(total);
-  let off = 0;
-  for (const p of pdus) {
-    bytes.set(p, off);
-    off += p.length;
-  }
-  return { pdus, bytes, cut: pdus.map((p) => p.length) };
+  return { pdus, bytes: concat(...pdus), cut: pdus.map((p) => p.length) };
 }
 
 export interface MarkerStream {

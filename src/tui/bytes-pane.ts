@@ -59,26 +59,7 @@ function tufBytesLines(r: TufRecord, data: StreamBytes | null, highlight: [numbe
   const cls = Array.from(layout, (c): StyleName | null => (c === TUF_OCTET_LENGTH ? 'length' : c === TUF_OCTET_KEY ? 'key' : c === TUF_OCTET_MARKER ? 'marker' : null));
   const offW = Math.max(5, String(n).length);
   const per = width >= offW + 2 + 16 * 3 + 1 + 16 ? 16 : width >= offW + 2 + 8 * 3 + 1 + 8 ? 8 : 4;
-  for (let row = 0; row < n; row += per) {
-    const spans: Span[] = [{ t: String(row).padStart(offW, ' ') + '  ', s: 'dim' }];
-    let ascii = '';
-    for (let k = row; k < row + per; k++) {
-      if (k >= n) {
-        spans.push({ t: '   ' });
-        continue;
-      }
-      const have = data.have[k] === 1;
-      const b = data.bytes[k]!;
-      const lit = highlight !== null && k >= highlight[0] && k < highlight[1];
-      const c = lit ? 'field' : cls[k] ?? null;
-      const t = have ? b.toString(16).padStart(2, '0') : '??';
-      spans.push(c ? { t, s: c } : { t });
-      spans.push({ t: ' ' });
-      ascii += !have ? ' ' : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
-    }
-    spans.push({ t: ` ${ascii}`, s: 'dim' });
-    out.push(spans);
-  }
+  for (let row = 0; row < n; row += per) out.push(octetRow(data, cls, highlight, row, per, n, String(row).padStart(offW, ' ')));
   return out;
 }
 
@@ -134,27 +115,32 @@ export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: num
           }
         }
       }
-      const spans: Span[] = [{ t: String(rel(row)).padStart(offW, ' ') + '  ', s: 'dim' }];
-      let ascii = '';
-      for (let k = row; k < row + per; k++) {
-        if (k >= n) {
-          spans.push({ t: '   ' });
-          continue;
-        }
-        const have = data.have[k] === 1;
-        const b = data.bytes[k]!;
-        const t = have ? b.toString(16).padStart(2, '0') : '??';
-        const lit = highlight !== null && k >= highlight[0] && k < highlight[1];
-        const c = lit ? 'field' : cls[k] ?? null;
-        spans.push(c ? { t, s: c } : { t });
-        spans.push({ t: ' ' });
-        ascii += !have ? ' ' : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
-      }
-      spans.push({ t: ` ${ascii}`, s: 'dim' });
-      out.push(spans);
+      out.push(octetRow(data, cls, highlight, row, per, n, String(rel(row)).padStart(offW, ' ')));
     }
   }
   return out;
+}
+
+/** One row of octets: offset label, hex in each octet's class colour (the selected field lit), ASCII. */
+function octetRow(data: StreamBytes, cls: readonly (StyleName | null)[], highlight: [number, number] | null, row: number, per: number, n: number, label: string): Line {
+  const spans: Span[] = [{ t: label + '  ', s: 'dim' }];
+  let ascii = '';
+  for (let k = row; k < row + per; k++) {
+    if (k >= n) {
+      spans.push({ t: '   ' });
+      continue;
+    }
+    const have = data.have[k] === 1;
+    const b = data.bytes[k]!;
+    const t = have ? b.toString(16).padStart(2, '0') : '??';
+    const lit = highlight !== null && k >= highlight[0] && k < highlight[1];
+    const c = lit ? 'field' : cls[k] ?? null;
+    spans.push(c ? { t, s: c } : { t });
+    spans.push({ t: ' ' });
+    ascii += !have ? ' ' : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
+  }
+  spans.push({ t: ` ${ascii}`, s: 'dim' });
+  return spans;
 }
 
 /**
