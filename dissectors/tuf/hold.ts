@@ -3,16 +3,17 @@
  * contiguous window of the in-order stream, plus which frame carried which octets (kept apart from
  * the octets, so a PDU's frames are known after its octets were let go).
  */
+const EMPTY = new Uint8Array(0);
+
 export class Hold {
-  private buf = new Uint8Array(0);
+  private buf: Uint8Array = EMPTY;
   private head = 0;
   private len = 0;
   /** Stream offset of the first held octet. */
   base = 0;
-  // Pieces: [start, end) of the stream and the frame that carried it, oldest first.
-  private pStart: number[] = [];
-  private pEnd: number[] = [];
-  private pFrame: number[] = [];
+  // Pieces: start, end (of the stream) and the frame that carried them, three numbers each, oldest
+  // first; pHead is the index of the first live triple's start.
+  private pieces: number[] | null = null;
   private pHead = 0;
 
   get end(): number {
@@ -25,11 +26,15 @@ export class Hold {
 
   append(offset: number, data: Uint8Array, frame: number): void {
     if (offset !== this.end) this.reset(offset);
-    if (this.head + this.len + data.length > this.buf.length) {
+    if (this.buf === EMPTY && data.length < 4096) {
+      // The first piece from the shared Buffer pool: 100,000 one-segment flows pay no buffer object each.
+      this.buf = Buffer.allocUnsafe(data.length);
+    } else if (this.head + this.len + data.length > this.buf.length) {
       if (this.len + data.length <= this.buf.length >> 1 && this.head > 0) {
         this.buf.copyWithin(0, this.head, this.head + this.len);
       } else {
-        const nb = new Uint8Array(Math.max(4096, (this.len + data.length) * 2));
+        // Sized to what is held: 100,000 short flows must not each get a large buffer.
+        const nb = new Uint8Array(Math.max(64, (this.len + data.length) * 2));
         nb.set(this.buf.subarray(this.head, this.head + this.len));
         this.buf = nb;
       }
@@ -37,9 +42,8 @@ export class Hold {
     }
     this.buf.set(data, this.head + this.len);
     this.len += data.length;
-    this.pStart.push(offset);
-    this.pEnd.push(offset + data.length);
-    this.pFrame.push(frame);
+    if (this.pieces === null) this.pieces = [offset, offset + data.length, frame];
+    else this.pieces.push(offset, offset + data.length, frame);
   }
 
   /** Octet at stream offset o (must be held). */
@@ -82,13 +86,21 @@ export class Hold {
   }
 
   dropFramesBefore(o: number): void {
-    while (this.pHead < this.pStart.length && this.pEnd[this.pHead]! <= o) this.pHead++;
-    if (this.pHead > 256 && this.pHead * 2 > this.pStart.length) {
-      this.pStart = this.pStart.slice(this.pHead);
-      this.pEnd = this.pEnd.slice(this.pHead);
-      this.pFrame = this.pFrame.slice(this.pHead);
+    const p = this.pieces;
+    if (p === null) return;
+    while (this.pHead < p.length && p[this.pHead + 1]! <= o) this.pHead += 3;
+    if (this.pHead > 768 && this.pHead * 2 > p.length) {
+      this.pieces = p.slice(this.pHead);
       this.pHead = 0;
     }
+  }
+
+  /** The direction ended: the memory goes too. */
+  release(): void {
+    this.reset(this.end);
+    this.buf = EMPTY;
+    this.pieces = null;
+    this.pHead = 0;
   }
 
   /** Everything held goes; the stream continues at offset. */
@@ -102,10 +114,12 @@ export class Hold {
   /** Frames that carried octets of [a, b), in order, each once. */
   framesIn(a: number, b: number): number[] {
     const out: number[] = [];
-    for (let i = this.pHead; i < this.pStart.length; i++) {
-      if (this.pEnd[i]! <= a) continue;
-      if (this.pStart[i]! >= b) break;
-      const f = this.pFrame[i]!;
+    const p = this.pieces;
+    if (p === null) return out;
+    for (let i = this.pHead; i < p.length; i += 3) {
+      if (p[i + 1]! <= a) continue;
+      if (p[i]! >= b) break;
+      const f = p[i + 2]!;
       if (!out.includes(f)) out.push(f);
     }
     return out.sort((x, y) => x - y);
@@ -113,7 +127,9 @@ export class Hold {
 
   /** Frame that carried offset o, or 0 when not known. */
   frameAt(o: number): number {
-    for (let i = this.pStart.length - 1; i >= this.pHead; i--) if (this.pStart[i]! <= o && o < this.pEnd[i]!) return this.pFrame[i]!;
+    const p = this.pieces;
+    if (p === null) return 0;
+    for (let i = p.length - 3; i >= this.pHead; i -= 3) if (p[i]! <= o && o < p[i + 1]!) return p[i + 2]!;
     return 0;
   }
 }

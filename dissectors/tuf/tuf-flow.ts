@@ -23,6 +23,28 @@ export interface TufFlowOptions {
   onRecord?: (r: TufRecord) => void;
 }
 
+/**
+ * Could framing start at this chunk? It must start a segment and open like a framing header (a
+ * Length of at least 1 and a key that is not six equal octets: a random 48-bit key practically
+ * never is, and text or padding often is) or like a first marker (four zero octets, not followed
+ * by more zeros).
+ */
+function couldStartFraming(c: StreamChunk): boolean {
+  const b = c.data;
+  if (!c.segmentStart) return false;
+  if (b.length < HEADER_LEN) return true; // too short to tell
+  if (b[0] === 0 && b[1] === 0 && b[2] === 0 && b[3] === 0) {
+    for (let i = 4; i < Math.min(b.length, 64); i++) if (b[i] !== 0) return true;
+    return b.length < 64;
+  }
+  if (((b[0]! << 8) | b[1]!) === 0) return false;
+  for (let i = 3; i < HEADER_LEN; i++) if (b[i] !== b[2]) return true;
+  return false;
+}
+
+/** Shared empty list (never pushed to): a direction gets its own on its first segment. */
+const NO_STARTS: number[] = [];
+
 /** Octets a direction holds while looking for framing; beyond it only the segment test goes on. */
 const HOLD_LIMIT = 256 * 1024;
 /** Stream octets after which an unframed direction stops looking. */
@@ -39,9 +61,9 @@ class TufDirection implements DirectionConsumer, DirectionContext {
   state: State = 'look';
   align: AlignmentFramer | null = null;
   markers: MarkerFramer | null = null;
-  private readonly tally = new Map<number, { n: number; first: number }>();
+  private tally: Map<number, { n: number; first: number }> | null = null;
   /** Whole segment starts held while looking (candidates for where framing starts). */
-  private readonly starts: number[] = [];
+  private starts: number[] = NO_STARTS;
   private lastSearch = 0;
   private seen = 0;
   private baseSeq = 0;
@@ -97,7 +119,10 @@ class TufDirection implements DirectionConsumer, DirectionContext {
     const h = this.hold;
     const mode = this.owner.mode;
     const forced = this.owner.forced;
-    if (whole && this.starts.length < 64 && a >= h.base) this.starts.push(a);
+    if (whole && this.starts.length < 64 && a >= h.base) {
+      if (this.starts === NO_STARTS) this.starts = [a];
+      else this.starts.push(a);
+    }
     if (whole && mode !== 'markers' && !forced) this.testForKey(a, b);
     if (this.state !== 'look') return;
     if (final || h.length - this.lastSearch >= SEARCH_STEP || forced) {
@@ -107,7 +132,7 @@ class TufDirection implements DirectionConsumer, DirectionContext {
     }
     if (h.length > HOLD_LIMIT) {
       h.reset(h.end);
-      this.starts.length = 0;
+      this.starts = NO_STARTS;
       this.lastSearch = 0;
     }
     if (this.seen > LOOK_LIMIT && !forced) {
@@ -124,9 +149,10 @@ class TufDirection implements DirectionConsumer, DirectionContext {
     if (trivialKey(k)) return;
     const foreign = this.owner.opts.foreign;
     if (foreign && foreign(h.view(a, b))) return;
-    const t = this.tally.get(k);
+    const tally = (this.tally ??= new Map());
+    const t = tally.get(k);
     if (t) t.n++;
-    else if (this.tally.size < 32) this.tally.set(k, { n: 1, first: a });
+    else if (tally.size < 32) tally.set(k, { n: 1, first: a });
     const n = t ? t.n : 1;
     if (n >= PASSES_NEEDED) {
       const first = t ? t.first : a;
@@ -177,7 +203,7 @@ class TufDirection implements DirectionConsumer, DirectionContext {
       return;
     }
     this.state = 'frame';
-    this.tally.clear();
+    this.tally = null;
     const h = this.hold;
     h.dropBefore(start);
     if (mode === 'alignment') {
@@ -196,13 +222,13 @@ class TufDirection implements DirectionConsumer, DirectionContext {
       this.markers = new MarkerFramer(this, start, interval, this.owner.forced !== null);
       this.markers.advance(false);
     }
-    this.starts.length = 0;
+    this.starts = NO_STARTS;
   }
 
   gap(offset: number, _seq: number, length: number): void {
     if (this.state === 'look') {
       this.hold.reset(offset + length);
-      this.starts.length = 0;
+      this.starts = NO_STARTS;
       this.lastSearch = 0;
       return;
     }
@@ -222,7 +248,7 @@ class TufDirection implements DirectionConsumer, DirectionContext {
       this.markers?.advance(true);
       this.markers?.finish(reason === 'fin');
     }
-    this.hold.reset(this.hold.end);
+    this.hold.release();
     this.owner.directionEnded();
   }
 
@@ -247,7 +273,9 @@ class TufDirection implements DirectionConsumer, DirectionContext {
 }
 
 export class TufFlow implements FlowConsumer {
-  readonly directions: readonly [TufDirection, TufDirection];
+  private slots: readonly [DirectionConsumer, DirectionConsumer] | null = null;
+  private dir0: TufDirection | null = null;
+  private dir1: TufDirection | null = null;
   mode: TufMode | null = null;
   claimed = false;
   abandoned = false;
@@ -263,7 +291,37 @@ export class TufFlow implements FlowConsumer {
   ) {
     this.forced = opts.forced ?? null;
     if (this.forced) this.mode = this.forced.mode;
-    this.directions = [new TufDirection(this, 0), new TufDirection(this, 1)];
+  }
+
+  /** What the reassembler feeds when this flow is its consumer (--tuf); the tee calls data() etc. directly. */
+  get directions(): readonly [DirectionConsumer, DirectionConsumer] {
+    return (this.slots ??= [new Slot(this, 0), new Slot(this, 1)]);
+  }
+
+  data(dir: 0 | 1, c: StreamChunk): void {
+    // No state for a direction until a segment could start framing: 100,000 flows of text keep none.
+    if ((dir === 0 ? this.dir0 : this.dir1) === null && !this.forced && !couldStartFraming(c)) return;
+    this.direction(dir).data(c);
+  }
+
+  gap(dir: 0 | 1, offset: number, seq: number, length: number): void {
+    this.direction(dir).gap(offset, seq, length);
+  }
+
+  /** A direction that never carried an octet ends without state being made for it. */
+  end(dir: 0 | 1, reason: EndReason, frame: number | null): void {
+    if ((dir === 0 ? this.dir0 : this.dir1) === null) this.directionEnded();
+    else this.direction(dir).end(reason, frame);
+  }
+
+  /** A direction's state, created on its first event (a flow whose server never sends keeps none). */
+  direction(dir: 0 | 1): TufDirection {
+    const have = dir === 0 ? this.dir0 : this.dir1;
+    if (have) return have;
+    const d = new TufDirection(this, dir);
+    if (dir === 0) this.dir0 = d;
+    else this.dir1 = d;
+    return d;
   }
 
   get isTuf(): boolean {
@@ -306,7 +364,27 @@ export class TufFlow implements FlowConsumer {
     return {
       mode: this.mode,
       detection: this.forced ? 'forced' : 'heuristic',
-      directions: [this.directions[0].summary(this.mode), this.directions[1].summary(this.mode)],
+      directions: [this.direction(0).summary(this.mode), this.direction(1).summary(this.mode)],
     };
+  }
+}
+
+/** What the reassembler (or the tee) feeds: the direction's state is made on its first event. */
+class Slot implements DirectionConsumer {
+  constructor(
+    private readonly flow: TufFlow,
+    private readonly dir: 0 | 1,
+  ) {}
+
+  data(c: StreamChunk): void {
+    this.flow.data(this.dir, c);
+  }
+
+  gap(offset: number, seq: number, length: number): void {
+    this.flow.gap(this.dir, offset, seq, length);
+  }
+
+  end(reason: EndReason, frame: number | null): void {
+    this.flow.end(this.dir, reason, frame);
   }
 }

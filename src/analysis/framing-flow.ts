@@ -49,7 +49,7 @@ class Tee implements DirectionConsumer {
       f.mpa.directions[this.dir].data(c);
       f.settle();
     }
-    f.tuf?.directions[this.dir].data(c);
+    f.tuf?.data(this.dir, c);
   }
 
   gap(offset: number, seq: number, length: number): void {
@@ -58,7 +58,7 @@ class Tee implements DirectionConsumer {
       f.mpa.directions[this.dir].gap(offset, seq, length);
       f.settle();
     }
-    f.tuf?.directions[this.dir].gap(offset, seq, length);
+    f.tuf?.gap(this.dir, offset, seq, length);
   }
 
   end(reason: EndReason, frame: number | null): void {
@@ -67,7 +67,7 @@ class Tee implements DirectionConsumer {
       f.mpa.directions[this.dir].end(reason, frame);
       f.settle();
     }
-    f.tuf?.directions[this.dir].end(reason, frame);
+    f.tuf?.end(this.dir, reason, frame);
   }
 }
 
