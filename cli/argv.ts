@@ -58,6 +58,7 @@ export async function parseArgv(rawArgv: string[]) {
     .option('w', { type: 'string', describe: 'Write frames as pcap: by default those involved in findings, plus each flow\'s MPA Request and Reply' })
     .option('write-filter', { type: 'string', describe: 'Display filter choosing the events whose frames -w writes (default: every finding)' })
     .option('mpa', { type: 'string', array: true, nargs: 1, describe: 'Force MPA on a flow: flow=SEL,markers=both|none|c2s|s2c,crc=on|off,seqstart=C:S or start=SEQ|C:S (MPA enabled there without startup frames)' })
+    .option('tuf', { type: 'string', array: true, nargs: 1, describe: 'Force ULP Framing for TCP on a flow: flow=SEL,key=HEX (alignment mode) or interval=N (marker mode),start=SEQ (key and start: one value or C:S)' })
     .option('checksums', { type: 'boolean', default: OPTION_DEFAULTS['checksums'], describe: 'Verify IPv4 and TCP checksums (off by default: capture offload makes them wrong)' })
     .option('tcp-buffer-flow', { type: 'number', default: OPTION_DEFAULTS['tcp-buffer-flow'], describe: 'MiB of out-of-order TCP data held per flow; beyond it the oldest hole becomes a gap (finding tcp.buffer-cap)' })
     .option('tcp-buffer-total', { type: 'number', default: OPTION_DEFAULTS['tcp-buffer-total'], describe: 'MiB of out-of-order TCP data held across all flows' })

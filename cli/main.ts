@@ -195,6 +195,7 @@ async function main(rawArgv: string[]): Promise<number> {
     failOn: args['fail-on'],
     rules: undash(args.rules) ?? null,
     mpa: args.mpa ?? [],
+    tuf: args.tuf ?? [],
     checksums: args.checksums,
     reassembly: reassemblyOptions(args),
     wide: args.wide === true,
@@ -348,7 +349,7 @@ function checkJUnitPath(path: string, captures: readonly string[]): void {
 /** `tui [capture]`: the terminal UI (cli/tui.ts), loaded only when asked for. */
 async function tuiCommand(
   capture: string | undefined,
-  args: { Y?: string | undefined; rules?: string | undefined; mpa?: string[] | undefined; checksums: boolean; 'tcp-buffer-flow': number; 'tcp-buffer-total': number; 'tcp-reorder-window': number },
+  args: { Y?: string | undefined; rules?: string | undefined; mpa?: string[] | undefined; tuf?: string[] | undefined; checksums: boolean; 'tcp-buffer-flow': number; 'tcp-buffer-total': number; 'tcp-reorder-window': number },
   live: { iface: string | undefined; f?: string | undefined; s?: number | undefined; backend: BackendChoice; flowTimeout: number },
 ): Promise<number> {
   const iface = live.iface;
@@ -365,6 +366,7 @@ async function tuiCommand(
     displayFilter: undash(args.Y) ?? null,
     rules: undash(args.rules) ?? null,
     mpa: args.mpa ?? [],
+    tuf: args.tuf ?? [],
     checksums: args.checksums,
     reassembly: reassemblyOptions(args),
   });

@@ -1,4 +1,4 @@
-import type { ForcedMpaSpec, FlowSelector } from '../src/analysis/pipeline.js';
+import type { ForcedMpaSpec, ForcedTufSpec, FlowSelector } from '../src/analysis/pipeline.js';
 
 export class UsageError extends Error {}
 
@@ -52,4 +52,58 @@ export function parseForcedMpa(text: string): ForcedMpaSpec {
     return { selector, markers: [...markers], crc: crcS === 'on', seqStart, prestandard: true, startAny };
   }
   return { selector, markers: [...markers], crc: crcS === 'on', seqStart };
+}
+
+/**
+ * `--tuf [flow=SEL,]key=HEX|interval=N[,start=SEQ]`: ULP Framing for TCP forced on a flow
+ * (draft-ietf-tsvwg-tcp-ulp-frame-00). key=HEX (12 hex digits, "0x" allowed) chooses PDU alignment
+ * mode, interval=N marker mode. key and start take one value for both directions or C:S (either
+ * may be empty); a start is used by the direction whose captured stream it falls in.
+ */
+export function parseForcedTuf(text: string): ForcedTufSpec {
+  const keys = ['flow', 'key', 'interval', 'start'];
+  const kv = new Map<string, string>();
+  for (const part of text.split(',')) {
+    const i = part.indexOf('=');
+    if (i < 0) throw new UsageError(`--tuf: "${part}" is not key=value (keys: ${keys.join(', ')})`);
+    kv.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
+  }
+  for (const k of kv.keys()) if (!keys.includes(k)) throw new UsageError(`--tuf: unknown key "${k}" (keys: ${keys.join(', ')})`);
+  const selector = parseSelector('--tuf', kv.get('flow') ?? 'all');
+  const pair = <T>(name: string, v: string | undefined, one: (s: string) => T): [T | null, T | null] => {
+    if (v === undefined) return [null, null];
+    const m = /^([^:]*):([^:]*)$/.exec(v);
+    if (!m) return [one(v), one(v)];
+    const p = (s: string) => (s === '' ? null : one(s));
+    const out: [T | null, T | null] = [p(m[1]!), p(m[2]!)];
+    if (out[0] === null && out[1] === null) throw new UsageError(`--tuf: ${name} "${v}" names neither direction`);
+    return out;
+  };
+  const key = pair('key', kv.get('key'), (s) => {
+    const h = s.replace(/^0x/i, '');
+    if (!/^[0-9a-fA-F]{1,12}$/.test(h)) throw new UsageError(`--tuf: key "${s}" must be the 48-bit framing key as up to 12 hex digits`);
+    return parseInt(h, 16);
+  });
+  const start = pair('start', kv.get('start'), (s) => {
+    if (!/^\d+$/.test(s) || Number(s) > 0xffffffff) throw new UsageError(`--tuf: start "${s}" must be an absolute TCP sequence number`);
+    return Number(s) >>> 0;
+  });
+  const iv = kv.get('interval');
+  let interval: number | null = null;
+  if (iv !== undefined) {
+    if (!/^\d+$/.test(iv) || Number(iv) < 8 || Number(iv) > 65536) throw new UsageError(`--tuf: interval "${iv}" must be the marker period in octets (8 to 65536)`);
+    interval = Number(iv);
+  }
+  const hasKey = key[0] !== null || key[1] !== null;
+  if (hasKey && interval !== null) throw new UsageError('--tuf: key= is PDU alignment mode, interval= marker mode; give one of them');
+  if (!hasKey && interval === null) throw new UsageError('--tuf: give key=HEX (PDU alignment mode) or interval=N (marker mode)');
+  return { selector, tuf: { mode: hasKey ? 'alignment' : 'markers', key, interval, start } };
+}
+
+function parseSelector(flag: string, sel: string): FlowSelector {
+  if (sel === 'all') return { kind: 'all' };
+  if (/^\d+$/.test(sel)) return { kind: 'id', id: Number(sel) + 1 };
+  if (/^port:\d+$/.test(sel)) return { kind: 'port', port: Number(sel.slice(5)) };
+  if (/:\d+$/.test(sel)) return { kind: 'endpoint', endpoint: sel };
+  throw new UsageError(`${flag}: flow "${sel}" must be all, a stream number (tcp.stream), port:N or ADDR:PORT`);
 }

@@ -12,16 +12,16 @@ import type { PacketRecord } from '../src/capture/packet.js';
 import { isGzipFile, openReason, readErrorRule } from '../src/capture/read-capture.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 import { buildReport, writeReport } from '../src/report/json-report.js';
-import { CaptureOrder, EventAssembler, groupFrame, isFpdu, type EventGroup } from '../src/report/events.js';
+import { CaptureOrder, EventAssembler, groupFrame, isFpdu, isStartup, isTuf, type EventGroup } from '../src/report/events.js';
 import type { FieldGetter } from '../src/report/fields.js';
 import type { CompiledFilter } from '../src/report/filter/filter.js';
 import type { FrameStore } from '../src/report/frame-store.js';
 import type { Progress } from '../src/report/progress.js';
 import type { RulesConfig } from '../src/report/rules-file.js';
 import type { FpduSizes, StatName } from '../src/report/stats.js';
-import { findingLine, fpduLine, makeStyle, plural, startupLine, summaryText, type Style } from '../src/report/text.js';
+import { findingLine, fpduLine, makeStyle, plural, startupLine, summaryText, tufLine, type Style } from '../src/report/text.js';
 import { NO_THRESHOLDS, thresholdFindings } from '../src/report/threshold-rules.js';
-import { parseForcedMpa, UsageError } from './options.js';
+import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import type { FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason } from './output.js';
 import type { LiveHooks } from './live.js';
@@ -48,6 +48,8 @@ export interface RunOptions {
   failOn: FailOn;
   rules: string | null;
   mpa: string[];
+  /** --tuf specs (ULP Framing for TCP forced on flows). */
+  tuf?: string[];
   checksums: boolean;
   /** TCP reassembly limits (octets). */
   reassembly?: ReassemblyOptions;
@@ -143,6 +145,7 @@ const isCaptureFinding = (f: Finding): boolean => f.rule === 'capture.truncated'
 export async function run(o: RunOptions, io: RunIo): Promise<number> {
   checkCombinations(o);
   const forced = o.mpa.map(parseForcedMpa);
+  const forcedTuf = (o.tuf ?? []).map(parseForcedTuf);
   const config: RulesConfig | null = o.rules !== null ? (await import('../src/report/rules-file.js')).loadRulesFile(o.rules) : null;
   const display = await compileOption('-Y', o.displayFilter);
   const writeFilter = await compileOption('--write-filter', o.writeFilter);
@@ -223,7 +226,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     if (packets === 0 && g.record === null && g.findings.every(isCaptureFinding)) return;
     const got = fields ? fields.group(g) : null;
     const rec = g.record;
-    if (rec && !isFpdu(rec)) exporter?.noteStartup(rec.flow, rec.frames);
+    if (rec && isStartup(rec)) exporter?.noteStartup(rec.flow, rec.frames);
     if (exporter) {
       if (writeFilter) {
         if (rec && matches(writeFilter, got!.record)) exporter.select(rec.flow, rec.frames);
@@ -248,11 +251,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
       if (shownRec) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.record!));
       for (const i of shownIdx) if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.findings[i]!));
     } else if (ndjson) {
-      if (shownRec) eventLine(JSON.stringify(isFpdu(shownRec) ? ndjson.fpduEvent(shownRec) : ndjson.startupEvent(shownRec)));
+      if (shownRec) eventLine(JSON.stringify(isFpdu(shownRec) ? ndjson.fpduEvent(shownRec) : isTuf(shownRec) ? ndjson.tufEvent(shownRec) : ndjson.startupEvent(shownRec)));
       for (const f of shown) eventLine(JSON.stringify(ndjson.findingEvent(f)));
     } else {
       const time = rel(g.tsSec, g.tsNsec);
-      if (shownRec) eventLine(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : startupLine(shownRec, time, st));
+      if (shownRec) eventLine(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : isTuf(shownRec) ? tufLine(shownRec, time, st) : startupLine(shownRec, time, st));
       for (const f of shown) if (!quietRules.has(f.rule) && !isCaptureFinding(f)) eventLine(findingLine(f, st));
       if (shownRec && (o.verbose || o.hex)) {
         if (trees) for (const l of trees.treeLines(trees.recordTree(shownRec))) eventLine(l);
@@ -294,6 +297,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
 
   const opts: AnalysisOptions = {
     forced,
+    forcedTuf,
     upper: defaultUpper,
     decoder: { checksums: o.checksums },
     ...(o.reassembly ? { reassembly: o.reassembly } : {}),
@@ -307,6 +311,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
             sizes?.add(f);
             assembler.record(f);
           },
+          onTuf: (t) => assembler.record(t),
           onFinding: (f) => assembler.finding(f),
         }
       : sizes

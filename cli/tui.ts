@@ -14,7 +14,7 @@ import { FilterError, formatFilterError } from '../src/report/filter/filter.js';
 import { NO_THRESHOLDS } from '../src/report/threshold-rules.js';
 import { CaptureModel, type TuiSource } from '../src/tui/capture-model.js';
 import { ViewModel } from '../src/tui/view-model.js';
-import { parseForcedMpa, UsageError } from './options.js';
+import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import { openLive, type BackendChoice } from '../src/capture/live/open-live.js';
 import type { PacketSourceInfo } from '../src/capture/live/packet-source.js';
 
@@ -23,6 +23,7 @@ export interface TuiOptions {
   displayFilter: string | null;
   rules: string | null;
   mpa: string[];
+  tuf?: string[];
   checksums: boolean;
   reassembly?: AnalysisOptions['reassembly'];
   /** `tui -i IFACE`: capture live instead of reading `capture`. */
@@ -44,6 +45,7 @@ export function analysisOptions(o: TuiOptions): { options: AnalysisOptions; thre
   return {
     options: {
       forced: o.mpa.map(parseForcedMpa),
+      forcedTuf: (o.tuf ?? []).map(parseForcedTuf),
       upper: defaultUpper,
       decoder: { checksums: o.checksums },
       ...(o.reassembly ? { reassembly: o.reassembly } : {}),

@@ -42,6 +42,21 @@ export interface TreeNode {
   readonly children?: readonly TreeNode[];
 }
 
+/** A field declaration: the tables read as one line per field. */
+export function field(abbrev: string, name: string, type: FieldType, blurb: string, extra: Partial<FieldDef> = {}): FieldDef {
+  return { abbrev, name, type, blurb, ...extra };
+}
+
+/** A tree node, with only the options given (no undefined-valued keys). */
+export function treeNode(f: FieldDef, value: FieldValue, o: { offset?: number; length?: number; display?: string; children?: readonly TreeNode[] } = {}): TreeNode {
+  const n: { -readonly [K in keyof TreeNode]: TreeNode[K] } = { field: f, value };
+  if (o.display !== undefined) n.display = o.display;
+  if (o.offset !== undefined) n.offset = o.offset;
+  if (o.length !== undefined) n.length = o.length;
+  if (o.children !== undefined) n.children = o.children;
+  return n;
+}
+
 /** Builds a lookup from abbrev to field, refusing duplicates (a field is declared once). */
 export function indexFields(...tables: ReadonlyArray<readonly FieldDef[]>): ReadonlyMap<string, FieldDef> {
   const m = new Map<string, FieldDef>();

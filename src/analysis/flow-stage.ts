@@ -10,6 +10,9 @@ import type { TcpFlowStats } from '../tcp/reassembler.js';
 import type { FlowHandle } from '../tcp/stream.js';
 import type { FindingSink } from './findings.js';
 import type { AnalysisOptions, FlowResult, FlowSelector } from './pipeline.js';
+import { TufFlow, type TufFlowOptions, type TufFlowSummary } from '../../dissectors/tuf/tuf-flow.js';
+import { FramingFlow, looksLikeMpaFpdu } from './framing-flow.js';
+import type { FlowConsumer } from '../tcp/stream.js';
 
 function selects(sel: FlowSelector, h: FlowHandle): boolean {
   switch (sel.kind) {
@@ -30,12 +33,12 @@ function selects(sel: FlowSelector, h: FlowHandle): boolean {
  * by analyze() and once in each worker thread of the parallel pipeline, so both dissect alike.
  */
 export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
-  newFlow: (h: FlowHandle) => MpaFlow | null;
+  newFlow: (h: FlowHandle) => FlowConsumer | null;
   result: (tcp: TcpFlowStats) => FlowResult;
 } {
   // A flow is reduced to its summaries when both directions end (MPA flows only): a capture with
   // many connections keeps no dissector state for the ones already closed.
-  const summaries = new Map<number, { mpa: MpaFlowSummary; upper: [unknown, unknown] | null }>();
+  const summaries = new Map<number, { mpa: MpaFlowSummary | null; upper: [unknown, unknown] | null; tuf?: TufFlowSummary }>();
   const outputs = {
     ...(opts.onStartup ? { startup: opts.onStartup } : {}),
     ...(opts.onFpdu ? { fpdu: opts.onFpdu } : {}),
@@ -52,20 +55,37 @@ export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
       if (mpa) summaries.set(f.handle.id, { mpa, upper: up?.summary ? [up.summary(0), up.summary(1)] : null });
     },
   };
-  const newFlow = (h: FlowHandle): MpaFlow | null => {
+  // TUF: one options object for every flow too (a FramingFlow answers its TufFlow's claim).
+  const tufShared: TufFlowOptions = {
+    foreign: looksLikeMpaFpdu,
+    onClosed: (t: TufFlow) => {
+      const tuf = t.summary();
+      if (tuf) summaries.set(t.handle.id, { mpa: null, upper: null, tuf });
+    },
+    ...(opts.onTuf ? { onRecord: opts.onTuf } : {}),
+  };
+  const newFlow = (h: FlowHandle): FlowConsumer | null => {
     opts.onFlow?.(h);
     if (opts.dissect === false) return null;
+    const tufSpec = opts.forcedTuf?.find((f) => selects(f.selector, h));
+    if (tufSpec) {
+      // Forced TUF: MPA does not look at this flow at all.
+      const t = new TufFlow(h, findings, { ...tufShared, forced: tufSpec.tuf });
+      t.claimFor(tufSpec.tuf.mode);
+      return t;
+    }
     const spec = opts.forced?.find((f) => selects(f.selector, h));
     const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart, prestandard: spec.prestandard ?? false, startAny: spec.startAny ?? null } : null;
     const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
     flow.plausible = plausibleDdpHeader;
     flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed
-    return flow;
+    if (forced) return flow;
+    return new FramingFlow(flow, new TufFlow(h, findings, tufShared));
   };
   const result = (tcp: TcpFlowStats): FlowResult => {
     const sm = summaries.get(tcp.id) ?? null;
     const mpa = sm ? sm.mpa : null;
-    return { tcp, mpa, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
+    return { tcp, mpa, tuf: sm?.tuf ?? null, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
   };
   return { newFlow, result };
 }

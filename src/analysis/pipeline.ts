@@ -11,6 +11,7 @@ import { flowStage } from './flow-stage.js';
 import type { Finding, FindingSink } from './findings.js';
 import type { RuleOverrides } from './rules-catalog.js';
 import type { PacketSource } from '../capture/live/packet-source.js';
+import type { ForcedTuf, TufFlowSummary, TufRecord } from '../../dissectors/tuf/tuf-flow.js';
 
 /** Which flow `--mpa` applies to: "all", a flow id, or an endpoint (either side) "ADDR:PORT" / port. */
 export type FlowSelector = { kind: 'all' } | { kind: 'id'; id: number } | { kind: 'port'; port: number } | { kind: 'endpoint'; endpoint: string };
@@ -27,6 +28,12 @@ export interface ForcedMpaSpec {
   startAny?: number | null;
 }
 
+/** `--tuf`: ULP Framing for TCP forced on the flows selected (it wins over MPA on them). */
+export interface ForcedTufSpec {
+  selector: FlowSelector;
+  tuf: ForcedTuf;
+}
+
 /** The layer above MPA, created per MPA flow (the DDP/RDMAP analyzer). */
 export interface UpperFactory {
   create(flowId: number, ctx: MpaContext, sink: FindingSink, handle: FlowHandle): UpperLayer & { summary?(dir: 0 | 1): unknown };
@@ -41,12 +48,15 @@ export interface AnalysisOptions {
   reassembly?: ReassemblyOptions;
   rules?: RuleOverrides | null;
   forced?: ForcedMpaSpec[];
+  forcedTuf?: ForcedTufSpec[];
   upper?: UpperFactory | null;
   /** false: TCP reassembly only, no protocol dissection (the bench's read + reassemble figure). */
   dissect?: boolean;
   /** Streaming outputs (text lines, NDJSON, TUI). */
   onStartup?: (r: StartupRecord) => void;
   onFpdu?: (r: FpduRecord) => void;
+  /** A TUF framing PDU (alignment mode) or marker-delimited PDU (marker mode). */
+  onTuf?: (r: TufRecord) => void;
   onFinding?: (f: Finding) => void;
   /** Called for every packet before decoding (progress, pcap export bookkeeping). */
   onPacket?: (p: PacketRecord) => void;
@@ -89,6 +99,8 @@ export interface AnalysisOptions {
 export interface FlowResult {
   tcp: TcpFlowStats;
   mpa: MpaFlowSummary | null;
+  /** ULP Framing for TCP, when the flow carries it (never together with mpa). */
+  tuf: TufFlowSummary | null;
   /** Upper-layer protocol label from the layer above MPA, or null. */
   upperLayer: unknown;
   /** Per-direction summaries of the layer above MPA, when it ran. */

@@ -4,6 +4,7 @@ import { NET_RULES } from '../net/rules.js';
 import { TCP_RULES } from '../tcp/rules.js';
 import { MPA_RULES } from '../../dissectors/mpa/rules.js';
 import { DDP_RULES } from '../../dissectors/ddp-rdmap/rules.js';
+import { TUF_RULES } from '../../dissectors/tuf/rules.js';
 import { THRESHOLD_RULES } from '../report/threshold-rules.js';
 
 /**
@@ -21,7 +22,7 @@ function join(...tables: ReadonlyArray<readonly RuleDef[]>): ReadonlyMap<string,
   return m;
 }
 
-export const RULES: ReadonlyMap<string, RuleDef> = join(CAPTURE_RULES, NET_RULES, TCP_RULES, MPA_RULES, DDP_RULES, THRESHOLD_RULES);
+export const RULES: ReadonlyMap<string, RuleDef> = join(CAPTURE_RULES, NET_RULES, TCP_RULES, MPA_RULES, DDP_RULES, TUF_RULES, THRESHOLD_RULES);
 
 /** Every rule, in catalog order. */
 export function allRules(): RuleDef[] {

@@ -16,8 +16,10 @@
 import type { Finding } from '../analysis/findings.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
+import type { TufRecord } from '../../dissectors/tuf/types.js';
 
-export type MpaRecord = StartupRecord | FpduRecord;
+/** A record the outputs show: an MPA startup frame or FPDU, or a TUF framing PDU / marker-mode PDU. */
+export type MpaRecord = StartupRecord | FpduRecord | TufRecord;
 
 export interface EventGroup {
   /** The startup frame or FPDU, or null for a finding that belongs to no record. */
@@ -33,6 +35,14 @@ export interface EventGroup {
 
 export function isFpdu(r: MpaRecord): r is FpduRecord {
   return r.kind === 'fpdu';
+}
+
+export function isTuf(r: MpaRecord): r is TufRecord {
+  return r.kind === 'tuf';
+}
+
+export function isStartup(r: MpaRecord): r is StartupRecord {
+  return r.kind === 'request' || r.kind === 'reply';
 }
 
 /** A finding is about a record when it names the same flow, sender and sequence number. */

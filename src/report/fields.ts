@@ -14,7 +14,9 @@ import { DDP_ANALYSIS_FIELDS, DDP_FIELDS, RDMA_FIELDS } from '../../dissectors/d
 import { ddpTree } from '../../dissectors/ddp-rdmap/tree.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { compileFilter, type CompiledFilter, type FilterType } from './filter/filter.js';
-import { isFpdu, type EventGroup, type MpaRecord } from './events.js';
+import { isFpdu, isTuf, type EventGroup, type MpaRecord } from './events.js';
+import { TUF_FIELD_LIST } from '../../dissectors/tuf/fields.js';
+import { tufTree } from '../../dissectors/tuf/tree.js';
 
 const f = (abbrev: string, name: string, type: FieldDef['type'], blurb: string, extra: Partial<FieldDef> = {}): FieldDef => ({
   abbrev,
@@ -51,7 +53,7 @@ export const REPORT_FIELDS: readonly FieldDef[] = [
 ];
 
 /** Every name a filter may use, declared once. */
-export const FILTER_FIELDS: ReadonlyMap<string, FieldDef> = indexFields(MPA_FIELD_LIST, DDP_FIELDS, RDMA_FIELDS, DDP_ANALYSIS_FIELDS, REPORT_FIELDS);
+export const FILTER_FIELDS: ReadonlyMap<string, FieldDef> = indexFields(MPA_FIELD_LIST, DDP_FIELDS, RDMA_FIELDS, DDP_ANALYSIS_FIELDS, TUF_FIELD_LIST, REPORT_FIELDS);
 
 export function knownField(name: string): boolean {
   return FILTER_FIELDS.has(name);
@@ -142,6 +144,7 @@ function flatten(m: FieldMap, nodes: readonly TreeNode[]): void {
 
 /** The detail tree of a record: MPA, then DDP/RDMAP when the FPDU carried a segment. */
 export function recordTree(r: MpaRecord): TreeNode[] {
+  if (isTuf(r)) return tufTree(r);
   if (!isFpdu(r)) return mpaStartupTree(r);
   const t = mpaFpduTree(r);
   return isDdpSegmentRecord(r.upper) ? [...t, ...ddpTree(r.upper)] : t;
@@ -195,7 +198,7 @@ export class EventFields {
     return (name) => {
       const v = base.get(name);
       if (v) return v;
-      if (!name.startsWith('iwarp_')) return undefined;
+      if (!name.startsWith('iwarp_') && name !== 'tuf' && !name.startsWith('tuf.')) return undefined;
       if (tree === null) {
         tree = new Map();
         flatten(tree, recordTree(r));

@@ -6,7 +6,10 @@
  * key, flags, Rev, PD_Length and RFC 6581 block of a startup frame).
  */
 import { fpduLayout, OCTET_CRC, OCTET_LENGTH, OCTET_MARKER, OCTET_PAD } from '../../dissectors/mpa/tree.js';
-import { isFpdu, type MpaRecord } from './events.js';
+import { isFpdu, isTuf, type MpaRecord } from './events.js';
+import { tufLayout, TUF_OCTET_KEY, TUF_OCTET_LENGTH, TUF_OCTET_MARKER } from '../../dissectors/tuf/tree.js';
+
+const TUF_MARKS: Readonly<Record<number, string>> = { [TUF_OCTET_LENGTH]: 'L', [TUF_OCTET_KEY]: 'K', [TUF_OCTET_MARKER]: 'M' };
 import { streamBytes, type FrameStore, type StreamBytes } from './frame-store.js';
 import type { Style } from './text.js';
 
@@ -81,6 +84,14 @@ function framesText(frames: readonly number[]): string {
 
 /** The dump of one record (header line, rows), reading its frames back from `store`. */
 export function recordDump(r: MpaRecord, store: FrameStore, st: Style): string[] {
+  if (isTuf(r)) {
+    const data = streamBytes(store, r.frames, r.from, r.seq, r.wireSize);
+    const marks = Array.from(tufLayout(r), (c) => TUF_MARKS[c] ?? '');
+    const missing = data.have.includes(0) ? ' (?? = not available)' : '';
+    const what = r.mode === 'alignment' ? 'TUF framing PDU' : 'TUF PDU';
+    const legend = r.mode === 'alignment' ? 'L Length, K Key' : 'M marker';
+    return [`${what} at seq ${r.seq}, ${r.wireSize} octets from ${framesText(r.frames)} [${legend}]${missing}:`, ...dumpLines(data, marks, st)];
+  }
   if (isFpdu(r)) {
     const startSeq = (r.seq - (r.lenOffset - r.start)) >>> 0;
     const data = streamBytes(store, r.frames, r.from, startSeq, r.wireSize);

@@ -35,6 +35,8 @@ export interface FlowJson {
   lastFrame: number;
   tcp: { directions: Array<Record<string, unknown>> };
   mpa: Record<string, unknown> | null;
+  /** ULP Framing for TCP (an addition to the schema, documented in the README), null without it. */
+  tuf: Record<string, unknown> | null;
 }
 
 /** Octets as lowercase hex, the report's encoding for bytes. */
@@ -124,6 +126,7 @@ export function flowJson(f: FlowResult): FlowJson {
           ...(m.enablement ? { enablement: m.enablement.map((e) => (e ? { ...e } : null)) } : {}),
         }
       : null,
+    tuf: f.tuf ? { mode: f.tuf.mode, detection: f.tuf.detection, directions: f.tuf.directions.map((d) => ({ ...d })) } : null,
   };
 }
 

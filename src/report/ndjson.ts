@@ -12,6 +12,7 @@ import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import { segmentInfo, type DdpSegmentRecord } from '../../dissectors/ddp-rdmap/analyzer.js';
 import { opcodeName } from '../../dissectors/ddp-rdmap/fields.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
+import type { TufRecord } from '../../dissectors/tuf/types.js';
 import { hex, startupJson, type ReportDocument } from './json-report.js';
 
 export function startupEvent(r: StartupRecord): Record<string, unknown> {
@@ -77,6 +78,29 @@ export function fpduEvent(r: FpduRecord): Record<string, unknown> {
     senderMistake: r.senderMistake ?? null,
     ulpduHead: hex(r.head),
     ddp: isDdpSegmentRecord(r.upper) ? ddpJson(r.upper) : null,
+  };
+}
+
+/** A TUF record: `"type": "tuf"`, its key as hex, its markers with both copies. */
+export function tufEvent(r: TufRecord): Record<string, unknown> {
+  return {
+    type: 'tuf',
+    mode: r.mode,
+    flow: r.flow,
+    dir: r.dir,
+    from: r.from,
+    to: r.to,
+    frames: r.frames,
+    seq: r.seq,
+    wireSize: r.wireSize,
+    length: r.length,
+    key: r.key,
+    keyOk: r.keyOk,
+    aligned: r.aligned,
+    segments: r.segments,
+    pduSeq: (r.seq + (r.pduStart - r.start)) >>> 0,
+    markers: r.markers.map((m) => ({ seq: m.seq, npo: m.npo, npo2: m.npo2, split: m.split, target: m.targetSeq })),
+    head: hex(r.head),
   };
 }
 

@@ -4,6 +4,7 @@ import type { AnalysisResult } from '../analysis/pipeline.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { FieldDef } from '../analysis/fields.js';
+import type { TufRecord } from '../../dissectors/tuf/types.js';
 
 /** ANSI colours, only when the output is a terminal and NO_COLOR is unset. */
 export interface Style {
@@ -103,6 +104,18 @@ export function fpduLine(r: FpduRecord, upper: string | null, time: string, st: 
   return `${lead(r.frames, time, r.from, r.to)}FPDU seq=${r.seq} len=${r.ulpduLength}${m} ${crc}${r.afterError ? st.dim(' [after error]') : ''}${upper ? `  ${upper}` : ''}`;
 }
 
+/** A TUF framing PDU (alignment mode) or marker-delimited PDU (marker mode). */
+export function tufLine(r: TufRecord, time: string, st: Style): string {
+  if (r.mode === 'alignment') {
+    const key = r.keyOk ? `key=0x${r.key}` : st.red(`key=0x${r.key} [second key]`);
+    const fit = r.aligned ? 'aligned' : st.yellow(`unaligned (${r.segments} segment${r.segments === 1 ? '' : 's'})`);
+    return `${lead(r.frames, time, r.from, r.to)}TUF framing PDU seq=${r.seq} len=${r.length} ${key} ${fit}`;
+  }
+  const bad = r.markers.some((m) => m.npo !== m.npo2);
+  const split = r.markers.filter((m) => m.split).length;
+  return `${lead(r.frames, time, r.from, r.to)}TUF PDU seq=${(r.seq + (r.pduStart - r.start)) >>> 0} len=${r.length} markers=${r.markers.length}${split ? ` (${split} split)` : ''}${bad ? st.red(' [marker copies differ]') : ''}`;
+}
+
 function severityText(s: Severity, st: Style): string {
   return s === 'error' ? st.red('error  ') : s === 'warning' ? st.yellow('warning') : st.dim('info   ');
 }
@@ -161,6 +174,21 @@ function findingCounts(r: AnalysisResult): { errors: Map<number, number>; warnin
 }
 
 /** How MPA was found, short: its Rev when startup frames were seen, else how framing was found. */
+/** What the MPA column says of a TUF flow (a flow is one or the other). */
+function tufShort(t: NonNullable<AnalysisResult['flows'][number]['tuf']>): string {
+  return t.mode === 'alignment' ? 'TUF align' : 'TUF mark';
+}
+
+/** A TUF flow's counts per direction: framing PDUs (alignment) or PDUs (markers). */
+function tufCounts(t: NonNullable<AnalysisResult['flows'][number]['tuf']>): string {
+  return t.directions.map((d) => String((t.mode === 'alignment' ? d.framingPdus : d.pdus) ?? 0)).join('/');
+}
+
+/** Alignment: the direction's key found or not; markers: the interval. */
+function tufMarkers(t: NonNullable<AnalysisResult['flows'][number]['tuf']>): string {
+  return t.mode === 'alignment' ? '-' : t.directions.map((d) => (d.interval !== null ? String(d.interval) : 'off')).join('/');
+}
+
 function mpaShort(m: NonNullable<AnalysisResult['flows'][number]['mpa']>): string {
   const rev = m.reply?.rev ?? m.request?.rev ?? null;
   if (m.detection === 'startup') return rev !== null ? `Rev ${rev}` : 'startup';
@@ -215,16 +243,17 @@ function compactRow(f: AnalysisResult['flows'][number], st: Style, endpointMax: 
   const t = f.tcp;
   const d = t.directions;
   const m = f.mpa;
+  const tf = f.tuf;
   const { onoff, crcDir } = directionWords(m, st);
   const nErr = errors.get(t.id) ?? 0;
   const nWarn = warnings.get(t.id) ?? 0;
   return [
     String(streamNumber(t.id)),
     `${shortEndpoint(t.client, endpointMax)} → ${shortEndpoint(t.server, endpointMax)}`,
-    m ? mpaShort(m) : '-',
-    m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : '-',
+    m ? mpaShort(m) : tf ? tufShort(tf) : '-',
+    m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : tf ? tufMarkers(tf) : '-',
     m ? `${crcDir(m.directions[0].crcErrors)}/${crcDir(m.directions[1].crcErrors)}` : '-',
-    m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : '-',
+    m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : tf ? tufCounts(tf) : '-',
     `${nErr ? st.red(String(nErr)) : '0'}/${nWarn ? st.yellow(String(nWarn)) : '0'}`,
     d.map((x) => x.closed ?? '-').join('/'),
   ];
@@ -238,6 +267,7 @@ function wideFlowTable(r: AnalysisResult, st: Style): string {
     const t = f.tcp;
     const d = t.directions;
     const m = f.mpa;
+    const tf = f.tuf;
     const { onoff, crcDir } = directionWords(m, st);
     const nErr = errors.get(t.id) ?? 0;
     const nWarn = warnings.get(t.id) ?? 0;
@@ -246,14 +276,16 @@ function wideFlowTable(r: AnalysisResult, st: Style): string {
       `${t.client} → ${t.server}`,
       `${t.firstFrame}-${t.lastFrame}`,
       `${d[0].bytes}/${d[1].bytes}`,
-      m ? m.detection : '-',
+      m ? m.detection : tf ? `${tufShort(tf)} (${tf.detection})` : '-',
       m ? String(m.reply?.rev ?? m.request?.rev ?? '?') : '-',
-      m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : '-',
+      m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : tf ? tufMarkers(tf) : '-',
       m ? `${crcDir(m.directions[0].crcErrors)}/${crcDir(m.directions[1].crcErrors)}` : '-',
-      m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : '-',
+      m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : tf ? tufCounts(tf) : '-',
       nErr ? st.red(String(nErr)) : '0',
       nWarn ? st.yellow(String(nWarn)) : '0',
-      m ? m.directions.map((x) => pct(x.alignment.fpduAligned, x.alignment.segments)).join('/') : '-',
+      m ? m.directions.map((x) => pct(x.alignment.fpduAligned, x.alignment.segments)).join('/')
+      : tf && tf.mode === 'alignment' ? tf.directions.map((x) => pct(x.alignedSegments ?? 0, (x.alignedSegments ?? 0) + (x.unalignedSegments ?? 0))).join('/')
+      : '-',
       String(d[0].gaps.length + d[1].gaps.length),
       d.map((x) => x.closed ?? '-').join('/'),
     ]);
@@ -292,10 +324,16 @@ export function summaryText(r: AnalysisResult, st: Style, opts: FlowTableOptions
   const s = r.findings.bySeverity;
   const omitted = r.findings.omitted ? ` (${r.findings.omitted} not kept in memory)` : '';
   out.push(
-    `${plural(r.capture.packets, 'packet')}, ${plural(r.flows.length, 'TCP flow')}, ${r.flows.filter((f) => f.mpa).length} MPA; ` +
+    `${plural(r.capture.packets, 'packet')}, ${plural(r.flows.length, 'TCP flow')}, ${r.flows.filter((f) => f.mpa).length} MPA${tufFlowCount(r)}; ` +
       `${plural(s.error, 'error')}, ${plural(s.warning, 'warning')}, ${plural(s.info, 'info')}${omitted}`,
   );
   return out.join('\n');
+}
+
+/** ", 1 TUF" after the MPA count, only when some flow carries TUF (the line is unchanged otherwise). */
+function tufFlowCount(r: AnalysisResult): string {
+  const n = r.flows.filter((f) => f.tuf).length;
+  return n ? `, ${n} TUF` : '';
 }
 
 /** `mpa-dissect rules`: the catalog, with the severity in force when a rules file is given. */

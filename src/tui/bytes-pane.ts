@@ -8,7 +8,9 @@ import { fpduLayout, OCTET_CRC, OCTET_LENGTH, OCTET_MARKER, OCTET_PAD } from '..
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { StreamBytes } from '../report/frame-store.js';
-import { isFpdu, type MpaRecord } from '../report/events.js';
+import { isFpdu, isTuf, type MpaRecord } from '../report/events.js';
+import { tufLayout, TUF_OCTET_KEY, TUF_OCTET_LENGTH, TUF_OCTET_MARKER } from '../../dissectors/tuf/tree.js';
+import type { TufRecord } from '../../dissectors/tuf/types.js';
 import type { Line, Span, StyleName } from './lines.js';
 import { crcHex } from '../../dissectors/mpa/fields.js';
 
@@ -38,7 +40,31 @@ export interface BytesView {
  * Lines for one record. `seqStart` is the sender's absolute SeqStart when known; `highlight` the
  * wire octets [from, to) of the tree field selected; `width` the columns available.
  */
+/** A TUF record's octets: L Length, K Key (alignment), M marker, offsets from its first octet. */
+function tufBytesLines(r: TufRecord, data: StreamBytes | null, highlight: [number, number] | null, width: number): Line[] {
+  const out: Line[] = [];
+  const n = r.wireSize;
+  out.push([{ t: `${r.mode === 'alignment' ? 'TUF framing PDU' : 'TUF PDU'} at seq ${r.seq}`, s: 'bold' }, { t: `, ${n} octets` }]);
+  out.push(r.mode === 'alignment' ? [{ t: 'L Length', s: 'length' }, { t: '  ' }, { t: 'K Key', s: 'key' }] : [{ t: 'M marker', s: 'marker' }]);
+  if (r.mode === 'alignment') out.push([{ t: `Key 0x${r.key}  ` }, r.keyOk ? { t: 'the direction\'s key', s: 'good' } : { t: 'SECOND KEY', s: 'error' }]);
+  for (const m of r.markers) {
+    const ok = m.npo === m.npo2;
+    out.push([{ t: `Next PDU Offset @octet ${m.offset - r.start}: ${m.npo ?? '?'} / copy ${m.npo2 ?? '?'}${m.split ? ' (split)' : ''}  ` }, ok ? { t: 'ok', s: 'good' } : { t: 'COPIES DIFFER', s: 'error' }]);
+  }
+  if (!data) {
+    out.push([{ t: 'octets not available (the frames cannot be read back)', s: 'dim' }]);
+    return out;
+  }
+  const layout = tufLayout(r);
+  const cls = Array.from(layout, (c): StyleName | null => (c === TUF_OCTET_LENGTH ? 'length' : c === TUF_OCTET_KEY ? 'key' : c === TUF_OCTET_MARKER ? 'marker' : null));
+  const offW = Math.max(5, String(n).length);
+  const per = width >= offW + 2 + 16 * 3 + 1 + 16 ? 16 : width >= offW + 2 + 8 * 3 + 1 + 8 ? 8 : 4;
+  for (let row = 0; row < n; row += per) out.push(octetRow(data, cls, highlight, row, per, n, String(row).padStart(offW, ' ')));
+  return out;
+}
+
 export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: number | null, highlight: [number, number] | null, width: number): Line[] {
+  if (isTuf(r)) return tufBytesLines(r, data, highlight, width);
   const out: Line[] = [];
   const fp = isFpdu(r);
   const startSeq = fp ? (r.seq - (r.lenOffset - r.start)) >>> 0 : r.seq;
@@ -89,27 +115,32 @@ export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: num
           }
         }
       }
-      const spans: Span[] = [{ t: String(rel(row)).padStart(offW, ' ') + '  ', s: 'dim' }];
-      let ascii = '';
-      for (let k = row; k < row + per; k++) {
-        if (k >= n) {
-          spans.push({ t: '   ' });
-          continue;
-        }
-        const have = data.have[k] === 1;
-        const b = data.bytes[k]!;
-        const t = have ? b.toString(16).padStart(2, '0') : '??';
-        const lit = highlight !== null && k >= highlight[0] && k < highlight[1];
-        const c = lit ? 'field' : cls[k] ?? null;
-        spans.push(c ? { t, s: c } : { t });
-        spans.push({ t: ' ' });
-        ascii += !have ? ' ' : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
-      }
-      spans.push({ t: ` ${ascii}`, s: 'dim' });
-      out.push(spans);
+      out.push(octetRow(data, cls, highlight, row, per, n, String(rel(row)).padStart(offW, ' ')));
     }
   }
   return out;
+}
+
+/** One row of octets: offset label, hex in each octet's class colour (the selected field lit), ASCII. */
+function octetRow(data: StreamBytes, cls: readonly (StyleName | null)[], highlight: [number, number] | null, row: number, per: number, n: number, label: string): Line {
+  const spans: Span[] = [{ t: label + '  ', s: 'dim' }];
+  let ascii = '';
+  for (let k = row; k < row + per; k++) {
+    if (k >= n) {
+      spans.push({ t: '   ' });
+      continue;
+    }
+    const have = data.have[k] === 1;
+    const b = data.bytes[k]!;
+    const t = have ? b.toString(16).padStart(2, '0') : '??';
+    const lit = highlight !== null && k >= highlight[0] && k < highlight[1];
+    const c = lit ? 'field' : cls[k] ?? null;
+    spans.push(c ? { t, s: c } : { t });
+    spans.push({ t: ' ' });
+    ascii += !have ? ' ' : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
+  }
+  spans.push({ t: ` ${ascii}`, s: 'dim' });
+  return spans;
 }
 
 /**

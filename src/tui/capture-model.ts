@@ -22,7 +22,9 @@ import { decodeDdp } from '../../dissectors/ddp-rdmap/decode.js';
 import type { DdpSegmentRecord } from '../../dissectors/ddp-rdmap/analyzer.js';
 import { ddpSummary } from '../../dissectors/ddp-rdmap/tree.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
-import { EventAssembler, isFpdu, type EventGroup, type MpaRecord } from '../report/events.js';
+import { EventAssembler, isFpdu, isTuf, type EventGroup, type MpaRecord } from '../report/events.js';
+import type { TufMode, TufRecord } from '../../dissectors/tuf/types.js';
+import { tufTree } from '../../dissectors/tuf/tree.js';
 import { recordTree } from '../report/fields.js';
 import { streamBytes, type FrameStore, type StreamBytes } from '../report/frame-store.js';
 import { thresholdFindings, type Thresholds } from '../report/threshold-rules.js';
@@ -32,6 +34,7 @@ import {
   KIND_FPDU,
   KIND_REPLY,
   KIND_REQUEST,
+  KIND_TUF,
   PduIndex,
   U32List,
   V_AFTER_ERROR,
@@ -97,6 +100,8 @@ export interface FlowRow {
   upper: string | null;
   /** RFC 5044 Appendix C outcome with an RDMA Consortium (Rev 0) peer: 'v0' (interoperates) or 'close', else null. */
   rdmac: 'v0' | 'close' | null;
+  /** ULP Framing for TCP on this flow (a flow is MPA or TUF, never both). */
+  tuf: TufMode | null;
   /** This flow's items, in capture order. */
   readonly items: U32List;
 }
@@ -135,6 +140,7 @@ export class CaptureModel {
   readonly findingItem = new U32List();
   findingsOmitted = 0;
   private readonly startups: StartupRecord[] = [];
+  private readonly tufs: TufRecord[] = [];
   private readonly cache = new Map<number, MpaRecord>();
   state: ModelState = 'reading';
   /** One line: why the capture could not be read (open failure, or a read error). */
@@ -187,6 +193,7 @@ export class CaptureModel {
         warnings: 0,
         firstFrame: frame,
         upper: null,
+        tuf: null,
         items: new U32List(),
       };
       this.flowById.set(id, f);
@@ -220,6 +227,7 @@ export class CaptureModel {
       },
       onStartup: (r) => asm.record(r),
       onFpdu: (r) => asm.record(r),
+      onTuf: (r) => asm.record(r),
       onFinding: (f) => asm.finding(f),
     };
     let lastNotify = 0;
@@ -240,6 +248,7 @@ export class CaptureModel {
         f.bytes = [fr.tcp.directions[0].bytes, fr.tcp.directions[1].bytes];
         if (fr.mpa) f.detection = fr.mpa.detection;
         if (fr.mpa?.rdmac?.decided) f.rdmac = fr.mpa.rdmac.mustClose ? 'close' : 'v0';
+        if (fr.tuf) f.tuf = fr.tuf.mode;
         f.upper = upperText(fr.upperLayer);
       }
       this.packets = r.capture.packets;
@@ -284,6 +293,7 @@ export class CaptureModel {
         },
         onStartup: (r) => asm.record(r),
         onFpdu: (r) => asm.record(r),
+        onTuf: (r) => asm.record(r),
         onFinding: (f) => asm.finding(f),
       });
       asm.end();
@@ -356,6 +366,21 @@ export class CaptureModel {
       if (v & V_CRC_BAD) fl.crcBad[r.dir]++;
       if (fl.detection === null) fl.detection = fl.request || fl.reply ? 'startup' : 'heuristic';
       this.fpdus++;
+    } else if (isTuf(r)) {
+      // TUF records are kept whole (a few dozen octets each): TUF captures are rare and small.
+      i = ix.add(KIND_TUF, r.flow, r.dir, this.tNow, r.frames);
+      ix.seq[i] = r.seq;
+      ix.start[i] = r.start;
+      ix.ulpduLength[i] = r.length;
+      ix.wireSize[i] = r.wireSize;
+      ix.markerCount[i] = r.markers.length;
+      ix.ref[i] = this.tufs.length;
+      if (!r.keyOk || r.markers.some((m) => m.npo !== m.npo2)) ix.verdict[i] = V_MARKER_BAD;
+      this.tufs.push(r);
+      fl.tuf = r.mode;
+      fl.fpdus[r.dir]++;
+      fl.bytes[r.dir] += r.wireSize;
+      this.fpdus++;
     } else {
       i = ix.add(r.kind === 'request' ? KIND_REQUEST : KIND_REPLY, r.flow, r.dir, this.tNow, r.frames);
       ix.seq[i] = r.seq;
@@ -412,6 +437,7 @@ export class CaptureModel {
     const k = ix.kind[i]!;
     if (k === KIND_FINDING) return null;
     if (k === KIND_REQUEST || k === KIND_REPLY) return this.startups[ix.ref[i]!] ?? null;
+    if (k === KIND_TUF) return this.tufs[ix.ref[i]!] ?? null;
     const hit = this.cache.get(i);
     if (hit) {
       // Refresh its place in the LRU order.
@@ -500,7 +526,7 @@ export class CaptureModel {
     if (!r) return null;
     const ix = this.index;
     const startSeq = isFpdu(r) ? (r.seq - (r.lenOffset - r.start)) >>> 0 : r.seq;
-    const n = isFpdu(r) ? r.wireSize : 20 + r.privateData.length;
+    const n = isFpdu(r) || isTuf(r) ? r.wireSize : 20 + r.privateData.length;
     const data = streamBytes(this.source.frames, ix.framesOf(i), r.from, startSeq, n);
     return data.have.includes(1) ? data : null;
   }
@@ -511,7 +537,8 @@ export class CaptureModel {
     if (!r) return { record: null, tree: [], info: this.findingsOf(i)[0]?.message ?? '', rebuilt: false };
     const rebuilt = this.rebuiltSet.has(i);
     let tree: TreeNode[];
-    if (isFpdu(r) && isDdpSegmentRecord(r.upper)) tree = recordTree(r);
+    if (isTuf(r)) tree = tufTree(r);
+    else if (isFpdu(r) && isDdpSegmentRecord(r.upper)) tree = recordTree(r);
     else if (isFpdu(r)) tree = mpaFpduTree(r);
     else tree = recordTree(r);
     return { record: r, tree, info: this.info(r), rebuilt };
@@ -529,6 +556,11 @@ export class CaptureModel {
   /** The Info column: the DDP/RDMAP summary of an FPDU, the startup frame's parameters. */
   info(r: MpaRecord): string {
     if (isFpdu(r)) return isDdpSegmentRecord(r.upper) ? ddpSummary(r.upper) : '';
+    if (isTuf(r)) {
+      if (r.mode === 'alignment') return `TUF key 0x${r.key}${r.keyOk ? '' : ' [second key]'} ${r.aligned ? 'aligned' : `unaligned, ${r.segments} segments`}`;
+      const bad = r.markers.some((m) => m.npo !== m.npo2);
+      return `TUF PDU at seq ${(r.seq + (r.pduStart - r.start)) >>> 0}, ${r.markers.length} marker${r.markers.length === 1 ? '' : 's'}${bad ? ' [copies differ]' : ''}`;
+    }
     const e = r.enhancedBlock;
     const flags = `M=${+r.m} C=${+r.c}${r.r ? ' R=1 (rejected)' : ''}`;
     const v2 = e ? ` IRD=${e.ird} ORD=${e.ord}${e.p2p ? ' P2P' : ''}${e.rtr.send ? ' RTR:send' : ''}${e.rtr.write ? ' RTR:write' : ''}${e.rtr.read ? ' RTR:read' : ''}` : '';
@@ -541,6 +573,7 @@ export class CaptureModel {
     if (k === KIND_REQUEST) return 'Request';
     if (k === KIND_REPLY) return 'Reply';
     if (k === KIND_FPDU) return 'FPDU';
+    if (k === KIND_TUF) return this.tufs[this.index.ref[i]!]?.mode === 'markers' ? 'TUF PDU' : 'TUF';
     const rule = this.findingsOf(i)[0]?.rule;
     return rule !== undefined && GAP_RULES.has(rule) ? 'gap' : 'finding';
   }

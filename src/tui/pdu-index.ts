@@ -10,6 +10,8 @@ export const KIND_REPLY = 1;
 export const KIND_FPDU = 2;
 /** A finding that belongs to no record (a gap, a TCP close, a read error). */
 export const KIND_FINDING = 3;
+/** A TUF framing PDU (alignment mode) or marker-delimited PDU (marker mode). */
+export const KIND_TUF = 4;
 
 /** Verdict bits, one byte per item. */
 export const V_CRC_BAD = 1;
@@ -81,7 +83,7 @@ export class PduIndex {
   /** First of this item's findings in the model's finding list, and how many (-1: none kept). */
   findingAt = new Int32Array(1024);
   findingCount = new Uint16Array(1024);
-  /** Startup items: index of the startup record in the model's list. */
+  /** Startup and TUF items: index of the record in the model's list of them. */
   ref = new Int32Array(1024);
 
   /** Frame numbers of every item, back to back. */

@@ -796,7 +796,7 @@ export class ViewModel {
       const rtr = e ? `${e.rtr.send ? 'S' : ''}${e.rtr.write ? 'W' : ''}${e.rtr.read ? 'R' : ''}` || '-' : '-';
       const irdOrd = e ? `${e.ird}/${e.ord}${ep ? ` ${ep.ird}/${ep.ord}` : ''}` : '-';
       const line: Line = [
-        { t: `${padLeft(String(id - 1), 6)} ${fit(`${f.client} → ${f.server}`, epW)} ${fit(mpaLabel(f) ?? (m.state === 'done' ? 'not MPA' : '…'), 9)} ` },
+        { t: `${padLeft(String(id - 1), 6)} ${fit(`${f.client} → ${f.server}`, epW)} ${fit(f.tuf ? (f.tuf === 'alignment' ? 'TUF align' : 'TUF mark') : (mpaLabel(f) ?? (m.state === 'done' ? 'not MPA' : '…')), 9)} ` },
         { t: padLeft(String(f.errors), 4), ...(f.errors ? { s: 'error' as StyleName } : {}) },
         { t: ' ' },
         { t: padLeft(String(f.warnings), 4), ...(f.warnings ? { s: 'warning' as StyleName } : {}) },

@@ -22,11 +22,13 @@ const rec = new EventRecorder();
 const opts: AnalysisOptions = {
   ...(config.reassembly ? { reassembly: config.reassembly } : {}),
   ...(config.forced ? { forced: config.forced } : {}),
+  ...(config.forcedTuf ? { forcedTuf: config.forcedTuf } : {}),
   upper: config.upper ? defaultUpper : null,
   ...(config.dissect === false ? { dissect: false } : {}),
   ...(config.want.flow ? { onFlow: (h) => rec.flow(h) } : {}),
   ...(config.want.startup ? { onStartup: (r) => rec.startup(r) } : {}),
   ...(config.want.fpdu ? { onFpdu: (r) => rec.fpdu(r) } : {}),
+  ...(config.want.tuf ? { onTuf: (r) => rec.tuf(r) } : {}),
 };
 // Disabled rules are left out here already; the main thread's collector applies the rest.
 const sink = {

@@ -189,10 +189,11 @@ export async function analyzeParallel(path: string, opts: AnalysisOptions): Prom
     {
       reassembly: opts.reassembly ?? null,
       forced: opts.forced ?? null,
+      forcedTuf: opts.forcedTuf ?? null,
       upper: opts.upper === defaultUpper,
       dissect: opts.dissect !== false,
       disabled: [...(opts.rules?.disabled ?? [])],
-      want: { flow: opts.onFlow !== undefined, startup: opts.onStartup !== undefined, fpdu: opts.onFpdu !== undefined },
+      want: { flow: opts.onFlow !== undefined, startup: opts.onStartup !== undefined, fpdu: opts.onFpdu !== undefined, tuf: opts.onTuf !== undefined },
     },
     () => journal.drain(pool.done, pool.queues, target),
   );

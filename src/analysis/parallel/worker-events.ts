@@ -1,6 +1,6 @@
 /**
  * What a worker hands back: the record-source callbacks of the pipeline (AnalysisOptions: onFlow,
- * onStartup, onFpdu, findings) recorded in the order they happened, each tagged with the segment
+ * onStartup, onFpdu, onTuf, findings) recorded in the order they happened, each tagged with the segment
  * (slot) or, at the end of the capture, the flow that produced it. The main thread replays them
  * into the same callbacks at that slot's place in capture order.
  *
@@ -12,11 +12,13 @@ import type { FlowHandle } from '../../tcp/stream.js';
 import type { AnalysisOptions } from '../pipeline.js';
 import type { StartupRecord } from '../../../dissectors/mpa/startup.js';
 import type { FpduRecord } from '../../../dissectors/mpa/mpa-types.js';
+import type { TufRecord } from '../../../dissectors/tuf/types.js';
 
 const FLOW = 0;
 const FINDING = 1;
 const STARTUP = 2;
 const FPDU = 3;
+const TUF = 4;
 
 /** A flow as announced: its id and endpoints, and each direction's facts as at its first segment. */
 interface FlowAnnounce {
@@ -52,6 +54,11 @@ export class EventRecorder implements FindingSink {
   fpdu(r: FpduRecord): void {
     this.fresh.push({ at: this.events.length + 2, rec: r });
     this.events.push(this.tag, FPDU, r);
+  }
+
+  tuf(r: TufRecord): void {
+    this.fresh.push({ at: this.events.length + 2, rec: r });
+    this.events.push(this.tag, TUF, r);
   }
 
   /**
@@ -125,6 +132,9 @@ function replayOne(kind: number, p: unknown, to: EventTarget): void {
       return;
     case FPDU:
       to.opts.onFpdu?.(p as FpduRecord);
+      return;
+    case TUF:
+      to.opts.onTuf?.(p as TufRecord);
       return;
   }
 }

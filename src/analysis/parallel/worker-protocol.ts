@@ -1,18 +1,19 @@
 /** Messages between the main thread and a flow worker (flow-worker.ts), and their shared words. */
 import type { ReassemblyOptions } from '../../tcp/reassembler.js';
-import type { FlowResult, ForcedMpaSpec } from '../pipeline.js';
+import type { FlowResult, ForcedMpaSpec, ForcedTufSpec } from '../pipeline.js';
 
 /** Given to each worker at start (structured-cloned: data only). */
 export interface WorkerConfig {
   reassembly: ReassemblyOptions | null;
   forced: ForcedMpaSpec[] | null;
+  forcedTuf: ForcedTufSpec[] | null;
   /** Run the default layer above MPA (DDP/RDMAP). */
   upper: boolean;
   dissect: boolean;
   /** Rules turned off by the rules file: not worth sending back. */
   disabled: string[];
   /** Which records the main thread's callbacks want. */
-  want: { flow: boolean; startup: boolean; fpdu: boolean };
+  want: { flow: boolean; startup: boolean; fpdu: boolean; tuf: boolean };
   /** Int32Array words below. */
   shared: SharedArrayBuffer;
 }
