@@ -4,6 +4,7 @@
  * octet so a replay through the framer attributes FPDUs to frames exactly. Bounded: the owner
  * decides what to drop.
  */
+import { pooled } from '../../src/net/bytes.js';
 const EMPTY = new Uint8Array(0);
 
 export class ByteLog {
@@ -64,7 +65,7 @@ export class ByteLog {
       // Start small: most held runs are a startup frame or a few segments. A first piece gets its
       // exact size from Node's shared pool (no ArrayBuffer of its own); later growth doubles.
       let nb: Uint8Array;
-      if (this.buf.length === 0 && n <= 1024) nb = Buffer.allocUnsafe(n);
+      if (this.buf.length === 0 && n <= 1024) nb = pooled(n);
       else {
         let cap = Math.max(256, this.buf.length * 2);
         while (cap < this.used + n) cap *= 2;
@@ -136,3 +137,4 @@ export class ByteLog {
     if (!keepCapacity) this.shrink();
   }
 }
+

@@ -3,6 +3,7 @@
  * contiguous window of the in-order stream, plus which frame carried which octets (kept apart from
  * the octets, so a PDU's frames are known after its octets were let go).
  */
+import { pooled } from '../../src/net/bytes.js';
 const EMPTY = new Uint8Array(0);
 
 export class Hold {
@@ -28,7 +29,7 @@ export class Hold {
     if (offset !== this.end) this.reset(offset);
     if (this.buf === EMPTY && data.length < 4096) {
       // The first piece from the shared Buffer pool: 100,000 one-segment flows pay no buffer object each.
-      this.buf = Buffer.allocUnsafe(data.length);
+      this.buf = pooled(data.length);
     } else if (this.head + this.len + data.length > this.buf.length) {
       if (this.len + data.length <= this.buf.length >> 1 && this.head > 0) {
         this.buf.copyWithin(0, this.head, this.head + this.len);

@@ -18,12 +18,14 @@ import { generateManyMpaFlows, interleave } from '../../scripts/bench-threads-ge
 const tmp = mkdtempSync(join(tmpdir(), 'mpa-threads-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function pcapsIn(dir: string): string[] {
+function pcapsIn(dir: string, recurse = true): string[] {
   if (!existsSync(dir)) return [];
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...pcapsIn(p));
+    if (statSync(p).isDirectory()) {
+      if (recurse) out.push(...pcapsIn(p));
+    }
     else if (/\.pcap(ng)?(\.gz)?$/.test(name)) out.push(p);
   }
   return out;
@@ -114,7 +116,17 @@ function same(capture: string, mode: (typeof MODES)[number], threads: number): v
   expect(n.files).toEqual(one.files);
 }
 
-const shipped = pcapsIn(CAPTURES);
+// The samples one by one; the corpus (captures/corpus/, about a hundred small captures) as one
+// directory run per mode, which compares every capture's output in one process each way.
+const shipped = pcapsIn(CAPTURES, false);
+const CORPUS = join(CAPTURES, 'corpus');
+/** The modes a run over several captures takes (-w and -T fields are one capture's outputs). */
+const MULTI_MODES: ReadonlyArray<(typeof MODES)[number]> = [
+  MODES[0]!,
+  { name: '-V -x -z (all) --junit', args: ['-V', '-x', '-z', 'conv,fpdu-sizes,alignment,opcodes,rules', '--junit', '@j.xml', '--fail-on', 'warning'], files: ['j.xml'] },
+  MODES[2]!,
+  MODES[3]!,
+];
 const reference = pcapsIn(resolve(ROOT, '../shared/captures/reference'));
 const real = pcapsIn(resolve(ROOT, '../shared/captures/real'));
 
@@ -123,6 +135,7 @@ describe('--threads 2 gives byte-identical output', () => {
     const name = c.startsWith(tmp) ? `generated ${c.slice(tmp.length + 1)}` : c.slice(resolve(ROOT, '..').length + 1);
     for (const m of MODES) it(`${name}: ${m.name}`, () => same(c, m, 2));
   }
+  if (existsSync(CORPUS)) for (const m of MULTI_MODES) it(`captures/corpus/ (every capture, one run): ${m.name}`, () => same(CORPUS, m, 2));
   if (reference.length === 0) it.skip('../shared/captures/reference is absent: reference captures not compared', () => {});
   if (real.length === 0) it.skip('../shared/captures/real is absent: real captures not compared', () => {});
 });
