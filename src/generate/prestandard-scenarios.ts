@@ -52,10 +52,12 @@ function marked(fpdus: FpduSpec[], markers: boolean, fpduptrFrom: 'fpdu' | 'leng
  * the Responder, as RFC 5044 Appendix C.2 names it once the Reply (or the close after it) is seen.
  */
 function rdmac(s: RdmacSpec, outcome: 'mpa.rdmac-interop' | 'mpa.rdmac-must-close' | null): Generated {
-  const c = buildRdmacConnection({ ...s, scenario: { close: 'none', ...s.scenario } });
   const rule = s.fpduptrFrom ?? ((s.request.rev ?? 1) === 0 || (s.reply.rev ?? 1) === 0 ? 'fpdu' : 'length');
   const i2r = s.i2r ?? [];
   const r2i = s.r2i ?? [];
+  // One FPDU per segment, as an RNIC sends them: where Wireshark frames MPA reliably (test/corpus/tshark.test.ts).
+  const cut = (x: FpduSpec[], m: boolean) => encodeFpdus(x, { markers: m, crc: true, fpduptrFrom: rule }).fpdus.map((e) => e.endRel - e.startRel);
+  const c = buildRdmacConnection({ cutI2r: cut(i2r, s.markers[0]), cutR2i: cut(r2i, s.markers[1]), ...s, scenario: { close: 'none', ...s.scenario } });
   // The Reply is the Responder's first octets.
   const replySeq = c.dataSeq[1];
   const findings = outcome ? [f(outcome, 1, replySeq)] : [];
