@@ -204,8 +204,7 @@ async function main(rawArgv: string[]): Promise<number> {
     ...(maxPackets !== undefined ? { maxPackets } : {}),
     ...(threads !== undefined ? { threads } : {}),
   };
-  // --threads (workers inside one capture's analysis) may not exist in this build: asked by name.
-  if (several) return multiCommand(positionals, common, args, args.threads);
+  if (several) return multiCommand(positionals, common, args, threads);
   if (iface !== undefined) {
     if (positional !== undefined || readFile !== undefined) throw new UsageError(`-i ${iface} captures live; a capture file (${readFile ?? positional}) cannot be read at the same time`);
     if (args['write-filter'] !== undefined) throw new UsageError('--write-filter chooses frames of a capture file; with -i, -w writes every captured packet');
@@ -295,8 +294,8 @@ async function multiCommand(
   captures: string[],
   common: Omit<RunOptions, 'capture' | 'lineBuffered' | 'writeFilter' | 'color' | 'progress'>,
   args: { jobs?: number | undefined; l?: boolean | undefined; progress?: boolean | undefined; 'write-filter'?: string | undefined; color?: boolean | undefined },
-  /** --threads as given (undefined: not given), or null when this build has no --threads. */
-  threadsArg: unknown,
+  /** --threads as given and checked (undefined: not given). */
+  threadsArg: number | undefined,
 ): Promise<number> {
   const refuse: Array<[string, unknown]> = [['-w', common.write], ['--write-filter', args['write-filter']], ['-T fields', common.fields], ['-l', args.l]];
   const given = refuse.filter(([, v]) => v !== undefined && v !== null && v !== false).map(([flag]) => flag);
@@ -304,7 +303,7 @@ async function multiCommand(
   if (captures.filter((c) => c === '-').length > 1) throw new UsageError('-: standard input can be read once; it is named twice');
   if (captures.includes('-') && isatty(0)) throw new UsageError('-: standard input is a terminal; pipe a capture into it');
   const list = expandCaptures(captures, errWrite);
-  const threads = typeof threadsArg === 'number' && threadsArg >= 1 ? threadsArg : 1;
+  const threads = threadsArg ?? 1;
   const jobs = args.jobs ?? Math.max(1, Math.floor(availableParallelism() / threads));
   const base: RunOptions = {
     ...common,
