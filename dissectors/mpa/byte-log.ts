@@ -3,11 +3,17 @@
  * seen, hunting for FPDU boundaries after loss or mid-stream). Keeps which frame carried each
  * octet so a replay through the framer attributes FPDUs to frames exactly. Bounded: the owner
  * decides what to drop.
+ *
+ * While framing, the octets from the last plausible FPDU on are held only in case the framing
+ * breaks, which it rarely does: they are kept as views into the capture reader's buffers
+ * (`appendLent`, src/net/lent-bytes.ts) and copied only when one is about to be reused or when
+ * they are read. Every reading method copies them first, so a log reads the same either way.
  */
 import { pooled } from '../../src/net/bytes.js';
+import { holdLent, isLent, type LentBytesHolder } from '../../src/net/lent-bytes.js';
 const EMPTY = new Uint8Array(0);
 
-export class ByteLog {
+export class ByteLog implements LentBytesHolder {
   private buf: Uint8Array;
   private used = 0;
   /** Stream offset of buf[0]. */
@@ -17,6 +23,16 @@ export class ByteLog {
    * as many logs): start index in buf, frame, and whether the piece starts/ends a TCP segment.
    */
   private pieces: number[] = [];
+
+  /**
+   * Lent views held after the owned octets (buf[0, used)), in stream order, with frame and
+   * segment flags (two numbers a view); created on first use.
+   */
+  private lentViews: Uint8Array[] | null = null;
+  private lentMeta: number[] | null = null;
+  private lentBytes = 0;
+  /** Registered as a holder of lent views until the reader next recycles a buffer. */
+  private holding = false;
 
   /** Allocated on first use: most directions never hold anything. */
   constructor() {
@@ -39,15 +55,16 @@ export class ByteLog {
   }
 
   get length(): number {
-    return this.used;
+    return this.used + this.lentBytes;
   }
 
   get end(): number {
-    return this.base + this.used;
+    return this.base + this.used + this.lentBytes;
   }
 
   /** Contiguous view of everything held (valid until the next append/drop). */
   get bytes(): Uint8Array {
+    this.own();
     return this.buf.subarray(0, this.used);
   }
 
@@ -55,10 +72,62 @@ export class ByteLog {
     this.base = base;
     this.used = 0;
     this.pieces.length = 0;
+    this.forgetLent();
     this.shrink();
   }
 
+  /**
+   * Appends a whole chunk: kept as a view when the capture reader lent it (copied before the reader
+   * reuses its buffer), copied otherwise.
+   */
+  appendLent(data: Uint8Array, frame: number, segStart: boolean, segEnd: boolean): void {
+    if (data.length === 0) return;
+    if (!isLent(data)) {
+      this.append(data, 0, data.length, frame, segStart, segEnd);
+      return;
+    }
+    (this.lentViews ??= []).push(data);
+    (this.lentMeta ??= []).push(frame, (segStart ? 1 : 0) | (segEnd ? 2 : 0));
+    this.lentBytes += data.length;
+    if (!this.holding) {
+      this.holding = true;
+      holdLent(this);
+    }
+  }
+
+  /** The reader is about to reuse a buffer: the lent views become copies. */
+  ownLentBytes(): void {
+    this.holding = false;
+    this.own();
+  }
+
+  /** Copies the lent views after the owned octets, in order. */
+  private own(): void {
+    if (this.lentBytes === 0) return;
+    const v = this.lentViews!;
+    const m = this.lentMeta!;
+    this.lentBytes = 0;
+    for (let i = 0; i < v.length; i++) {
+      const f = m[2 * i + 1]!;
+      this.copyIn(v[i]!, 0, v[i]!.length, m[2 * i]!, (f & 1) !== 0, (f & 2) !== 0);
+    }
+    v.length = 0;
+    m.length = 0;
+  }
+
+  private forgetLent(): void {
+    if (this.lentBytes === 0) return;
+    this.lentBytes = 0;
+    this.lentViews!.length = 0;
+    this.lentMeta!.length = 0;
+  }
+
   append(data: Uint8Array, from: number, to: number, frame: number, segStart: boolean, segEnd: boolean): void {
+    this.own();
+    this.copyIn(data, from, to, frame, segStart, segEnd);
+  }
+
+  private copyIn(data: Uint8Array, from: number, to: number, frame: number, segStart: boolean, segEnd: boolean): void {
     const n = to - from;
     if (n <= 0) return;
     if (this.used + n > this.buf.length) {
@@ -81,6 +150,7 @@ export class ByteLog {
 
   /** Frame that carried stream offset `off`. */
   frameAt(off: number): number {
+    this.own();
     const idx = off - this.base;
     const p = this.pieces;
     let lo = 0;
@@ -95,6 +165,7 @@ export class ByteLog {
 
   /** Frames carrying [from, to) stream offsets. */
   framesIn(from: number, to: number): number[] {
+    this.own();
     const out: number[] = [];
     const p = this.pieces;
     for (let i = 0; i < p.length; i += 3) {
@@ -107,6 +178,7 @@ export class ByteLog {
 
   /** Hands out the held pieces from stream offset `from` on, in order, as the reassembler would. */
   replay(from: number, fn: (data: Uint8Array, offset: number, frame: number, segStart: boolean, segEnd: boolean) => void): void {
+    this.own();
     const p = this.pieces;
     for (let i = 0; i < p.length; i += 3) {
       const s = p[i]!;
@@ -121,6 +193,11 @@ export class ByteLog {
 
   /** Forgets everything before stream offset `off` (keeps the buffer, shifts the rest down). */
   dropBefore(off: number, keepCapacity = false): void {
+    if (this.lentBytes > 0 && off - this.base > this.used) {
+      this.dropIntoLent(off);
+      if (!keepCapacity) this.shrink();
+      return;
+    }
     const k = Math.min(this.used, Math.max(0, off - this.base));
     if (k === 0) return;
     this.buf.copyWithin(0, k, this.used);
@@ -136,5 +213,31 @@ export class ByteLog {
     else if (!exact && p.length > 0) p[2] = p[2]! & ~1; // first piece now starts mid-segment
     if (!keepCapacity) this.shrink();
   }
-}
 
+  /** Drops every owned octet and the lent views before `off` (a view cut in two keeps its tail). */
+  private dropIntoLent(off: number): void {
+    this.base += this.used;
+    this.used = 0;
+    this.pieces.length = 0;
+    const v = this.lentViews!;
+    const m = this.lentMeta!;
+    let rest = Math.min(off - this.base, this.lentBytes);
+    let i = 0;
+    while (i < v.length && v[i]!.length <= rest) {
+      rest -= v[i]!.length;
+      this.base += v[i]!.length;
+      this.lentBytes -= v[i]!.length;
+      i++;
+    }
+    if (i > 0) {
+      v.splice(0, i);
+      m.splice(0, 2 * i);
+    }
+    if (rest > 0) {
+      v[0] = v[0]!.subarray(rest);
+      this.base += rest;
+      this.lentBytes -= rest;
+      m[1] = m[1]! & ~1; // the first view now starts mid-segment
+    }
+  }
+}

@@ -192,7 +192,7 @@ export class MpaDirection implements DirectionConsumer {
       const fr = this.framer!;
       // The framer's bytes stay held from the last plausible FPDU on: a break is diagnosed from there.
       if (this.log.end !== offset || this.log.length === 0) this.log.reset(offset);
-      this.log.append(data, 0, data.length, frame, segStart, segEnd);
+      this.log.appendLent(data, frame, segStart, segEnd);
       fr.push(data, offset, frame, segStart, segEnd);
       if (!fr.isStopped) {
         const keep = Math.min(this.lastStart ?? fr.pendingStart, fr.pendingStart) - this.log.base;

@@ -5,7 +5,6 @@
  */
 import { createReadStream, closeSync, openSync, readSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 
 /** Decompressed chunk size: large enough that the reader parses in big steps. */
 const CHUNK = 256 * 1024;
@@ -36,10 +35,12 @@ export function isGzipFile(path: string): boolean {
 /** The decompressed bytes of a gzip stream; a corrupt or cut stream throws "gzip: ..." while iterating. */
 export function gunzip(source: AsyncIterable<Uint8Array | string> | Readable): AsyncIterable<Uint8Array> {
   const input = source instanceof Readable ? source : Readable.from(source, { objectMode: false });
-  const z = createGunzip({ chunkSize: CHUNK });
-  input.on('error', (e) => z.destroy(e));
-  input.pipe(z);
   return (async function* () {
+    // node:zlib is loaded only for a compressed capture (start-up cost: README, Benchmarks).
+    const { createGunzip } = await import('node:zlib');
+    const z = createGunzip({ chunkSize: CHUNK });
+    input.on('error', (e) => z.destroy(e));
+    input.pipe(z);
     try {
       for await (const c of z as AsyncIterable<Uint8Array>) yield c;
     } catch (e) {
