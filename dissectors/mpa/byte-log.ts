@@ -58,6 +58,11 @@ export class ByteLog implements LentBytesHolder {
     return this.used + this.lentBytes;
   }
 
+  /** Octets held in the log's own memory (the rest are lent views: dropping them moves nothing). */
+  get ownedLength(): number {
+    return this.used;
+  }
+
   get end(): number {
     return this.base + this.used + this.lentBytes;
   }

@@ -196,7 +196,9 @@ export class MpaDirection implements DirectionConsumer {
       fr.push(data, offset, frame, segStart, segEnd);
       if (!fr.isStopped) {
         const keep = Math.min(this.lastStart ?? fr.pendingStart, fr.pendingStart) - this.log.base;
-        if (keep >= DROP_MIN && keep * 2 >= this.log.length) this.log.dropBefore(this.log.base + keep);
+        // Dropping lent views moves nothing: they go as soon as they are behind (less to copy when
+        // the reader recycles); owned octets go in batches (each is moved at most once more).
+        if (keep > 0 && (keep >= this.log.ownedLength || (keep >= DROP_MIN && keep * 2 >= this.log.length))) this.log.dropBefore(this.log.base + keep);
         return;
       }
       this.flow.afterFramerStop(this);
