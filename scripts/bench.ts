@@ -9,7 +9,8 @@
  * Cases: (a) 1 GB one flow, markers + CRC both ways, 1448-octet segments cut across FPDUs;
  * (b) 1 GB of small FPDUs packed several per segment; (c) 10,000 concurrent flows; (d) 100,000
  * concurrently open flows (mostly startup, --json streamed); (e) heavy reordering and loss;
- * (f) 4 GB of (a), for linearity. Each generated file is deleted once its case is measured.
+ * (f) 4 GB of (a), for linearity; (g) 100,000 short flows opened and closed along the capture (100
+ * open at a time). Each generated file is deleted once its case is measured.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -68,6 +69,17 @@ const cases: Case[] = [
   },
   { id: 'e', name: 'reordering (5%) and loss (0.2%)', bytes: quick ? 50 * MB : 200 * MB, shape: { reorder: 0.05, loss: 0.002, perConnection: 1e15 }, args: ['-q'], target: {}, threads: false },
   { id: 'f', name: `${quick ? '800 MB' : '4 GB'} of (a), linearity`, bytes: quick ? 800 * MB : 4000 * MB, shape: { sizes: MIXED_SIZES }, args: ['-q'], target: { note: 'MB/s as (a)' }, threads: false },
+  // A storage test's pattern: connections opened and closed all along the capture. What a closed
+  // flow keeps (its summary for the report) is what this case's peak RSS grows with.
+  {
+    id: 'g',
+    name: `${quick ? '20,000' : '100,000'} flows, 100 open at a time`,
+    bytes: quick ? 19 * MB : 94 * MB,
+    shape: { concurrent: 100, fpdusPerConnection: 6, sizes: SMALL_SIZES },
+    args: ['-q'],
+    target: {},
+    threads: false,
+  },
 ];
 
 interface Timed {
