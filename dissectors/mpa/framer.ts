@@ -69,13 +69,32 @@ export interface FramedFpdu {
   markers: readonly MarkerInfo[];
   padNonZero: boolean;
   frames: number[];
-  /** First min(ulpduLength, ULPDU_HEADER_BYTES) ULPDU octets, markers removed (own copy). */
+  /** First min(ulpduLength, ULPDU_HEADER_BYTES) ULPDU octets, markers removed (a view of octets nothing else writes). */
   head: Uint8Array;
   /** Rule id of the diagnosed sender mistake this FPDU was framed under, when it changed its framing (optional: records built elsewhere may leave it out). */
   senderMistake?: string | null | undefined;
 }
 
 const EMPTY_HEAD = new Uint8Array(0);
+
+/**
+ * ULPDU heads are carved out of 8 KiB slabs: an array of its own per FPDU (up to 96 octets, so off
+ * V8's heap, with a backing store each) was the largest single cost of framing small FPDUs. A slab is
+ * never reused (a new one follows when it is full), so a head stays valid as long as its record
+ * lives; a record kept long keeps at most its slab's 8 KiB alive.
+ */
+const HEAD_SLAB = 8192;
+let headSlab = new Uint8Array(HEAD_SLAB);
+let headSlabUsed = 0;
+function newHead(n: number): Uint8Array {
+  if (headSlabUsed + n > HEAD_SLAB) {
+    headSlab = new Uint8Array(HEAD_SLAB);
+    headSlabUsed = 0;
+  }
+  const h = headSlab.subarray(headSlabUsed, headSlabUsed + n);
+  headSlabUsed += n;
+  return h;
+}
 /** Never written: every framer replaces it with its own array before the first push. */
 const NO_MARKERS: MarkerInfo[] = [];
 const PH_LEN = 0;
@@ -116,9 +135,8 @@ export class FpduFramer {
   private frames: number[] = [];
   private lastFrame = -1;
   /**
-   * Leading ULPDU octets of the FPDU in progress, in an array of their exact size allocated when
-   * ULPDU_Length is known and handed over whole with the FPDU (no copy: slicing one per FPDU was the
-   * largest single cost of framing small FPDUs).
+   * Leading ULPDU octets of the FPDU in progress, in an array of their exact size (a view into a head
+   * slab) taken when ULPDU_Length is known and handed over whole with the FPDU (no copy).
    */
   private head: Uint8Array = EMPTY_HEAD;
   private stopped = false;
@@ -236,7 +254,7 @@ export class FpduFramer {
             this.ulpduLength = (this.lenHi << 8) | b;
             this.pad = (4 - ((2 + this.ulpduLength) % 4)) % 4;
           }
-          this.head = this.ulpduLength > 0 ? new Uint8Array(Math.min(this.ulpduLength, ULPDU_HEADER_BYTES)) : EMPTY_HEAD;
+          this.head = this.ulpduLength > 0 ? newHead(Math.min(this.ulpduLength, ULPDU_HEADER_BYTES)) : EMPTY_HEAD;
           this.bodyLeft = this.ulpduLength + this.pad; // never 0 under RFC framing: 2+len+pad is a multiple of 4
           this.phase = this.bodyLeft === 0 ? PH_CRC : PH_BODY;
           this.got = 0;
