@@ -686,10 +686,11 @@ export class DdpFlowAnalyzer {
   private untagged(u: Ulpdu, st: DirState, p: UntaggedPdu, rec: DdpSegmentRecord): void {
     let q = st.queue(p.qn);
     if (!q) {
-      const qs = (st.queues ??= []);
-      if (qs.length >= MAX_QUEUES) return; // garbage QNs must not grow the table
+      const qs = st.queues;
+      if (qs !== null && qs.length >= MAX_QUEUES) return; // garbage QNs must not grow the table
       q = { qn: p.qn, expected: null, open: null, missing: null, epoch: st.lossEpoch };
-      qs.push(q);
+      if (qs === null) st.queues = [q]; // room for one queue, not the 17 a first push reserves
+      else qs.push(q);
     }
     // Single-segment opcodes (Read Request, Terminate, RFC 7306) end with their one segment even
     // without L: that is reported once (rdmap.not-single-segment), not again as a missing L.

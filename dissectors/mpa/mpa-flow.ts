@@ -20,8 +20,15 @@ export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlo
  * resynchronises after loss, and locks on mid-stream when the startup was not captured.
  */
 export class MpaFlow implements FlowConsumer, NegotiationHost {
-  /** What the reassembler feeds; each hands on to its MpaDirection, created on the direction's first event. */
-  readonly directions: readonly [DirectionConsumer, DirectionConsumer];
+  /**
+   * What the reassembler feeds when this flow is its consumer (forced MPA); each hands on to its
+   * MpaDirection, created on the direction's first event. Made on first use: a FramingFlow feeds
+   * direction() itself, so most flows never need the two slots.
+   */
+  get directions(): readonly [DirectionConsumer, DirectionConsumer] {
+    return (this.slots ??= [new DirectionSlot(this, 0), new DirectionSlot(this, 1)]);
+  }
+  private slots: readonly [DirectionConsumer, DirectionConsumer] | null = null;
   private dir0: MpaDirection | null = null;
   private dir1: MpaDirection | null = null;
   /** Startup frames and what they negotiate (startup-negotiation.ts); created with the first key. */
@@ -40,7 +47,6 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     private readonly out: MpaOutputs,
     private readonly opts: MpaFlowOptions = {},
   ) {
-    this.directions = [new DirectionSlot(this, 0), new DirectionSlot(this, 1)];
     this.holdBytes = opts.holdBytes ?? 256 * 1024;
     this.huntBudget = opts.huntBudget ?? 4 * 1024 * 1024;
     if (opts.forced) this.applyForced(opts.forced);

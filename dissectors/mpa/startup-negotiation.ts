@@ -168,6 +168,9 @@ export function isRdmac(rec: StartupRecord): boolean {
   return rec.rev === 0 && rec.m;
 }
 
+/** Private Data of every startup frame without any (zero octets: nothing to share by mistake). */
+const NO_PRIVATE_DATA = new Uint8Array(0);
+
 // ---------------------------------------------------------------- the negotiation of one connection
 
 /** What the negotiation needs of the flow it belongs to (MpaFlow). */
@@ -219,8 +222,10 @@ export class StartupNegotiation {
       if (final) this.startupCut(d, h.pdLength);
       return;
     }
-    const pd = b.slice(STARTUP_HEADER_LEN, total);
-    const frames = d.log.framesIn(at, at + total);
+    // Kept with the flow until its end: the record owns exactly what it needs (no empty buffer of
+    // its own for absent Private Data, no spare room in the frames array).
+    const pd = total === STARTUP_HEADER_LEN ? NO_PRIVATE_DATA : b.slice(STARTUP_HEADER_LEN, total);
+    const frames = d.log.framesIn(at, at + total).slice();
     // Fields listed one by one, not spread: every record then shares one hidden class (a spread gave
     // each its own, and 10,000 flows spent more time on descriptor arrays than on the frames).
     const rec: StartupRecord = {

@@ -46,7 +46,7 @@ class Tee implements DirectionConsumer {
   data(c: StreamChunk): void {
     const f = this.f;
     if (f.mpa) {
-      f.mpa.directions[this.dir].data(c);
+      f.mpa.direction(this.dir).data(c);
       f.settle();
     }
     f.tuf?.data(this.dir, c);
@@ -55,7 +55,7 @@ class Tee implements DirectionConsumer {
   gap(offset: number, seq: number, length: number): void {
     const f = this.f;
     if (f.mpa) {
-      f.mpa.directions[this.dir].gap(offset, seq, length);
+      f.mpa.direction(this.dir).gap(offset, seq, length);
       f.settle();
     }
     f.tuf?.gap(this.dir, offset, seq, length);
@@ -64,7 +64,7 @@ class Tee implements DirectionConsumer {
   end(reason: EndReason, frame: number | null): void {
     const f = this.f;
     if (f.mpa) {
-      f.mpa.directions[this.dir].end(reason, frame);
+      f.mpa.direction(this.dir).end(reason, frame);
       f.settle();
     }
     f.tuf?.end(this.dir, reason, frame);
