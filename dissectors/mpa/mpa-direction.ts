@@ -99,7 +99,23 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     this.heldLog?.release();
     this.heldLog = null;
   }
-  framer: FpduFramer | null = null;
+  /** The framer in use; while framerAt is set, one is due but not made yet. */
+  private fr: FpduFramer | null = null;
+  /**
+   * Stream offset a framer was started at (startFramer) before its first octet arrived: the framer
+   * is made on first use, so a direction that never sends an FPDU octet (the quiet side of 100,000
+   * open flows) keeps none.
+   */
+  private framerAt: number | null = null;
+  /** The framer, made on first use once started (params were given to startFramer). */
+  get framer(): FpduFramer | null {
+    if (this.fr === null && this.framerAt !== null) {
+      // baseSeq is settled: a direction frames only after it delivered octets (its startup frame, a lock).
+      this.fr = new FpduFramer(this.params!, this.framerAt, this.info.baseSeq, this);
+      this.framerAt = null;
+    }
+    return this.fr;
+  }
   params: FramerParams | null = null;
   /** RFC 5044 framing parameters of this direction (negotiated or inferred), without any mistake. */
   rfcParams: FramerParams | null = null;
@@ -449,7 +465,7 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     if (!params.mistake) this.rfcParams = params;
     this.lastStart = null;
     this.lastSeq = null;
-    this.framer = new FpduFramer(params, at, this.info.baseSeq, this);
+    this.framerAt = at;
     this.state = 'frame';
   }
 
@@ -459,7 +475,8 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   }
 
   retireFramer(): void {
-    const f = this.framer;
+    this.framerAt = null; // a framer never made framed nothing
+    const f = this.fr;
     if (!f) return;
     const r = (this.retired ??= { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 });
     r.segments += f.segments;
@@ -467,7 +484,7 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     r.headerAligned += f.headerAligned;
     r.spanning += f.spanning;
     r.markers += f.markerCount;
-    this.framer = null;
+    this.fr = null;
   }
 
   /** Feeds held bytes from `from` on into the framer (after a lock or once negotiation is known). */
@@ -491,7 +508,7 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   }
 
   summary(): MpaDirectionSummary {
-    const f = this.framer;
+    const f = this.fr; // a framer not made yet counted nothing
     const r = this.retired ?? NO_RETIRED;
     return {
       from: this.info.from,
