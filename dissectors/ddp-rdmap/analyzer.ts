@@ -404,10 +404,19 @@ export class DdpFlowAnalyzer {
   private dir1: DirState | null = null;
   /** Connection-wide DDP/RDMAP version once established (RFC 5044 App. C: same in both directions). */
   private connVersion: { v: number; seq: number; frames: readonly number[] } | null = null;
-  private readonly maxOpen: number;
-  private readonly historySize: number;
-  private readonly maxReads: number;
-  private readonly maxPerRule: number;
+  // Limits are read from the options shared by every flow (four fields less per flow).
+  private get maxOpen(): number {
+    return Math.max(1, this.opts.maxOpenMessages ?? 64);
+  }
+  private get historySize(): number {
+    return Math.max(1, this.opts.historySize ?? 64);
+  }
+  private get maxReads(): number {
+    return Math.max(1, this.opts.maxOutstandingReads ?? 4096);
+  }
+  private get maxPerRule(): number {
+    return Math.max(1, this.opts.maxFindingsPerRule ?? 100);
+  }
 
   constructor(
     private readonly flowId: number,
@@ -415,10 +424,6 @@ export class DdpFlowAnalyzer {
     private readonly sink: FindingSink,
     private readonly opts: DdpAnalyzerOptions = {},
   ) {
-    this.maxOpen = Math.max(1, opts.maxOpenMessages ?? 64);
-    this.historySize = Math.max(1, opts.historySize ?? 64);
-    this.maxReads = Math.max(1, opts.maxOutstandingReads ?? 4096);
-    this.maxPerRule = Math.max(1, opts.maxFindingsPerRule ?? 100);
   }
 
   private dir(d: Dir): DirState {

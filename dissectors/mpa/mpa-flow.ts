@@ -36,8 +36,13 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
   crc: boolean | null = null;
   detection: MpaFlowSummary['detection'] | null = null;
   private upper: UpperLayer | null = null;
-  private readonly holdBytes: number;
-  private readonly huntBudget: number;
+  // Read from the options every flow shares (no copy per flow).
+  private get holdBytes(): number {
+    return this.opts.holdBytes ?? 256 * 1024;
+  }
+  private get huntBudget(): number {
+    return this.opts.huntBudget ?? 4 * 1024 * 1024;
+  }
   /** The RST that aborted the connection was reported (once per connection). */
   private abortReported = false;
 
@@ -47,8 +52,6 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     private readonly out: MpaOutputs,
     private readonly opts: MpaFlowOptions = {},
   ) {
-    this.holdBytes = opts.holdBytes ?? 256 * 1024;
-    this.huntBudget = opts.huntBudget ?? 4 * 1024 * 1024;
     if (opts.forced) this.applyForced(opts.forced);
   }
 

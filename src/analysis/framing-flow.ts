@@ -11,14 +11,21 @@ import type { TufFlow } from '../../dissectors/tuf/tuf-flow.js';
 import { crc32c, readWireCrc } from '../../dissectors/mpa/crc32c.js';
 
 export class FramingFlow implements FlowConsumer {
-  readonly directions: readonly [DirectionConsumer, DirectionConsumer];
+  private readonly tee0: Tee;
+  private readonly tee1: Tee;
 
   constructor(
     public mpa: MpaFlow | null,
     public tuf: TufFlow | null,
   ) {
-    this.directions = [new Tee(this, 0), new Tee(this, 1)];
+    this.tee0 = new Tee(this, 0);
+    this.tee1 = new Tee(this, 1);
     if (tuf) tuf.claimer = this;
+  }
+
+  /** Read once per direction by the reassembler: a pair made on demand, not kept by every flow. */
+  get directions(): readonly [DirectionConsumer, DirectionConsumer] {
+    return [this.tee0, this.tee1];
   }
 
   /** TUF found framing: it may have the flow only if MPA has not recognised it. */
