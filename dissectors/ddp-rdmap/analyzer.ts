@@ -203,7 +203,11 @@ interface NotedError {
   code: number;
   seq: number;
   frames: readonly number[];
-  what: string;
+}
+
+/** How a Terminate's explanation names a noted MPA error (worded only when a Terminate needs it). */
+function notedText(e: NotedError): string {
+  return `MPA error code ${e.code} at seq ${e.seq} (${framesText(e.frames)})`;
 }
 
 /**
@@ -443,7 +447,7 @@ export class DdpFlowAnalyzer {
   noteMpaError(dir: Dir, code: number, seq: number, frames: number[]): void {
     const st = this.dir(dir);
     const list = st.mpaErrorList();
-    list.push({ code, seq, frames: [...frames], what: `MPA error code ${code} at seq ${seq} (${framesText(frames)})` });
+    list.push({ code, seq, frames: [...frames] });
     if (list.length > MAX_NOTED) list.shift();
   }
 
@@ -1038,7 +1042,7 @@ export class DdpFlowAnalyzer {
       const list = this.dir(d).mpaErrors;
       for (let i = list.length - 1; i >= 0; i--) {
         const e = list[i]!;
-        if (e.code === code) return `${e.what}${d === ownDir ? ' noted on the terminating side\'s own direction' : ' on the peer\'s half connection'}`;
+        if (e.code === code) return `${notedText(e)}${d === ownDir ? ' noted on the terminating side\'s own direction' : ' on the peer\'s half connection'}`;
       }
     }
     if (code === 7) {

@@ -27,6 +27,12 @@ const FRAMES_ELSEWHERE = 0xffffffff;
 /** Slots of the first ring: 2 * 28 octets stay within V8's on-heap typed array limit (64 octets). */
 const FIRST_SIZE = 2;
 
+/**
+ * Each larger ring is this many times the last: 2, 8, 32, 64 slots. Allocating a typed array beyond
+ * 64 octets (an ArrayBuffer of its own) costs more than its octets: fewer, larger steps.
+ */
+const GROWTH = 4;
+
 const NO_BYTES = new Uint8Array(0);
 
 export class HeaderHistory<F> {
@@ -59,7 +65,7 @@ export class HeaderHistory<F> {
     if (this.n < this.size) {
       slot = this.n++;
       if (slot * STRIDE >= this.bytes.length) {
-        const b = new Uint8Array(Math.min(this.size, Math.max(FIRST_SIZE, 2 * slot)) * STRIDE);
+        const b = new Uint8Array(Math.min(this.size, Math.max(FIRST_SIZE, GROWTH * slot)) * STRIDE);
         b.set(this.bytes);
         this.bytes = b;
       }
