@@ -9,6 +9,7 @@ import { STARTUP_HEADER_LEN, classifyKey, type StartupRecord } from './startup.j
 import { StartupNegotiation, type NegotiationHost, type RdmacInterop } from './startup-negotiation.js';
 import { MpaDirection, type State } from './mpa-direction.js';
 import { diagnoseBreak, type Hypothesis } from './sender-mistakes.js';
+import type { MpaContext } from './ulpdu.js';
 import type { EnablementPoint, FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
 export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
@@ -757,7 +758,7 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     const pb = rep?.enhancedBlock ?? null;
     const p2p = !!(qb?.p2p && pb?.p2p);
     const rtr = p2p && pb ? (pb.rtr.send ? 'send' : pb.rtr.write ? 'write' : pb.rtr.read ? 'read' : null) : null;
-    this.upper = this.opts.upper(this, {
+    this.upper = this.opts.upper(this, sharedContext({
       rev: rep?.rev ?? req?.rev ?? null,
       initiatorDir: req ? req.dir : rep ? ((1 - rep.dir) as 0 | 1) : null,
       p2p,
@@ -766,7 +767,7 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       requestOrd: qb?.ord ?? null,
       replyIrd: pb?.ird ?? null,
       replyOrd: pb?.ord ?? null,
-    });
+    }));
     return this.upper;
   }
 
@@ -945,6 +946,24 @@ function isHostOrderMarker(m: MarkerInfo): boolean {
   if (m.expected === 0) return false; // a zero marker reads the same in either order
   return byteSwap32(((m.reserved << 16) | m.fpduptr) >>> 0) === m.expected;
 }
+/**
+ * Contexts handed to the layer above, one frozen object per distinct value: the connections of a
+ * capture mostly negotiate alike, and the layer above keeps its context as long as the flow is open
+ * (100,000 open flows held 100,000 equal objects). Bounded: beyond CONTEXTS_KEPT distinct values a
+ * flow keeps its own.
+ */
+const contexts = new Map<string, Readonly<MpaContext>>();
+const CONTEXTS_KEPT = 256;
+function sharedContext(c: MpaContext): MpaContext {
+  const key = `${c.rev}|${c.initiatorDir}|${c.p2p}|${c.rtr}|${c.requestIrd}|${c.requestOrd}|${c.replyIrd}|${c.replyOrd}`;
+  const have = contexts.get(key);
+  if (have) return have;
+  if (contexts.size >= CONTEXTS_KEPT) return c;
+  const frozen = Object.freeze(c);
+  contexts.set(key, frozen);
+  return frozen;
+}
+
 /** Shared default for the injected checks (no function object per flow). */
 function ACCEPT_ALL(): boolean {
   return true;
