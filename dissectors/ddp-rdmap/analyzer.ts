@@ -169,10 +169,12 @@ interface OpenMsg {
 }
 
 interface QueueState {
+  qn: number;
   expected: number | null;
-  open: Map<number, OpenMsg>;
-  /** MSNs skipped by a gap, to tell a late arrival (reorder) from a duplicate. Bounded. */
-  missing: Set<number>;
+  /** Messages awaiting their L segment, by MSN; created with the first (single-segment messages never enter). */
+  open: Map<number, OpenMsg> | null;
+  /** MSNs skipped by a gap, to tell a late arrival (reorder) from a duplicate. Bounded; created with the first. */
+  missing: Set<number> | null;
   epoch: number;
 }
 
@@ -201,18 +203,20 @@ interface NotedError {
   code: number;
   seq: number;
   frames: readonly number[];
-  what: string;
 }
 
-class DirState {
-  from = '';
-  seenAny = false;
-  segments = 0;
+/** How a Terminate's explanation names a noted MPA error (worded only when a Terminate needs it). */
+function notedText(e: NotedError): string {
+  return `MPA error code ${e.code} at seq ${e.seq} (${framesText(e.frames)})`;
+}
+
+/**
+ * What a direction keeps besides its common counters: created on the first loss, error, Read,
+ * Atomic, Terminate or finding (most directions of a many-flow capture never need it).
+ */
+class DirRare {
   skipped = 0;
   malformed = 0;
-  messageIndex = 0;
-  messagesComplete = 0;
-  messagesIncomplete = 0;
   msnErrors = 0;
   moErrors = 0;
   toErrors = 0;
@@ -220,48 +224,154 @@ class DirState {
   readRequests = 0;
   readResponses = 0;
   terminates = 0;
-  rtr: RtrKind | null = null;
-  byOpcode = new Map<OpcodeKey, number>();
-  sizes = new Map<OpcodeKey, DdpSizeStats>();
-  queues = new Map<number, QueueState>();
-  openTagged: OpenMsg[] = [];
-  openCount = 0;
   /** Read Requests this direction sent that the peer has not answered yet, oldest first. */
-  outstanding: OutstandingRead[] = [];
+  outstanding: OutstandingRead[] | null = null;
   /** Atomic Requests this direction sent, by Request Identifier. */
-  private atomicsLazy: Map<number, { seq: number; frames: readonly number[] }> | null = null;
-  /** Created on first use (most directions never need it: 100,000 flows would hold 200,000). */
-  get atomics(): Map<number, { seq: number; frames: readonly number[] }> {
-    return (this.atomicsLazy ??= new Map<number, { seq: number; frames: readonly number[] }>());
-  }
+  atomics: Map<number, { seq: number; frames: readonly number[] }> | null = null;
   /** Any pairing seen: after it, the capture has the requests. */
   pairedResponse = false;
-  history: HeaderHistory<SegmentFinding[]>;
-  constructor(historySize: number) {
-    this.history = new HeaderHistory(historySize);
-  }
-  /** Incremented for every capture gap and every segment left out; compared with per-queue epochs. */
-  lossEpoch = 0;
   lastLoss: string | null = null;
-  mpaErrors: NotedError[] = [];
+  /** Why the last loss epoch began: a bad CRC names itself instead of capture loss. */
+  lastLossKind: 'capture' | 'crc' | 'other' = 'capture';
+  mpaErrors: NotedError[] | null = null;
   rtrMismatch: { seq: number; frames: readonly number[] } | null = null;
   terminated: { seq: number; frames: readonly number[] } | null = null;
   afterTerminateReported = false;
-  ended = false;
-  private reportedLazy: Map<string, number> | null = null;
-  /** Created on first use (most directions never need it: 100,000 flows would hold 200,000). */
-  get reported(): Map<string, number> {
-    return (this.reportedLazy ??= new Map<string, number>());
-  }
-  lastFpdu: { seq: number; size: number } | null = null;
+  /** Findings passed to the sink per rule (the per-rule cap). */
+  reported: Map<string, number> | null = null;
   /** Fields this direction was found to send byte-swapped (reported once each). */
-  private byteOrderReportedLazy: Set<string> | null = null;
-  /** Created on first use (most directions never need it: 100,000 flows would hold 200,000). */
-  get byteOrderReported(): Set<string> {
-    return (this.byteOrderReportedLazy ??= new Set<string>());
+  byteOrderReported: Set<string> | null = null;
+}
+
+const NO_READS: readonly OutstandingRead[] = Object.freeze([]);
+const NO_NOTED: readonly NotedError[] = Object.freeze([]);
+const NO_QUEUES: readonly QueueState[] = Object.freeze([]);
+const NO_MSGS: readonly OpenMsg[] = Object.freeze([]);
+const NO_OPEN: ReadonlyMap<number, OpenMsg> = new Map();
+const NO_FINDINGS: SegmentFinding[] = Object.freeze([]) as unknown as SegmentFinding[];
+
+/** Index of an OpcodeKey in per-direction tables: the opcode, or UNKNOWN_KEY for 'unknown'. */
+const UNKNOWN_KEY = 12;
+const keyIndex = (opcode: number): number => (opcodeKey(opcode) === 'unknown' ? UNKNOWN_KEY : opcode);
+const keyOf = (index: number): OpcodeKey => (index === UNKNOWN_KEY ? 'unknown' : opcodeKey(index));
+/** Numbers per opcode in DirState.sizeStats: key index, messages, min, max, total. */
+const SIZE_STRIDE = 5;
+
+/**
+ * One direction's DDP/RDMAP state. Kept small (100,000 open flows hold 200,000 of them): common
+ * counters as fields, per-opcode tables as flat number arrays in first-seen order (the report lists
+ * opcodes in that order), queues in a short array, and everything rare in a DirRare made on demand.
+ */
+class DirState {
+  from = '';
+  seenAny = false;
+  ended = false;
+  segments = 0;
+  messageIndex = 0;
+  messagesComplete = 0;
+  messagesIncomplete = 0;
+  openCount = 0;
+  /** Incremented for every capture gap and every segment left out; compared with per-queue epochs. */
+  lossEpoch = 0;
+  rtr: RtrKind | null = null;
+  /** Segments per opcode: (key index, count) pairs in first-seen order; created with the first segment. */
+  opCounts: number[] | null = null;
+  /** Complete messages per opcode: SIZE_STRIDE numbers each, in first-seen order; created with the first. */
+  sizeStats: number[] | null = null;
+  /** Untagged queues seen (at most MAX_QUEUES), in first-seen order. */
+  queues: QueueState[] | null = null;
+  /** Tagged messages awaiting their L segment; null while none ever was. */
+  openTagged: OpenMsg[] | null = null;
+  /** Seq and size on the wire of the last FPDU seen (lastFpduSize 0: none yet). */
+  lastFpduSeq = 0;
+  lastFpduSize = 0;
+  readonly history: HeaderHistory<SegmentFinding[]>;
+  private more: DirRare | null = null;
+
+  constructor(historySize: number) {
+    this.history = new HeaderHistory<SegmentFinding[]>(historySize, NO_FINDINGS);
   }
-  /** Why the last loss epoch began: a bad CRC names itself instead of capture loss. */
-  lastLossKind: 'capture' | 'crc' | 'other' = 'capture';
+
+  /** The rare state, created on first use. */
+  get rare(): DirRare {
+    return (this.more ??= new DirRare());
+  }
+
+  get skipped(): number { return this.more?.skipped ?? 0; }
+  set skipped(v: number) { this.rare.skipped = v; }
+  get malformed(): number { return this.more?.malformed ?? 0; }
+  set malformed(v: number) { this.rare.malformed = v; }
+  get msnErrors(): number { return this.more?.msnErrors ?? 0; }
+  set msnErrors(v: number) { this.rare.msnErrors = v; }
+  get moErrors(): number { return this.more?.moErrors ?? 0; }
+  set moErrors(v: number) { this.rare.moErrors = v; }
+  get toErrors(): number { return this.more?.toErrors ?? 0; }
+  set toErrors(v: number) { this.rare.toErrors = v; }
+  get lossExplained(): number { return this.more?.lossExplained ?? 0; }
+  set lossExplained(v: number) { this.rare.lossExplained = v; }
+  get readRequests(): number { return this.more?.readRequests ?? 0; }
+  set readRequests(v: number) { this.rare.readRequests = v; }
+  get readResponses(): number { return this.more?.readResponses ?? 0; }
+  set readResponses(v: number) { this.rare.readResponses = v; }
+  get terminates(): number { return this.more?.terminates ?? 0; }
+  set terminates(v: number) { this.rare.terminates = v; }
+  get pairedResponse(): boolean { return this.more?.pairedResponse ?? false; }
+  set pairedResponse(v: boolean) { this.rare.pairedResponse = v; }
+  get lastLoss(): string | null { return this.more?.lastLoss ?? null; }
+  set lastLoss(v: string | null) { this.rare.lastLoss = v; }
+  get lastLossKind(): DirRare['lastLossKind'] { return this.more?.lastLossKind ?? 'capture'; }
+  set lastLossKind(v: DirRare['lastLossKind']) { this.rare.lastLossKind = v; }
+  get rtrMismatch(): DirRare['rtrMismatch'] { return this.more?.rtrMismatch ?? null; }
+  set rtrMismatch(v: DirRare['rtrMismatch']) { this.rare.rtrMismatch = v; }
+  get terminated(): DirRare['terminated'] { return this.more?.terminated ?? null; }
+  set terminated(v: DirRare['terminated']) { this.rare.terminated = v; }
+  get afterTerminateReported(): boolean { return this.more?.afterTerminateReported ?? false; }
+  set afterTerminateReported(v: boolean) { this.rare.afterTerminateReported = v; }
+
+  /** Read Requests outstanding (read-only view; outstandingList() to change them). */
+  get outstanding(): readonly OutstandingRead[] {
+    return this.more?.outstanding ?? NO_READS;
+  }
+  outstandingList(): OutstandingRead[] {
+    const r = this.rare;
+    return (r.outstanding ??= []);
+  }
+  get atomics(): Map<number, { seq: number; frames: readonly number[] }> {
+    const r = this.rare;
+    return (r.atomics ??= new Map());
+  }
+  get mpaErrors(): readonly NotedError[] {
+    return this.more?.mpaErrors ?? NO_NOTED;
+  }
+  mpaErrorList(): NotedError[] {
+    const r = this.rare;
+    return (r.mpaErrors ??= []);
+  }
+  get reported(): Map<string, number> {
+    const r = this.rare;
+    return (r.reported ??= new Map());
+  }
+  /** Findings per rule so far, null while none. */
+  get reportedSoFar(): Map<string, number> | null {
+    return this.more?.reported ?? null;
+  }
+  get byteOrderReported(): Set<string> {
+    const r = this.rare;
+    return (r.byteOrderReported ??= new Set());
+  }
+
+  /** The queue of `qn`, or null (created by the caller). */
+  queue(qn: number): QueueState | null {
+    const qs = this.queues;
+    if (qs === null) return null;
+    for (let i = 0; i < qs.length; i++) if (qs[i]!.qn === qn) return qs[i]!;
+    return null;
+  }
+
+  /** Open tagged messages, for changing them (created on first use). */
+  tagged(): OpenMsg[] {
+    return (this.openTagged ??= []);
+  }
 }
 
 const MAX_QUEUES = 16;
@@ -293,13 +403,24 @@ function framesText(f: readonly number[]): string {
 }
 
 export class DdpFlowAnalyzer {
-  private readonly dirs: [DirState, DirState];
+  /** Each direction's state, created with its first event (a direction that carries no DDP keeps none). */
+  private dir0: DirState | null = null;
+  private dir1: DirState | null = null;
   /** Connection-wide DDP/RDMAP version once established (RFC 5044 App. C: same in both directions). */
   private connVersion: { v: number; seq: number; frames: readonly number[] } | null = null;
-  private readonly maxOpen: number;
-  private readonly historySize: number;
-  private readonly maxReads: number;
-  private readonly maxPerRule: number;
+  // Limits are read from the options shared by every flow (four fields less per flow).
+  private get maxOpen(): number {
+    return Math.max(1, this.opts.maxOpenMessages ?? 64);
+  }
+  private get historySize(): number {
+    return Math.max(1, this.opts.historySize ?? 64);
+  }
+  private get maxReads(): number {
+    return Math.max(1, this.opts.maxOutstandingReads ?? 4096);
+  }
+  private get maxPerRule(): number {
+    return Math.max(1, this.opts.maxFindingsPerRule ?? 100);
+  }
 
   constructor(
     private readonly flowId: number,
@@ -307,11 +428,11 @@ export class DdpFlowAnalyzer {
     private readonly sink: FindingSink,
     private readonly opts: DdpAnalyzerOptions = {},
   ) {
-    this.maxOpen = Math.max(1, opts.maxOpenMessages ?? 64);
-    this.historySize = Math.max(1, opts.historySize ?? 64);
-    this.dirs = [new DirState(this.historySize), new DirState(this.historySize)];
-    this.maxReads = Math.max(1, opts.maxOutstandingReads ?? 4096);
-    this.maxPerRule = Math.max(1, opts.maxFindingsPerRule ?? 100);
+  }
+
+  private dir(d: Dir): DirState {
+    if (d === 0) return (this.dir0 ??= new DirState(this.historySize));
+    return (this.dir1 ??= new DirState(this.historySize));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -324,14 +445,15 @@ export class DdpFlowAnalyzer {
    * with a Terminate (layer LLP) in the other direction; this lets that Terminate be explained.
    */
   noteMpaError(dir: Dir, code: number, seq: number, frames: number[]): void {
-    const st = this.dirs[dir];
-    st.mpaErrors.push({ code, seq, frames: [...frames], what: `MPA error code ${code} at seq ${seq} (${framesText(frames)})` });
-    if (st.mpaErrors.length > MAX_NOTED) st.mpaErrors.shift();
+    const st = this.dir(dir);
+    const list = st.mpaErrorList();
+    list.push({ code, seq, frames: [...frames] });
+    if (list.length > MAX_NOTED) list.shift();
   }
 
   /** The TCP layer lost bytes of direction `dir` (a capture gap): later sequence jumps may be explained by it. */
   noteCaptureGap(dir: Dir, seq: number, length: number): void {
-    const st = this.dirs[dir];
+    const st = this.dir(dir);
     st.lossEpoch++;
     st.lastLoss = `a capture gap of ${length} octets at seq ${seq}`;
     st.lastLossKind = 'capture';
@@ -342,7 +464,7 @@ export class DdpFlowAnalyzer {
   // -------------------------------------------------------------------------------------------
 
   ulpdu(u: Ulpdu): DdpSegmentRecord {
-    const st = this.dirs[u.dir];
+    const st = this.dir(u.dir);
     st.from = u.from;
     const pdu = decodeDdp(u.head, u.length);
     const rec: DdpSegmentRecord = {
@@ -364,14 +486,19 @@ export class DdpFlowAnalyzer {
       terminated: null,
     };
     st.segments++;
+    this.analyze(u, st, pdu, rec);
+    // Remember the header octets for a later Terminate from the peer (it copies them), with the
+    // findings this segment drew: added after them, so an entry without findings keeps no array.
+    st.history.add(u.seq, rec.frames, u.head, rec.findings.length === 0 ? NO_FINDINGS : rec.findings);
+    return rec;
+  }
+
+  private analyze(u: Ulpdu, st: DirState, pdu: DdpPdu, rec: DdpSegmentRecord): void {
     const first = !st.seenAny;
     st.seenAny = true;
 
-    // Remember the header octets for a later Terminate from the peer (it copies them).
-    st.history.add(u.seq, rec.frames, u.head, rec.findings);
-
     // Every decoded segment counts by opcode, CRC-bad ones too (report-schema byOpcode).
-    this.count(st, pdu.rdmap ? opcodeKey(pdu.rdmap.opcode) : 'unknown');
+    this.count(st, pdu.rdmap ? keyIndex(pdu.rdmap.opcode) : UNKNOWN_KEY);
     this.checkContinuity(u, st);
 
     const bad = u.crc === 'bad';
@@ -387,7 +514,7 @@ export class DdpFlowAnalyzer {
       st.lastLoss = `the malformed segment at seq ${u.seq}`;
       st.lastLossKind = 'other';
       rec.skipped = 'malformed';
-      return rec;
+      return;
     }
 
     if (bad) {
@@ -401,7 +528,7 @@ export class DdpFlowAnalyzer {
       st.lastLossKind = 'crc';
       // Every Terminate is reported, even one a receiver would discard (its note says why).
       if (pdu.kind === 'untagged' && pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu, pdu.body.term, rec);
-      return rec;
+      return;
     }
 
     if (st.terminated && !st.afterTerminateReported && pdu.rdmap.opcode !== OP.TERMINATE) {
@@ -416,7 +543,7 @@ export class DdpFlowAnalyzer {
     else this.tagged(u, st, pdu, rec);
 
     if (pdu.kind === 'untagged' && pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu, pdu.body.term, rec);
-    return rec;
+    return;
   }
 
   /**
@@ -426,12 +553,14 @@ export class DdpFlowAnalyzer {
    * framed (a capture gap, or bytes it could not frame): later sequence jumps may be explained by it.
    */
   private checkContinuity(u: Ulpdu, st: DirState): void {
-    const prev = st.lastFpdu;
-    st.lastFpdu = { seq: u.seq, size: 2 + u.length + ((4 - ((2 + u.length) % 4)) % 4) + 4 };
-    if (!prev || this.opts.seqContinuity === false) return;
-    const delta = (u.seq - prev.seq) >>> 0;
-    if (delta === prev.size || delta === 0 || delta >= 0x80000000) return; // contiguous, repeated, or behind
-    const extra = delta - prev.size;
+    const prevSeq = st.lastFpduSeq;
+    const prevSize = st.lastFpduSize;
+    st.lastFpduSeq = u.seq;
+    st.lastFpduSize = 2 + u.length + ((4 - ((2 + u.length) % 4)) % 4) + 4;
+    if (prevSize === 0 || this.opts.seqContinuity === false) return;
+    const delta = (u.seq - prevSeq) >>> 0;
+    if (delta === prevSize || delta === 0 || delta >= 0x80000000) return; // contiguous, repeated, or behind
+    const extra = delta - prevSize;
     if (extra > 0 && extra % 4 === 0) {
       const k = extra / 4;
       const lo = Math.floor(delta / 512);
@@ -440,8 +569,8 @@ export class DdpFlowAnalyzer {
     st.lossEpoch++;
     st.lastLossKind = 'capture';
     st.lastLoss = extra > 0
-      ? `${extra} octets missing from the stream between seq ${prev.seq} and seq ${u.seq} (FPDUs lost from the capture or not framed)`
-      : `FPDU at seq ${u.seq} overlapping the previous one at seq ${prev.seq}`;
+      ? `${extra} octets missing from the stream between seq ${prevSeq} and seq ${u.seq} (FPDUs lost from the capture or not framed)`
+      : `FPDU at seq ${u.seq} overlapping the previous one at seq ${prevSeq}`;
   }
 
   // --- header checks ---
@@ -564,17 +693,19 @@ export class DdpFlowAnalyzer {
   // --- untagged bookkeeping ---
 
   private untagged(u: Ulpdu, st: DirState, p: UntaggedPdu, rec: DdpSegmentRecord): void {
-    let q = st.queues.get(p.qn);
+    let q = st.queue(p.qn);
     if (!q) {
-      if (st.queues.size >= MAX_QUEUES) return; // garbage QNs must not grow the table
-      q = { expected: null, open: new Map(), missing: new Set(), epoch: st.lossEpoch };
-      st.queues.set(p.qn, q);
+      const qs = st.queues;
+      if (qs !== null && qs.length >= MAX_QUEUES) return; // garbage QNs must not grow the table
+      q = { qn: p.qn, expected: null, open: null, missing: null, epoch: st.lossEpoch };
+      if (qs === null) st.queues = [q]; // room for one queue, not the 17 a first push reserves
+      else qs.push(q);
     }
     // Single-segment opcodes (Read Request, Terminate, RFC 7306) end with their one segment even
     // without L: that is reported once (rdmap.not-single-segment), not again as a missing L.
     const ends = p.ddp.l || OPCODE_SPECS[p.rdmap.opcode]?.single === true;
     let inTable = true;
-    let m = q.open.size === 0 ? undefined : q.open.get(p.msn);
+    let m = q.open === null || q.open.size === 0 ? undefined : q.open.get(p.msn);
     if (m) {
       if (p.mo !== m.length && p.mo === bswap32(m.length) && m.length !== 0) {
         // MO in host order (SoftUiWarp after the first segment): one finding per direction.
@@ -598,12 +729,12 @@ export class DdpFlowAnalyzer {
       const wasFresh = q.expected === null;
       this.checkMsn(u, st, q, p, rec);
       // Earlier messages on this queue still waiting for L: the new MSN supersedes them.
-      for (const [msn, old] of q.open) {
+      for (const [msn, old] of q.open ?? NO_OPEN) {
         if (serialDiff(p.msn, msn) <= 0) continue;
         const text = `${opcodeName(old.opcode)} QN ${p.qn} MSN ${msn} (${old.segments} segment${old.segments === 1 ? '' : 's'}, ${old.length} octets from seq ${old.firstSeq}) never got its L segment before MSN ${p.msn} started`;
         if (st.lossEpoch !== old.epoch) this.lossExplained(u, st, rec, text);
         else this.emit('ddp.missing-last', u, rec, text);
-        q.open.delete(msn);
+        q.open!.delete(msn);
         this.close(u.dir, st, old, false);
       }
       const midCaptureStart = wasFresh && !startupKnown;
@@ -621,13 +752,13 @@ export class DdpFlowAnalyzer {
       m.length = p.mo;
       // A message that ends with this segment is never looked up: it does not enter the table.
       inTable = !ends;
-      if (inTable) q.open.set(p.msn, m);
+      if (inTable) (q.open ??= new Map()).set(p.msn, m);
       this.pairUntaggedStart(u, st, p, rec, m);
     }
     q.epoch = st.lossEpoch;
     this.append(u, st, m, p, rec);
     if (ends) {
-      if (inTable) q.open.delete(p.msn);
+      if (inTable) q.open!.delete(p.msn);
       this.close(u.dir, st, m, p.ddp.l);
     }
   }
@@ -653,9 +784,10 @@ export class DdpFlowAnalyzer {
     if (d > 0) {
       const text = `QN ${p.qn}: MSN ${p.msn}, expected ${q.expected} (${d} message${d === 1 ? '' : 's'} missing)`;
       if (d <= MAX_MISSING) {
+        const missing = (q.missing ??= new Set());
         for (let i = 0; i < d; i++) {
-          q.missing.add((q.expected + i) >>> 0);
-          if (q.missing.size > MAX_MISSING) dropOldest(q.missing);
+          missing.add((q.expected + i) >>> 0);
+          if (missing.size > MAX_MISSING) dropOldest(missing);
         }
       }
       if (st.lossEpoch !== q.epoch) this.lossExplained(u, st, rec, text);
@@ -667,7 +799,7 @@ export class DdpFlowAnalyzer {
       return;
     }
     st.msnErrors++;
-    if (q.missing.delete(p.msn)) {
+    if (q.missing !== null && q.missing.delete(p.msn)) {
       this.emit('ddp.msn-reorder', u, rec, `QN ${p.qn}: MSN ${p.msn} arrived after MSN ${(q.expected - 1) >>> 0} (out of order)`);
     } else {
       this.emit('ddp.msn-duplicate', u, rec, `QN ${p.qn}: MSN ${p.msn} repeats an earlier message (next expected ${q.expected})`);
@@ -681,11 +813,12 @@ export class DdpFlowAnalyzer {
       st.readRequests++;
       const rtr = rec.rtr === 'read';
       const rr = b.rr;
-      st.outstanding.push({
+      const outstanding = st.outstandingList();
+      outstanding.push({
         seq: u.seq, frames: rec.frames, sinkStag: rr.sinkStag, sinkTo: rr.sinkTo, size: rr.size, rtr, swapped: false,
         wire: { sinkStag: rr.sinkStag, sinkTo: rr.sinkTo, size: rr.size, srcStag: rr.srcStag, srcTo: rr.srcTo },
       });
-      if (st.outstanding.length > this.maxReads) st.outstanding.shift();
+      if (outstanding.length > this.maxReads) outstanding.shift();
       const limit = this.readLimit(u.dir);
       if (limit !== null && !rtr) {
         const n = st.outstanding.filter((r) => !r.rtr).length;
@@ -698,8 +831,8 @@ export class DdpFlowAnalyzer {
       st.atomics.set(b.req.requestId, { seq: u.seq, frames: rec.frames });
       if (st.atomics.size > MAX_ATOMICS) dropOldest(st.atomics);
     } else if (b.type === 'atomic-response') {
-      const peer = this.dirs[other(u.dir)];
-      if (peer.atomics.delete(b.resp.originalRequestId)) return;
+      const peer = this.dir(other(u.dir));
+      if (peer.rare.atomics?.delete(b.resp.originalRequestId)) return;
       const text = `Atomic Response for Request Identifier ${b.resp.originalRequestId}, which no captured Atomic Request from the peer carries`;
       if (this.ctx.rev === null) return; // the Request may precede the capture
       if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
@@ -725,7 +858,7 @@ export class DdpFlowAnalyzer {
   // --- tagged bookkeeping ---
 
   private tagged(u: Ulpdu, st: DirState, p: TaggedPdu, rec: DdpSegmentRecord): void {
-    let m = st.openTagged.find((x) => x.stag === p.stag && x.opcode === p.rdmap.opcode);
+    let m = st.openTagged?.find((x) => x.stag === p.stag && x.opcode === p.rdmap.opcode);
     if (m) {
       if (p.to !== m.nextTo) {
         const why = p.to > m.nextTo ? `${p.to - m.nextTo} octets missing` : `${m.nextTo - p.to} octets overlap`;
@@ -737,12 +870,13 @@ export class DdpFlowAnalyzer {
         }
       }
     } else {
-      for (const old of [...st.openTagged]) {
+      const open = st.tagged();
+      for (const old of [...open]) {
         const text = `new ${opcodeName(p.rdmap.opcode)} to STag ${hex32(p.stag)} while ${opcodeName(old.opcode)} to STag ${hex32(old.stag ?? 0)} (from seq ${old.firstSeq}) still awaits its L segment`;
         if (st.lossEpoch !== old.epoch) {
           // Its tail was probably lost: close it rather than keep waiting.
           this.lossExplained(u, st, rec, text);
-          st.openTagged.splice(st.openTagged.indexOf(old), 1);
+          open.splice(open.indexOf(old), 1);
           this.close(u.dir, st, old, false);
         } else if (!old.interleaveReported) {
           old.interleaveReported = true;
@@ -750,7 +884,7 @@ export class DdpFlowAnalyzer {
         }
       }
       m = this.open(u, st, p, { qn: null, msn: null, stag: p.stag, to: p.to, startSeen: true, rtr: rec.rtr !== null });
-      st.openTagged.push(m);
+      open.push(m);
       if (p.rdmap.opcode === OP.READ_RESPONSE) this.pairReadResponse(u, st, p, rec, m);
     }
     m.nextTo = BigInt.asUintN(64, p.to + BigInt(Math.max(0, p.payloadLength)));
@@ -760,7 +894,8 @@ export class DdpFlowAnalyzer {
       this.emit('rdmap.read-response-size', u, rec, `Read Response already ${m.length} octets; the Read Request at seq ${m.read.seq} (${framesText(m.read.frames)}) asked for ${m.read.size}`);
     }
     if (p.ddp.l) {
-      st.openTagged.splice(st.openTagged.indexOf(m), 1);
+      const open = st.tagged();
+      open.splice(open.indexOf(m), 1);
       if (m.read && !m.sizeReported && !this.swappedSizeChecked(u, rec, m) && m.length !== m.read.size) {
         m.sizeReported = true;
         this.emit('rdmap.read-response-size', u, rec, `Read Response of ${m.length} octets; the Read Request at seq ${m.read.seq} (${framesText(m.read.frames)}) asked for ${m.read.size}`);
@@ -771,8 +906,8 @@ export class DdpFlowAnalyzer {
 
   private pairReadResponse(u: Ulpdu, st: DirState, p: TaggedPdu, rec: DdpSegmentRecord, m: OpenMsg): void {
     st.readResponses++;
-    const peer = this.dirs[other(u.dir)];
-    const req = peer.outstanding.shift();
+    const peer = this.dir(other(u.dir));
+    const req = peer.outstanding.length === 0 ? undefined : peer.outstandingList().shift();
     if (!req) {
       // Without the startup the Requests may precede the capture, until one pairing shows otherwise.
       if (this.ctx.rev === null && !st.pairedResponse) return;
@@ -826,7 +961,7 @@ export class DdpFlowAnalyzer {
   }
 
   private reportSwapped(requester: Dir, req: OutstandingRead, name: string, wire: string, swapped: string, why: string): void {
-    const st = this.dirs[requester];
+    const st = this.dir(requester);
     if (st.byteOrderReported.has(name)) return;
     st.byteOrderReported.add(name);
     this.report('rdmap.read-request-byte-order', requester, st.from, req.frames, req.seq,
@@ -850,7 +985,7 @@ export class DdpFlowAnalyzer {
   private handleTerminate(u: Ulpdu, st: DirState, p: UntaggedPdu, t: TerminateMessage, rec: DdpSegmentRecord): void {
     st.terminates++;
     const peerDir = other(u.dir);
-    const peer = this.dirs[peerDir];
+    const peer = this.dir(peerDir);
     const parts: string[] = [ddpSummary(p)];
     parts[0] += ` (layer 0x${t.layer.toString(16)}, etype 0x${t.etype.toString(16)}, code 0x${t.code.toString(16).padStart(2, '0')}; M=${+t.m} D=${+t.d} R=${+t.r})`;
     if (t.ddpSegmentLength !== null) parts.push(`DDP segment length ${t.ddpSegmentLength}`);
@@ -904,14 +1039,14 @@ export class DdpFlowAnalyzer {
     // Prefer the peer's half connection (the receiver terminates); accept the own one too, in case
     // the MPA layer attributed the error to the receiving direction.
     for (const d of [peerDir, ownDir]) {
-      const list = this.dirs[d].mpaErrors;
+      const list = this.dir(d).mpaErrors;
       for (let i = list.length - 1; i >= 0; i--) {
         const e = list[i]!;
-        if (e.code === code) return `${e.what}${d === ownDir ? ' noted on the terminating side\'s own direction' : ' on the peer\'s half connection'}`;
+        if (e.code === code) return `${notedText(e)}${d === ownDir ? ' noted on the terminating side\'s own direction' : ' on the peer\'s half connection'}`;
       }
     }
     if (code === 7) {
-      const mm = this.dirs[peerDir].rtrMismatch;
+      const mm = this.dir(peerDir).rtrMismatch;
       if (mm) return `the Initiator's first FPDU at seq ${mm.seq} (${framesText(mm.frames)}) not being the negotiated RTR (rdmap.rtr-mismatch)`;
     }
     return null;
@@ -967,27 +1102,30 @@ export class DdpFlowAnalyzer {
 
   private close(dir: Dir, st: DirState, m: OpenMsg, complete: boolean): void {
     st.openCount = Math.max(0, st.openCount - 1);
-    const key = opcodeKey(m.opcode);
     if (complete) {
       st.messagesComplete++;
-      const s = st.sizes.get(key);
-      if (s) {
-        s.messages++;
-        s.min = Math.min(s.min, m.length);
-        s.max = Math.max(s.max, m.length);
-        s.total += m.length;
-      } else st.sizes.set(key, { messages: 1, min: m.length, max: m.length, total: m.length });
+      const k = keyIndex(m.opcode);
+      const t = st.sizeStats;
+      let i = 0;
+      if (t !== null) while (i < t.length && t[i] !== k) i += SIZE_STRIDE;
+      if (t !== null && i < t.length) {
+        t[i + 1]!++;
+        t[i + 2] = Math.min(t[i + 2]!, m.length);
+        t[i + 3] = Math.max(t[i + 3]!, m.length);
+        t[i + 4] = t[i + 4]! + m.length;
+      } else if (t !== null) t.push(k, 1, m.length, m.length, m.length);
+      else st.sizeStats = [k, 1, m.length, m.length, m.length];
     } else st.messagesIncomplete++;
     this.opts.onMessage?.(this.snapshot(dir, st, m, complete));
   }
 
   private evictOldest(dir: Dir, st: DirState): void {
     let oldest: OpenMsg | null = null;
-    for (const q of st.queues.values()) for (const m of q.open.values()) if (!oldest || m.index < oldest.index) oldest = m;
-    for (const m of st.openTagged) if (!oldest || m.index < oldest.index) oldest = m;
+    for (const q of st.queues ?? NO_QUEUES) if (q.open) for (const m of q.open.values()) if (!oldest || m.index < oldest.index) oldest = m;
+    for (const m of st.openTagged ?? NO_MSGS) if (!oldest || m.index < oldest.index) oldest = m;
     if (!oldest) return;
-    if (oldest.tagged) st.openTagged.splice(st.openTagged.indexOf(oldest), 1);
-    else if (oldest.qn !== null && oldest.msn !== null) st.queues.get(oldest.qn)?.open.delete(oldest.msn);
+    if (oldest.tagged) st.tagged().splice(st.tagged().indexOf(oldest), 1);
+    else if (oldest.qn !== null && oldest.msn !== null) st.queue(oldest.qn)?.open?.delete(oldest.msn);
     this.close(dir, st, oldest, false);
   }
 
@@ -1018,8 +1156,8 @@ export class DdpFlowAnalyzer {
 
   private openMessages(st: DirState): OpenMsg[] {
     const all: OpenMsg[] = [];
-    for (const q of st.queues.values()) all.push(...q.open.values());
-    all.push(...st.openTagged);
+    for (const q of st.queues ?? NO_QUEUES) if (q.open) all.push(...q.open.values());
+    if (st.openTagged) all.push(...st.openTagged);
     return all.sort((a, b) => a.index - b.index);
   }
 
@@ -1029,7 +1167,7 @@ export class DdpFlowAnalyzer {
 
   /** Direction `dir` ended: FIN, RST, or the capture ran out ('eof'). */
   end(dir: Dir, reason: 'fin' | 'rst' | 'eof', frame: number | null = null): void {
-    const st = this.dirs[dir];
+    const st = this.dir(dir);
     if (st.ended) return;
     st.ended = true;
     const at = (seq: number, frames: readonly number[], message: string, rule: string): void => {
@@ -1041,11 +1179,11 @@ export class DdpFlowAnalyzer {
       }
       this.close(dir, st, m, false);
     }
-    for (const q of st.queues.values()) q.open.clear();
-    st.openTagged = [];
+    for (const q of st.queues ?? NO_QUEUES) q.open?.clear();
+    if (st.openTagged) st.openTagged = [];
     st.openCount = 0;
     // Read Requests the peer sent and this direction should have answered.
-    const peer = this.dirs[other(dir)];
+    const peer = this.dir(other(dir));
     if (reason !== 'eof') {
       for (const r of peer.outstanding) {
         // A RST (RFC 9293 §3.5.3) aborts both directions: name it, and its frame, as the end.
@@ -1054,9 +1192,10 @@ export class DdpFlowAnalyzer {
           `${r.rtr ? 'Read RTR' : 'Read Request'} for ${r.size} octets (sink ${hex32(r.sinkStag)}/${hex64(r.sinkTo)}) not answered before ${how}`);
       }
     }
-    peer.outstanding = [];
+    if (peer.outstanding.length > 0) peer.rare.outstanding = [];
     // Say how many findings of each rule were held back by the per-rule cap.
-    for (const [rule, n] of st.reported) {
+    const reported = st.reportedSoFar;
+    if (reported) for (const [rule, n] of reported) {
       if (n > this.maxPerRule) {
         this.sink.report(rule, {
           flow: this.flowId,
@@ -1067,7 +1206,7 @@ export class DdpFlowAnalyzer {
         });
       }
     }
-    st.reported.clear();
+    reported?.clear();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1075,11 +1214,13 @@ export class DdpFlowAnalyzer {
   // -------------------------------------------------------------------------------------------
 
   directionStats(dir: Dir): DdpDirection {
-    const st = this.dirs[dir];
+    const st = this.dir(dir);
     const byOpcode: Partial<Record<OpcodeKey, number>> = {};
-    for (const [k, v] of st.byOpcode) byOpcode[k] = v;
+    const ops = st.opCounts;
+    if (ops) for (let i = 0; i < ops.length; i += 2) byOpcode[keyOf(ops[i]!)] = ops[i + 1]!;
     const sizes: Partial<Record<OpcodeKey, DdpSizeStats>> = {};
-    for (const [k, v] of st.sizes) sizes[k] = { ...v };
+    const t = st.sizeStats;
+    if (t) for (let i = 0; i < t.length; i += SIZE_STRIDE) sizes[keyOf(t[i]!)] = { messages: t[i + 1]!, min: t[i + 2]!, max: t[i + 3]!, total: t[i + 4]! };
     const open = st.openCount;
     return {
       segments: st.segments,
@@ -1108,19 +1249,30 @@ export class DdpFlowAnalyzer {
 
   /** Messages of `dir` still open (no L yet), oldest first. Completed ones went to onMessage. */
   messages(dir: Dir): DdpMessage[] {
-    const st = this.dirs[dir];
+    const st = this.dir(dir);
     return this.openMessages(st).map((m) => this.snapshot(dir, st, m, false));
   }
 
   /** Read Requests `dir` sent that are still unanswered. */
   outstandingReads(dir: Dir): number {
-    return this.dirs[dir].outstanding.length;
+    return this.dir(dir).outstanding.length;
   }
 
   // -------------------------------------------------------------------------------------------
 
-  private count(st: DirState, key: OpcodeKey): void {
-    st.byOpcode.set(key, (st.byOpcode.get(key) ?? 0) + 1);
+  private count(st: DirState, key: number): void {
+    const ops = st.opCounts;
+    if (ops === null) {
+      st.opCounts = [key, 1];
+      return;
+    }
+    for (let i = 0; i < ops.length; i += 2) {
+      if (ops[i] === key) {
+        ops[i + 1]!++;
+        return;
+      }
+    }
+    ops.push(key, 1);
   }
 
   private lossExplained(u: Ulpdu, st: DirState, rec: DdpSegmentRecord, text: string, kind: DirState['lastLossKind'] = st.lastLossKind): void {
@@ -1136,7 +1288,7 @@ export class DdpFlowAnalyzer {
   }
 
   private report(rule: string, dir: Dir, from: string, frames: readonly number[], seq: number | null, message: string): void {
-    const st = this.dirs[dir];
+    const st = this.dir(dir);
     const n = (st.reported.get(rule) ?? 0) + 1;
     st.reported.set(rule, n);
     if (n > this.maxPerRule) return;

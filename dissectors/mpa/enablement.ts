@@ -99,7 +99,7 @@ function probe(q: EnablementQuery, offset: number, params: FramerParams): Probe 
     count++;
     return count < NEED;
   };
-  const fr = new FpduFramer(params, offset, q.baseSeq, check);
+  const fr = new FpduFramer(params, offset, q.baseSeq, { onFpdu: check });
   fr.push(q.bytes, offset, 0, false, false, offset - q.base, q.bytes.length);
   return {
     bad, count, draft, rfc, framed: fr.position - offset, endsAtEnd: !bad && fr.atBoundary && fr.position === q.base + q.bytes.length };

@@ -75,6 +75,12 @@ export interface FramedFpdu {
   senderMistake?: string | null | undefined;
 }
 
+/** What a framer hands its FPDUs to: an object, so that a framer needs no closure of its own. */
+export interface FpduSink {
+  /** Called per FPDU; return false to stop framing. */
+  onFpdu(f: FramedFpdu): boolean | void;
+}
+
 const EMPTY_HEAD = new Uint8Array(0);
 
 /**
@@ -95,6 +101,8 @@ function newHead(n: number): Uint8Array {
   headSlabUsed += n;
   return h;
 }
+/** Never written: the frames of the FPDU in progress until its first octet (then an array of exactly one). */
+const NO_FRAMES: number[] = [];
 /** Never written: every framer replaces it with its own array before the first push. */
 const NO_MARKERS: MarkerInfo[] = [];
 const PH_LEN = 0;
@@ -132,7 +140,7 @@ export class FpduFramer {
   private mistaken = false;
   /** Markers of the FPDU in progress; the shared empty array until one is seen (most FPDUs have none). */
   private markers: MarkerInfo[] = NO_MARKERS;
-  private frames: number[] = [];
+  private frames: number[] = NO_FRAMES;
   private lastFrame = -1;
   /**
    * Leading ULPDU octets of the FPDU in progress, in an array of their exact size (a view into a head
@@ -154,8 +162,8 @@ export class FpduFramer {
     startOffset: number,
     /** Absolute seq of stream offset 0 (seq = (baseSeq + offset) mod 2^32). */
     private readonly baseSeq: number,
-    /** Called per FPDU; return false to stop framing (used when probing). */
-    private readonly onFpdu: (f: FramedFpdu) => boolean | void,
+    /** Gets each FPDU; returning false stops framing (used when probing). */
+    private readonly sink: FpduSink,
   ) {
     this.pos = startOffset;
     this.fpduStart = startOffset;
@@ -207,7 +215,10 @@ export class FpduFramer {
     let crcFrom = this.phase === PH_CRC && this.got > 0 ? -1 : from;
     while (i < to) {
       if (this.lastFrame !== frame) {
-        this.frames.push(frame);
+        // A literal, not a push onto []: the array handed on (and kept by records) has room for one
+        // frame, not the 17 a first push reserves.
+        if (this.frames === NO_FRAMES) this.frames = [frame];
+        else this.frames.push(frame);
         this.lastFrame = frame;
       }
       if (markers && (this.mGot > 0 || this.pos === this.nextMarker)) {
@@ -333,7 +344,7 @@ export class FpduFramer {
       crcStatus: status,
       markers: this.markers,
       padNonZero: this.padNonZero,
-      frames: this.frames,
+      frames: this.frames === NO_FRAMES ? [] : this.frames,
       head: this.head,
       senderMistake: this.mistaken ? this.params.mistake!.id : null,
     };
@@ -344,9 +355,9 @@ export class FpduFramer {
     this.reg = CRC32C_INIT;
     this.markers = NO_MARKERS;
     this.head = EMPTY_HEAD;
-    this.frames = [];
+    this.frames = NO_FRAMES;
     this.lastFrame = -1;
     this.padNonZero = false;
-    if (this.onFpdu(f) === false) this.stopped = true;
+    if (this.sink.onFpdu(f) === false) this.stopped = true;
   }
 }

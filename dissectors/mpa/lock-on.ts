@@ -202,7 +202,7 @@ function probe(q: LockQuery, s: LockSearch, offset: number, params: FramerParams
     count++;
     return count < need;
   };
-  const fr = new FpduFramer(params, offset, q.baseSeq, check);
+  const fr = new FpduFramer(params, offset, q.baseSeq, { onFpdu: check });
   const from = offset - q.base;
   fr.push(q.bytes, offset, 0, false, false, from, q.bytes.length);
   if (!s.charge(64 + fr.position - offset)) throw new OutOfBudget(offset);

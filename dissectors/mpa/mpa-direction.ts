@@ -5,7 +5,7 @@
  */
 import type { DirectionConsumer, DirectionInfo, EndReason, StreamChunk } from '../../src/tcp/stream.js';
 import { ByteLog } from './byte-log.js';
-import { FpduFramer, type FramerParams } from './framer.js';
+import { FpduFramer, type FpduSink, type FramedFpdu, type FramerParams } from './framer.js';
 import type { LockSearch } from './lock-on.js';
 import { KEY_PREFIX, type StartupRecord } from './startup.js';
 import type { FpduRecord, MpaDirectionSummary } from './mpa-types.js';
@@ -47,10 +47,47 @@ class PrestandardState {
   enablementReported = false;
 }
 
+// MpaDirection.bits
+const F_SEQSTART_EXACT = 1;
+const F_AFTER_ERROR = 2;
+const F_EMSS_REPORTED = 4;
+const F_AFTER_REJECT_REPORTED = 8;
+const F_EARLY_REPORTED = 16;
+const F_FRAMING_LOST_OPEN = 32;
+
+/**
+ * The part of a direction most directions never need: created by the first write of a value other
+ * than its default (a capture of 100,000 plain flows then keeps one empty slot per direction).
+ */
+class DirectionRare {
+  startupAt = 0;
+  scanFrom = 0;
+  lastTry = 0;
+  huntScanned = 0;
+  huntReason: 'gap' | 'error' | 'midstream' | 'negotiation' = 'midstream';
+  crcErrors = 0;
+  markerErrors = 0;
+  afterError = 0;
+  bytesSkipped = 0;
+  consecutiveBad = 0;
+  emssCount = 0;
+  forcedSeqStart: number | null = null;
+  lockSearch: LockSearch | null = null;
+  lastRecord: FpduRecord | null = null;
+  brk: FramingBreak | null = null;
+  stopKind: 'resync' | 'break' = 'resync';
+  exemptStart: number | null = null;
+  suppressStart: number | null = null;
+  mistakesReported: Set<string> | null = null;
+  senderMistake: string | null = null;
+  senderMistakeFpdus = 0;
+  pendingPad: { seq: number; frames: number[]; message: string } | null = null;
+}
+
 const NO_RETIRED = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 } as const;
 
 /** One direction of an MPA connection. */
-export class MpaDirection implements DirectionConsumer {
+export class MpaDirection implements DirectionConsumer, FpduSink {
   state: State = 'scan';
   /** Held bytes, created on first use: a direction that never carries a byte allocates none. */
   private heldLog: ByteLog | null = null;
@@ -62,62 +99,231 @@ export class MpaDirection implements DirectionConsumer {
     this.heldLog?.release();
     this.heldLog = null;
   }
-  framer: FpduFramer | null = null;
+  /** The framer in use; while framerAt is set, one is due but not made yet. */
+  private fr: FpduFramer | null = null;
+  /**
+   * Stream offset a framer was started at (startFramer) before its first octet arrived: the framer
+   * is made on first use, so a direction that never sends an FPDU octet (the quiet side of 100,000
+   * open flows) keeps none.
+   */
+  private framerAt: number | null = null;
+  /** The framer, made on first use once started (params were given to startFramer). */
+  get framer(): FpduFramer | null {
+    if (this.fr === null && this.framerAt !== null) {
+      // baseSeq is settled: a direction frames only after it delivered octets (its startup frame, a lock).
+      this.fr = new FpduFramer(this.params!, this.framerAt, this.info.baseSeq, this);
+      this.framerAt = null;
+    }
+    return this.fr;
+  }
   params: FramerParams | null = null;
+  /** RFC 5044 framing parameters of this direction (negotiated or inferred), without any mistake. */
+  rfcParams: FramerParams | null = null;
   /** Stream offset of SeqStart (first octet after this sender's startup frame), when known. */
   seqStartOffset: number | null = null;
-  seqStartExact = true;
   startupRec: StartupRecord | null = null;
-  /** Stream offset of the startup frame being collected. */
-  private startupAt = 0;
-  private scanFrom = 0;
-  private lastTry = 0;
-  huntScanned = 0;
-  huntReason: 'gap' | 'error' | 'midstream' | 'negotiation' = 'midstream';
-  afterErrorFlag = false;
+  /** Boolean flags (F_*), one word for six of them. */
+  private bits = F_SEQSTART_EXACT;
   // counters
   fpdus = 0;
   ulpduBytes = 0;
-  crcErrors = 0;
-  markerErrors = 0;
-  afterError = 0;
-  bytesSkipped = 0;
   // alignment counters of framers that have been retired
   retired: { segments: number; fpduAligned: number; headerAligned: number; spanning: number; markers: number } | null = null;
-  consecutiveBad = 0;
   firstFpduFirstFrame: number | null = null;
   firstFpduLastFrame: number | null = null;
   firstFpduSeq: number | null = null;
-  emssReported = false;
-  emssCount = 0;
-  fpduAfterRejectReported = false;
-  earlyReported = false;
-  /** `--mpa seqstart=`: absolute SeqStart given by the user. */
-  forcedSeqStart: number | null = null;
-  /** Boundary search state (budget, ruled-out candidates), from the first search on. */
-  lockSearch: LockSearch | null = null;
-  // --- framing breaks and diagnosed sender mistakes ---
-  /** RFC 5044 framing parameters of this direction (negotiated or inferred), without any mistake. */
-  rfcParams: FramerParams | null = null;
   /** Stream offset and seq of the last FPDU that framed plausibly (the break is diagnosed from it). */
   lastStart: number | null = null;
   lastSeq: number | null = null;
-  lastRecord: FpduRecord | null = null;
-  brk: FramingBreak | null = null;
-  /** Why the framer was stopped: resync (hunt after it) or a break (diagnose from before it). */
-  stopKind: 'resync' | 'break' = 'resync';
-  /** The FPDU at this offset was diagnosed as a bad one on its own: frame it without checking again. */
-  exemptStart: number | null = null;
-  /** The FPDU at this offset was already reported under RFC framing: re-framed only to mark it. */
-  suppressStart: number | null = null;
-  /** Rule ids of sender mistakes reported in this direction (once each). */
-  mistakesReported: Set<string> | null = null;
-  senderMistake: string | null = null;
-  senderMistakeFpdus = 0;
-  /** A pad-not-zero finding held while the FPDU after it is in doubt (it may be a PAD mistake). */
-  pendingPad: { seq: number; frames: number[]; message: string } | null = null;
+  /** What most directions never need (errors, hunting, breaks, sender mistakes): created on first use. */
+  private more: DirectionRare | null = null;
+  private get rare(): DirectionRare {
+    return (this.more ??= new DirectionRare());
+  }
+
+  private flag(f: number, v: boolean): void {
+    this.bits = v ? this.bits | f : this.bits & ~f;
+  }
+  /** SeqStart is exact (from a startup frame or the user), not inferred mod 512. */
+  get seqStartExact(): boolean {
+    return (this.bits & F_SEQSTART_EXACT) !== 0;
+  }
+  set seqStartExact(v: boolean) {
+    this.flag(F_SEQSTART_EXACT, v);
+  }
+  /** An MPA error was seen: later FPDUs count as after-error. */
+  get afterErrorFlag(): boolean {
+    return (this.bits & F_AFTER_ERROR) !== 0;
+  }
+  set afterErrorFlag(v: boolean) {
+    this.flag(F_AFTER_ERROR, v);
+  }
+  get emssReported(): boolean {
+    return (this.bits & F_EMSS_REPORTED) !== 0;
+  }
+  set emssReported(v: boolean) {
+    this.flag(F_EMSS_REPORTED, v);
+  }
+  get fpduAfterRejectReported(): boolean {
+    return (this.bits & F_AFTER_REJECT_REPORTED) !== 0;
+  }
+  set fpduAfterRejectReported(v: boolean) {
+    this.flag(F_AFTER_REJECT_REPORTED, v);
+  }
+  get earlyReported(): boolean {
+    return (this.bits & F_EARLY_REPORTED) !== 0;
+  }
+  set earlyReported(v: boolean) {
+    this.flag(F_EARLY_REPORTED, v);
+  }
   /** A framing-lost finding is open (not to be repeated when the hunt gives up at the end). */
-  framingLostOpen = false;
+  get framingLostOpen(): boolean {
+    return (this.bits & F_FRAMING_LOST_OPEN) !== 0;
+  }
+  set framingLostOpen(v: boolean) {
+    this.flag(F_FRAMING_LOST_OPEN, v);
+  }
+  /** Stream offset of the startup frame being collected. */
+  private get startupAt(): number {
+    return this.more === null ? 0 : this.more.startupAt;
+  }
+  private set startupAt(v: number) {
+    if (this.more !== null || v !== 0) this.rare.startupAt = v;
+  }
+  private get scanFrom(): number {
+    return this.more === null ? 0 : this.more.scanFrom;
+  }
+  private set scanFrom(v: number) {
+    if (this.more !== null || v !== 0) this.rare.scanFrom = v;
+  }
+  private get lastTry(): number {
+    return this.more === null ? 0 : this.more.lastTry;
+  }
+  private set lastTry(v: number) {
+    if (this.more !== null || v !== 0) this.rare.lastTry = v;
+  }
+  get huntScanned(): number {
+    return this.more === null ? 0 : this.more.huntScanned;
+  }
+  set huntScanned(v: number) {
+    if (this.more !== null || v !== 0) this.rare.huntScanned = v;
+  }
+  get huntReason(): 'gap' | 'error' | 'midstream' | 'negotiation' {
+    return this.more === null ? 'midstream' : this.more.huntReason;
+  }
+  set huntReason(v: 'gap' | 'error' | 'midstream' | 'negotiation') {
+    if (this.more !== null || v !== 'midstream') this.rare.huntReason = v;
+  }
+  get crcErrors(): number {
+    return this.more === null ? 0 : this.more.crcErrors;
+  }
+  set crcErrors(v: number) {
+    if (this.more !== null || v !== 0) this.rare.crcErrors = v;
+  }
+  get markerErrors(): number {
+    return this.more === null ? 0 : this.more.markerErrors;
+  }
+  set markerErrors(v: number) {
+    if (this.more !== null || v !== 0) this.rare.markerErrors = v;
+  }
+  get afterError(): number {
+    return this.more === null ? 0 : this.more.afterError;
+  }
+  set afterError(v: number) {
+    if (this.more !== null || v !== 0) this.rare.afterError = v;
+  }
+  get bytesSkipped(): number {
+    return this.more === null ? 0 : this.more.bytesSkipped;
+  }
+  set bytesSkipped(v: number) {
+    if (this.more !== null || v !== 0) this.rare.bytesSkipped = v;
+  }
+  get consecutiveBad(): number {
+    return this.more === null ? 0 : this.more.consecutiveBad;
+  }
+  set consecutiveBad(v: number) {
+    if (this.more !== null || v !== 0) this.rare.consecutiveBad = v;
+  }
+  get emssCount(): number {
+    return this.more === null ? 0 : this.more.emssCount;
+  }
+  set emssCount(v: number) {
+    if (this.more !== null || v !== 0) this.rare.emssCount = v;
+  }
+  /** `--mpa seqstart=`: absolute SeqStart given by the user. */
+  get forcedSeqStart(): number | null {
+    return this.more === null ? null : this.more.forcedSeqStart;
+  }
+  set forcedSeqStart(v: number | null) {
+    if (this.more !== null || v !== null) this.rare.forcedSeqStart = v;
+  }
+  /** Boundary search state (budget, ruled-out candidates), from the first search on. */
+  get lockSearch(): LockSearch | null {
+    return this.more === null ? null : this.more.lockSearch;
+  }
+  set lockSearch(v: LockSearch | null) {
+    if (this.more !== null || v !== null) this.rare.lockSearch = v;
+  }
+  /** The last FPDU record handed to an output (marked later if a diagnosed mistake turns out to cover it). */
+  get lastRecord(): FpduRecord | null {
+    return this.more === null ? null : this.more.lastRecord;
+  }
+  set lastRecord(v: FpduRecord | null) {
+    if (this.more !== null || v !== null) this.rare.lastRecord = v;
+  }
+  get brk(): FramingBreak | null {
+    return this.more === null ? null : this.more.brk;
+  }
+  set brk(v: FramingBreak | null) {
+    if (this.more !== null || v !== null) this.rare.brk = v;
+  }
+  /** Why the framer was stopped: resync (hunt after it) or a break (diagnose from before it). */
+  get stopKind(): 'resync' | 'break' {
+    return this.more === null ? 'resync' : this.more.stopKind;
+  }
+  set stopKind(v: 'resync' | 'break') {
+    if (this.more !== null || v !== 'resync') this.rare.stopKind = v;
+  }
+  /** The FPDU at this offset was diagnosed as a bad one on its own: frame it without checking again. */
+  get exemptStart(): number | null {
+    return this.more === null ? null : this.more.exemptStart;
+  }
+  set exemptStart(v: number | null) {
+    if (this.more !== null || v !== null) this.rare.exemptStart = v;
+  }
+  /** The FPDU at this offset was already reported under RFC framing: re-framed only to mark it. */
+  get suppressStart(): number | null {
+    return this.more === null ? null : this.more.suppressStart;
+  }
+  set suppressStart(v: number | null) {
+    if (this.more !== null || v !== null) this.rare.suppressStart = v;
+  }
+  /** Rule ids of sender mistakes reported in this direction (once each). */
+  get mistakesReported(): Set<string> | null {
+    return this.more === null ? null : this.more.mistakesReported;
+  }
+  set mistakesReported(v: Set<string> | null) {
+    if (this.more !== null || v !== null) this.rare.mistakesReported = v;
+  }
+  get senderMistake(): string | null {
+    return this.more === null ? null : this.more.senderMistake;
+  }
+  set senderMistake(v: string | null) {
+    if (this.more !== null || v !== null) this.rare.senderMistake = v;
+  }
+  get senderMistakeFpdus(): number {
+    return this.more === null ? 0 : this.more.senderMistakeFpdus;
+  }
+  set senderMistakeFpdus(v: number) {
+    if (this.more !== null || v !== 0) this.rare.senderMistakeFpdus = v;
+  }
+  /** A pad-not-zero finding held while the FPDU after it is in doubt (it may be a PAD mistake). */
+  get pendingPad(): { seq: number; frames: number[]; message: string } | null {
+    return this.more === null ? null : this.more.pendingPad;
+  }
+  set pendingPad(v: { seq: number; frames: number[]; message: string } | null) {
+    if (this.more !== null || v !== null) this.rare.pendingPad = v;
+  }
   // --- MPA enabled without startup frames (enablement.ts): created on first use, so that the
   // 100,000 plain flows of a capture carry one slot for it, not six. ---
   private pre: PrestandardState | null = null;
@@ -182,7 +388,7 @@ export class MpaDirection implements DirectionConsumer {
 
   data(c: StreamChunk): void {
     if (this.state === 'ended') return;
-    if (this.cachedInfo === null) this.cachedInfo = this.flow.handle.info(this.dir);
+    if (this.cachedInfo === null) this.cachedInfo = this.flow.handle.view?.(this.dir) ?? this.flow.handle.info(this.dir);
     this.feed(c.data, c.offset, c.frame, c.segmentStart, c.segmentEnd);
   }
 
@@ -261,12 +467,18 @@ export class MpaDirection implements DirectionConsumer {
     if (!params.mistake) this.rfcParams = params;
     this.lastStart = null;
     this.lastSeq = null;
-    this.framer = new FpduFramer(params, at, this.info.baseSeq, (f) => this.flow.onFpdu(this, f));
+    this.framerAt = at;
     this.state = 'frame';
   }
 
+  /** FpduSink: the framer's FPDUs go to the flow, which sees both directions (no closure per framer). */
+  onFpdu(f: FramedFpdu): boolean {
+    return this.flow.onFpdu(this, f);
+  }
+
   retireFramer(): void {
-    const f = this.framer;
+    this.framerAt = null; // a framer never made framed nothing
+    const f = this.fr;
     if (!f) return;
     const r = (this.retired ??= { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 });
     r.segments += f.segments;
@@ -274,7 +486,7 @@ export class MpaDirection implements DirectionConsumer {
     r.headerAligned += f.headerAligned;
     r.spanning += f.spanning;
     r.markers += f.markerCount;
-    this.framer = null;
+    this.fr = null;
   }
 
   /** Feeds held bytes from `from` on into the framer (after a lock or once negotiation is known). */
@@ -298,7 +510,7 @@ export class MpaDirection implements DirectionConsumer {
   }
 
   summary(): MpaDirectionSummary {
-    const f = this.framer;
+    const f = this.fr; // a framer not made yet counted nothing
     const r = this.retired ?? NO_RETIRED;
     return {
       from: this.info.from,

@@ -9,6 +9,7 @@ import { STARTUP_HEADER_LEN, classifyKey, type StartupRecord } from './startup.j
 import { StartupNegotiation, type NegotiationHost, type RdmacInterop } from './startup-negotiation.js';
 import { MpaDirection, type State } from './mpa-direction.js';
 import { diagnoseBreak, type Hypothesis } from './sender-mistakes.js';
+import type { MpaContext } from './ulpdu.js';
 import type { EnablementPoint, FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
 
 export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
@@ -20,8 +21,15 @@ export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlo
  * resynchronises after loss, and locks on mid-stream when the startup was not captured.
  */
 export class MpaFlow implements FlowConsumer, NegotiationHost {
-  /** What the reassembler feeds; each hands on to its MpaDirection, created on the direction's first event. */
-  readonly directions: readonly [DirectionConsumer, DirectionConsumer];
+  /**
+   * What the reassembler feeds when this flow is its consumer (forced MPA); each hands on to its
+   * MpaDirection, created on the direction's first event. Made on first use: a FramingFlow feeds
+   * direction() itself, so most flows never need the two slots.
+   */
+  get directions(): readonly [DirectionConsumer, DirectionConsumer] {
+    return (this.slots ??= [new DirectionSlot(this, 0), new DirectionSlot(this, 1)]);
+  }
+  private slots: readonly [DirectionConsumer, DirectionConsumer] | null = null;
   private dir0: MpaDirection | null = null;
   private dir1: MpaDirection | null = null;
   /** Startup frames and what they negotiate (startup-negotiation.ts); created with the first key. */
@@ -29,8 +37,13 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
   crc: boolean | null = null;
   detection: MpaFlowSummary['detection'] | null = null;
   private upper: UpperLayer | null = null;
-  private readonly holdBytes: number;
-  private readonly huntBudget: number;
+  // Read from the options every flow shares (no copy per flow).
+  private get holdBytes(): number {
+    return this.opts.holdBytes ?? 256 * 1024;
+  }
+  private get huntBudget(): number {
+    return this.opts.huntBudget ?? 4 * 1024 * 1024;
+  }
   /** The RST that aborted the connection was reported (once per connection). */
   private abortReported = false;
 
@@ -40,9 +53,6 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     private readonly out: MpaOutputs,
     private readonly opts: MpaFlowOptions = {},
   ) {
-    this.directions = [new DirectionSlot(this, 0), new DirectionSlot(this, 1)];
-    this.holdBytes = opts.holdBytes ?? 256 * 1024;
-    this.huntBudget = opts.huntBudget ?? 4 * 1024 * 1024;
     if (opts.forced) this.applyForced(opts.forced);
   }
 
@@ -748,7 +758,7 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     const pb = rep?.enhancedBlock ?? null;
     const p2p = !!(qb?.p2p && pb?.p2p);
     const rtr = p2p && pb ? (pb.rtr.send ? 'send' : pb.rtr.write ? 'write' : pb.rtr.read ? 'read' : null) : null;
-    this.upper = this.opts.upper(this, {
+    this.upper = this.opts.upper(this, sharedContext({
       rev: rep?.rev ?? req?.rev ?? null,
       initiatorDir: req ? req.dir : rep ? ((1 - rep.dir) as 0 | 1) : null,
       p2p,
@@ -757,7 +767,7 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       requestOrd: qb?.ord ?? null,
       replyIrd: pb?.ird ?? null,
       replyOrd: pb?.ord ?? null,
-    });
+    }));
     return this.upper;
   }
 
@@ -936,6 +946,24 @@ function isHostOrderMarker(m: MarkerInfo): boolean {
   if (m.expected === 0) return false; // a zero marker reads the same in either order
   return byteSwap32(((m.reserved << 16) | m.fpduptr) >>> 0) === m.expected;
 }
+/**
+ * Contexts handed to the layer above, one frozen object per distinct value: the connections of a
+ * capture mostly negotiate alike, and the layer above keeps its context as long as the flow is open
+ * (100,000 open flows held 100,000 equal objects). Bounded: beyond CONTEXTS_KEPT distinct values a
+ * flow keeps its own.
+ */
+const contexts = new Map<string, Readonly<MpaContext>>();
+const CONTEXTS_KEPT = 256;
+function sharedContext(c: MpaContext): MpaContext {
+  const key = `${c.rev}|${c.initiatorDir}|${c.p2p}|${c.rtr}|${c.requestIrd}|${c.requestOrd}|${c.replyIrd}|${c.replyOrd}`;
+  const have = contexts.get(key);
+  if (have) return have;
+  if (contexts.size >= CONTEXTS_KEPT) return c;
+  const frozen = Object.freeze(c);
+  contexts.set(key, frozen);
+  return frozen;
+}
+
 /** Shared default for the injected checks (no function object per flow). */
 function ACCEPT_ALL(): boolean {
   return true;

@@ -129,7 +129,7 @@ export function probeChain(
   minSpan = 0,
 ): ChainProbe {
   const r: ChainProbe = { count: 0, bad: false, endsAtEnd: false, firstAffected: null, end: start };
-  const fr = new FpduFramer(params, start, baseSeq, (f) => {
+  const fr = new FpduFramer(params, start, baseSeq, { onFpdu: (f) => {
     if (!(exemptFirst && r.count === 0) && !fpduPlausible(f, params, header)) {
       r.bad = true;
       return false;
@@ -138,7 +138,7 @@ export function probeChain(
     r.count++;
     r.end = f.start + f.wireSize;
     return r.count < need || r.end - start < minSpan;
-  });
+  } });
   fr.push(bytes, start, 0, false, false, start - base, bytes.length);
   r.endsAtEnd = !r.bad && fr.atBoundary && fr.position === base + bytes.length;
   return r;

@@ -147,10 +147,26 @@ export function negotiatedParams(own: StartupRecord, peer: StartupRecord, marker
   // A Rev 1/2 Initiator that goes on after a Rev 0 Reply speaks version 0 (permissive, C.2.5); a
   // Rev 1/2 Responder to a Rev 0 Request is non-permissive (a permissive one replies Rev 0).
   const versionZero = own.rev === 0 || (peer.rev === 0 && own.kind === 'request');
-  const params: FramerParams = { markers: rdmacSender || peer.m, markerBase, crc: negotiatedCrc(own, peer) };
+  const markers = rdmacSender || peer.m;
+  const crc = negotiatedCrc(own, peer);
+  // One object per distinct value for the usual SeqStart offsets (a startup frame and its Private
+  // Data at the start of the stream): every open flow's directions keep their parameters, and the
+  // connections of a capture mostly negotiate alike. Shared, so never changed: code that needs other
+  // parameters makes a copy ({ ...params, ... }).
+  const key = markerBase >= 0 && markerBase < SHARED_BASE_LIMIT && Number.isInteger(markerBase)
+    ? markerBase * 8 + (markers ? 4 : 0) + (crc ? 2 : 0) + (versionZero ? 1 : 0)
+    : -1;
+  const have = key >= 0 ? sharedParams.get(key) : undefined;
+  if (have) return have;
+  const params: FramerParams = { markers, markerBase, crc };
   if (versionZero) params.fpduptrFrom = 'fpdu';
+  if (key >= 0) sharedParams.set(key, params);
   return params;
 }
+
+/** SeqStart offsets below this share their parameter objects (a startup frame is at most 20 + 65535 octets; most are 20 + a few). */
+const SHARED_BASE_LIMIT = 1024;
+const sharedParams = new Map<number, FramerParams>();
 
 /**
  * CRC in use (RFC 5044 §7.1.1: when either frame sets C). An RDMAC RNIC always generates and checks
@@ -167,6 +183,9 @@ export function negotiatedCrc(a: StartupRecord, b: StartupRecord): boolean {
 export function isRdmac(rec: StartupRecord): boolean {
   return rec.rev === 0 && rec.m;
 }
+
+/** Private Data of every startup frame without any (zero octets: nothing to share by mistake). */
+const NO_PRIVATE_DATA = new Uint8Array(0);
 
 // ---------------------------------------------------------------- the negotiation of one connection
 
@@ -219,8 +238,10 @@ export class StartupNegotiation {
       if (final) this.startupCut(d, h.pdLength);
       return;
     }
-    const pd = b.slice(STARTUP_HEADER_LEN, total);
-    const frames = d.log.framesIn(at, at + total);
+    // Kept with the flow until its end: the record owns exactly what it needs (no empty buffer of
+    // its own for absent Private Data, no spare room in the frames array).
+    const pd = total === STARTUP_HEADER_LEN ? NO_PRIVATE_DATA : b.slice(STARTUP_HEADER_LEN, total);
+    const frames = d.log.framesIn(at, at + total).slice();
     // Fields listed one by one, not spread: every record then shares one hidden class (a spread gave
     // each its own, and 10,000 flows spent more time on descriptor arrays than on the frames).
     const rec: StartupRecord = {

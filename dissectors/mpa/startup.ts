@@ -101,6 +101,8 @@ export function parseEnhancedBlock(pd: Uint8Array): EnhancedBlock | null {
   };
 }
 
+const NO_LABELS: readonly string[] = Object.freeze([]);
+
 /** Names the vendor extensions SPEC-NOTES lists, so a user sees what a non-standard field means. */
 export function vendorLabels(h: StartupHeader, serverPort: number, pd: Uint8Array): string[] {
   const out: string[] = [];
@@ -112,7 +114,8 @@ export function vendorLabels(h: StartupHeader, serverPort: number, pd: Uint8Arra
     const ulp = h.enhanced ? pd.subarray(4) : pd;
     if (ulp.length >= 8) out.push('MS-SMBD legacy IRD/ORD negotiate header (port 5445)');
   }
-  return out;
+  // Most frames name none: they share one empty list (records keep it for the whole flow).
+  return out.length === 0 ? (NO_LABELS as string[]) : out;
 }
 
 /** True for the Revs we decode: 0 (RDMAC), 1 (RFC 5044), 2 (RFC 6581), 0x81 (erdma, labelled). */

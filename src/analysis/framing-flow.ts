@@ -11,14 +11,21 @@ import type { TufFlow } from '../../dissectors/tuf/tuf-flow.js';
 import { crc32c, readWireCrc } from '../../dissectors/mpa/crc32c.js';
 
 export class FramingFlow implements FlowConsumer {
-  readonly directions: readonly [DirectionConsumer, DirectionConsumer];
+  private readonly tee0: Tee;
+  private readonly tee1: Tee;
 
   constructor(
     public mpa: MpaFlow | null,
     public tuf: TufFlow | null,
   ) {
-    this.directions = [new Tee(this, 0), new Tee(this, 1)];
+    this.tee0 = new Tee(this, 0);
+    this.tee1 = new Tee(this, 1);
     if (tuf) tuf.claimer = this;
+  }
+
+  /** Read once per direction by the reassembler: a pair made on demand, not kept by every flow. */
+  get directions(): readonly [DirectionConsumer, DirectionConsumer] {
+    return [this.tee0, this.tee1];
   }
 
   /** TUF found framing: it may have the flow only if MPA has not recognised it. */
@@ -46,7 +53,7 @@ class Tee implements DirectionConsumer {
   data(c: StreamChunk): void {
     const f = this.f;
     if (f.mpa) {
-      f.mpa.directions[this.dir].data(c);
+      f.mpa.direction(this.dir).data(c);
       f.settle();
     }
     f.tuf?.data(this.dir, c);
@@ -55,7 +62,7 @@ class Tee implements DirectionConsumer {
   gap(offset: number, seq: number, length: number): void {
     const f = this.f;
     if (f.mpa) {
-      f.mpa.directions[this.dir].gap(offset, seq, length);
+      f.mpa.direction(this.dir).gap(offset, seq, length);
       f.settle();
     }
     f.tuf?.gap(this.dir, offset, seq, length);
@@ -64,7 +71,7 @@ class Tee implements DirectionConsumer {
   end(reason: EndReason, frame: number | null): void {
     const f = this.f;
     if (f.mpa) {
-      f.mpa.directions[this.dir].end(reason, frame);
+      f.mpa.direction(this.dir).end(reason, frame);
       f.settle();
     }
     f.tuf?.end(this.dir, reason, frame);

@@ -307,7 +307,7 @@ const F_RST = 32;
  * 20 words): a capture may have 100,000 flows open at once. Addresses live on the Flow; rarely used
  * state (held data, gaps) is allocated when first needed.
  */
-class Dir {
+class Dir implements DirectionInfo {
   consumer: DirectionConsumer | null = null;
   /** Next direction with the same flow-table hash. */
   chain: Dir | null = null;
@@ -467,6 +467,11 @@ class Flow implements FlowHandle {
   info(dir: 0 | 1): DirectionInfo {
     const d = this.dirs[dir];
     return { from: d.from, to: d.to, mss: d.mss, baseSeq: d.baseSeq, synSeen: d.synSeen };
+  }
+
+  /** FlowHandle.view: the Dir itself (baseSeq, MSS and SYN are settled once it delivered data: syn()). */
+  view(dir: 0 | 1): DirectionInfo {
+    return this.dirs[dir];
   }
 
   /** Some sequence space was used beyond a SYN in either direction. */

@@ -25,3 +25,30 @@ describe('DDP header history', () => {
     expect(h.match(Uint8Array.of(9))).toBeNull();
   });
 });
+
+describe('DDP header history, compact entries', () => {
+  it('keeps several frames, or none, and findings only when they differ from `none`', () => {
+    const none: string[] = [];
+    const h = new HeaderHistory<string[]>(2, none);
+    h.add(1, [5, 6], head(1), none);
+    h.add(2, [], head(2), ['ddp.invalid-mo']);
+    expect(h.match(head(1, 18))).toEqual({ seq: 1, frames: [5, 6], findings: [] });
+    expect(h.match(head(1, 18))!.findings).toBe(none);
+    expect(h.match(head(2, 18))).toEqual({ seq: 2, frames: [], findings: ['ddp.invalid-mo'] });
+    // Slot 0 is reused: its earlier frames and findings must not leak into the new entry.
+    h.add(0xfffffffe, [7], head(3), none);
+    expect(h.match(head(3, 18))).toEqual({ seq: 0xfffffffe, frames: [7], findings: [] });
+    expect(h.match(head(1, 18))).toBeNull();
+    // Slot 1 is reused by an entry with one frame and no findings.
+    h.add(4, [8], head(4), none);
+    expect(h.match(head(4, 18))).toEqual({ seq: 4, frames: [8], findings: [] });
+    expect(h.match(head(4, 18))!.findings).toBe(none);
+  });
+
+  it('grows past its first ring and keeps the oldest entries until it is full', () => {
+    const h = new HeaderHistory<null>(40);
+    for (let i = 0; i < 40; i++) h.add(i, [100 + i], head(i), null);
+    expect(h.length).toBe(40);
+    for (let i = 0; i < 40; i++) expect(h.match(head(i, 18))).toEqual({ seq: i, frames: [100 + i], findings: null });
+  });
+});
