@@ -111,6 +111,13 @@ export class ByteLog implements LentBytesHolder {
     if (this.lentBytes === 0) return;
     const v = this.lentViews!;
     const m = this.lentMeta!;
+    // Exactly the room needed (not doubled): with 10,000 flows every recycle comes here for each.
+    const need = this.used + this.lentBytes;
+    if (need > this.buf.length) {
+      const nb = new Uint8Array(need);
+      nb.set(this.buf.subarray(0, this.used));
+      this.buf = nb;
+    }
     this.lentBytes = 0;
     for (let i = 0; i < v.length; i++) {
       const f = m[2 * i + 1]!;
@@ -200,7 +207,9 @@ export class ByteLog implements LentBytesHolder {
   dropBefore(off: number, keepCapacity = false): void {
     if (this.lentBytes > 0 && off - this.base > this.used) {
       this.dropIntoLent(off);
-      if (!keepCapacity) this.shrink();
+      // Nothing owned is left: the buffer goes (a recycle allocates what it then needs), else each of
+      // 10,000 directions would keep the largest pair of FPDUs it ever held.
+      if (!keepCapacity) this.buf = EMPTY;
       return;
     }
     const k = Math.min(this.used, Math.max(0, off - this.base));
