@@ -70,7 +70,7 @@ export function hostileFilter(r: Rand, fields: readonly string[]): HostileFilter
       // random bytes, printable and not
       const n = 1 + int(r, 200);
       let s = '';
-      for (let i = 0; i < n; i++) s += String.fromCharCode(r() < 0.8 ? 32 + int(r, 95) : int(r, 0x3000));
+      for (let i = 0; i < n; i++) s += String.fromCharCode(r() < 0.8 ? 32 + int(r, 95) : 1 + int(r, 0x2fff)); // never NUL: no argv can carry it
       return { name: 'junk', text: s };
     }
     default: {

@@ -32,8 +32,9 @@ export function runCase(node: string, mainJs: string, args: readonly string[], t
     if (existsSync(timeFile)) rmSync(timeFile);
     const devNull = pipeStdout ? null : openSync('/dev/null', 'w');
     const t0 = Date.now();
-    if (args.some((a) => Buffer.byteLength(a) >= 128 * 1024)) {
-      resolve({ ok: true, problem: null, status: null, signal: null, ms: 0, rssMB: null, stderr: '' }); // cannot be passed on a command line at all
+    // An argument this long, or holding a NUL, cannot be passed on a command line at all (spawn refuses it).
+    if (args.some((a) => Buffer.byteLength(a) >= 128 * 1024 || a.includes('\0'))) {
+      resolve({ ok: true, problem: null, status: null, signal: null, ms: 0, rssMB: null, stderr: '' });
       return;
     }
     const child = spawn('/usr/bin/time', ['-f', '%M', '-o', timeFile, node, mainJs, ...args], {
