@@ -8,6 +8,7 @@
  */
 
 import type { FindingSink } from '../../src/analysis/findings.js';
+import { defineRareFields, newRare, type RareFields } from '../../src/analysis/rare-fields.js';
 import type { MpaContext, Ulpdu } from '../mpa/ulpdu.js';
 import { decodeDdp, type DdpPdu, type TaggedPdu, type TerminateMessage, type UntaggedPdu } from './decode.js';
 import {
@@ -211,37 +212,41 @@ function notedText(e: NotedError): string {
 }
 
 /**
- * What a direction keeps besides its common counters: created on the first loss, error, Read,
- * Atomic, Terminate or finding (most directions of a many-flow capture never need it).
+ * What a direction keeps besides its common counters: read as these defaults until the first loss,
+ * error, Read, Atomic, Terminate or finding changes one (src/analysis/rare-fields.ts; most
+ * directions of a many-flow capture never need it).
  */
-class DirRare {
-  skipped = 0;
-  malformed = 0;
-  msnErrors = 0;
-  moErrors = 0;
-  toErrors = 0;
-  lossExplained = 0;
-  readRequests = 0;
-  readResponses = 0;
-  terminates = 0;
+const DIR_RARE = {
+  skipped: 0,
+  malformed: 0,
+  msnErrors: 0,
+  moErrors: 0,
+  toErrors: 0,
+  lossExplained: 0,
+  readRequests: 0,
+  readResponses: 0,
+  terminates: 0,
   /** Read Requests this direction sent that the peer has not answered yet, oldest first. */
-  outstanding: OutstandingRead[] | null = null;
+  outstanding: null as OutstandingRead[] | null,
   /** Atomic Requests this direction sent, by Request Identifier. */
-  atomics: Map<number, { seq: number; frames: readonly number[] }> | null = null;
+  atomics: null as Map<number, { seq: number; frames: readonly number[] }> | null,
   /** Any pairing seen: after it, the capture has the requests. */
-  pairedResponse = false;
-  lastLoss: string | null = null;
+  pairedResponse: false,
+  lastLoss: null as string | null,
   /** Why the last loss epoch began: a bad CRC names itself instead of capture loss. */
-  lastLossKind: 'capture' | 'crc' | 'other' = 'capture';
-  mpaErrors: NotedError[] | null = null;
-  rtrMismatch: { seq: number; frames: readonly number[] } | null = null;
-  terminated: { seq: number; frames: readonly number[] } | null = null;
-  afterTerminateReported = false;
+  lastLossKind: 'capture' as 'capture' | 'crc' | 'other',
+  mpaErrors: null as NotedError[] | null,
+  rtrMismatch: null as { seq: number; frames: readonly number[] } | null,
+  terminated: null as { seq: number; frames: readonly number[] } | null,
+  afterTerminateReported: false,
   /** Findings passed to the sink per rule (the per-rule cap). */
-  reported: Map<string, number> | null = null;
+  reported: null as Map<string, number> | null,
   /** Fields this direction was found to send byte-swapped (reported once each). */
-  byteOrderReported: Set<string> | null = null;
-}
+  byteOrderReported: null as Set<string> | null,
+};
+type DirRare = RareFields<typeof DIR_RARE>;
+/** Rare fields DirState reads through methods of its own (collections made on first use). */
+type DirRareCollections = 'outstanding' | 'atomics' | 'mpaErrors' | 'reported' | 'byteOrderReported';
 
 const NO_READS: readonly OutstandingRead[] = Object.freeze([]);
 const NO_NOTED: readonly NotedError[] = Object.freeze([]);
@@ -257,6 +262,8 @@ const keyOf = (index: number): OpcodeKey => (index === UNKNOWN_KEY ? 'unknown' :
 /** Numbers per opcode in DirState.sizeStats: key index, messages, min, max, total. */
 const SIZE_STRIDE = 5;
 
+// The rare scalar fields, declared by DIR_RARE and read through `more` (defineRareFields below).
+interface DirState extends Omit<DirRare, DirRareCollections> {}
 /**
  * One direction's DDP/RDMAP state. Kept small (100,000 open flows hold 200,000 of them): common
  * counters as fields, per-opcode tables as flat number arrays in first-seen order (the report lists
@@ -286,7 +293,8 @@ class DirState {
   lastFpduSeq = 0;
   lastFpduSize = 0;
   readonly history: HeaderHistory<SegmentFinding[]>;
-  private more: DirRare | null = null;
+  /** The rare fields (DIR_RARE) once one of them changed; null before. */
+  more: DirRare | null = null;
 
   constructor(historySize: number) {
     this.history = new HeaderHistory<SegmentFinding[]>(historySize, NO_FINDINGS);
@@ -294,39 +302,8 @@ class DirState {
 
   /** The rare state, created on first use. */
   get rare(): DirRare {
-    return (this.more ??= new DirRare());
+    return (this.more ??= newRare(DIR_RARE));
   }
-
-  get skipped(): number { return this.more?.skipped ?? 0; }
-  set skipped(v: number) { this.rare.skipped = v; }
-  get malformed(): number { return this.more?.malformed ?? 0; }
-  set malformed(v: number) { this.rare.malformed = v; }
-  get msnErrors(): number { return this.more?.msnErrors ?? 0; }
-  set msnErrors(v: number) { this.rare.msnErrors = v; }
-  get moErrors(): number { return this.more?.moErrors ?? 0; }
-  set moErrors(v: number) { this.rare.moErrors = v; }
-  get toErrors(): number { return this.more?.toErrors ?? 0; }
-  set toErrors(v: number) { this.rare.toErrors = v; }
-  get lossExplained(): number { return this.more?.lossExplained ?? 0; }
-  set lossExplained(v: number) { this.rare.lossExplained = v; }
-  get readRequests(): number { return this.more?.readRequests ?? 0; }
-  set readRequests(v: number) { this.rare.readRequests = v; }
-  get readResponses(): number { return this.more?.readResponses ?? 0; }
-  set readResponses(v: number) { this.rare.readResponses = v; }
-  get terminates(): number { return this.more?.terminates ?? 0; }
-  set terminates(v: number) { this.rare.terminates = v; }
-  get pairedResponse(): boolean { return this.more?.pairedResponse ?? false; }
-  set pairedResponse(v: boolean) { this.rare.pairedResponse = v; }
-  get lastLoss(): string | null { return this.more?.lastLoss ?? null; }
-  set lastLoss(v: string | null) { this.rare.lastLoss = v; }
-  get lastLossKind(): DirRare['lastLossKind'] { return this.more?.lastLossKind ?? 'capture'; }
-  set lastLossKind(v: DirRare['lastLossKind']) { this.rare.lastLossKind = v; }
-  get rtrMismatch(): DirRare['rtrMismatch'] { return this.more?.rtrMismatch ?? null; }
-  set rtrMismatch(v: DirRare['rtrMismatch']) { this.rare.rtrMismatch = v; }
-  get terminated(): DirRare['terminated'] { return this.more?.terminated ?? null; }
-  set terminated(v: DirRare['terminated']) { this.rare.terminated = v; }
-  get afterTerminateReported(): boolean { return this.more?.afterTerminateReported ?? false; }
-  set afterTerminateReported(v: boolean) { this.rare.afterTerminateReported = v; }
 
   /** Read Requests outstanding (read-only view; outstandingList() to change them). */
   get outstanding(): readonly OutstandingRead[] {
@@ -373,6 +350,8 @@ class DirState {
     return (this.openTagged ??= []);
   }
 }
+
+defineRareFields(DirState, DIR_RARE);
 
 const MAX_QUEUES = 16;
 const MAX_MISSING = 256;

@@ -10,6 +10,7 @@ import type { LockSearch } from './lock-on.js';
 import { KEY_PREFIX, type StartupRecord } from './startup.js';
 import type { FpduRecord, MpaDirectionSummary } from './mpa-types.js';
 import type { MpaFlow } from './mpa-flow.js';
+import { defineRareFields, type RareFields } from '../../src/analysis/rare-fields.js';
 
 export type State = 'scan' | 'startup' | 'await' | 'frame' | 'diagnose' | 'hunt' | 'streaming' | 'ended';
 
@@ -56,37 +57,46 @@ const F_EARLY_REPORTED = 16;
 const F_FRAMING_LOST_OPEN = 32;
 
 /**
- * The part of a direction most directions never need: created by the first write of a value other
- * than its default (a capture of 100,000 plain flows then keeps one empty slot per direction).
+ * The part of a direction most directions never need (errors, hunting, breaks, sender mistakes):
+ * read as these defaults until the first write of another value (src/analysis/rare-fields.ts).
  */
-class DirectionRare {
-  startupAt = 0;
-  scanFrom = 0;
-  lastTry = 0;
-  huntScanned = 0;
-  huntReason: 'gap' | 'error' | 'midstream' | 'negotiation' = 'midstream';
-  crcErrors = 0;
-  markerErrors = 0;
-  afterError = 0;
-  bytesSkipped = 0;
-  consecutiveBad = 0;
-  emssCount = 0;
-  forcedSeqStart: number | null = null;
-  lockSearch: LockSearch | null = null;
-  lastRecord: FpduRecord | null = null;
-  brk: FramingBreak | null = null;
-  stopKind: 'resync' | 'break' = 'resync';
-  exemptStart: number | null = null;
-  suppressStart: number | null = null;
-  mistakesReported: Set<string> | null = null;
-  senderMistake: string | null = null;
-  senderMistakeFpdus = 0;
-  pendingPad: { seq: number; frames: number[]; message: string } | null = null;
-}
+const DIRECTION_RARE = {
+  /** Stream offset of the startup frame being collected. */
+  startupAt: 0,
+  scanFrom: 0,
+  lastTry: 0,
+  huntScanned: 0,
+  huntReason: 'midstream' as 'gap' | 'error' | 'midstream' | 'negotiation',
+  crcErrors: 0,
+  markerErrors: 0,
+  afterError: 0,
+  bytesSkipped: 0,
+  emssCount: 0,
+  /** `--mpa seqstart=`: absolute SeqStart given by the user. */
+  forcedSeqStart: null as number | null,
+  /** Boundary search state (budget, ruled-out candidates), from the first search on. */
+  lockSearch: null as LockSearch | null,
+  /** The last FPDU record handed to an output (marked later if a diagnosed mistake turns out to cover it). */
+  lastRecord: null as FpduRecord | null,
+  brk: null as FramingBreak | null,
+  /** Why the framer was stopped: resync (hunt after it) or a break (diagnose from before it). */
+  stopKind: 'resync' as 'resync' | 'break',
+  /** The FPDU at this offset was diagnosed as a bad one on its own: frame it without checking again. */
+  exemptStart: null as number | null,
+  /** The FPDU at this offset was already reported under RFC framing: re-framed only to mark it. */
+  suppressStart: null as number | null,
+  /** Rule ids of sender mistakes reported in this direction (once each). */
+  mistakesReported: null as Set<string> | null,
+  senderMistake: null as string | null,
+  senderMistakeFpdus: 0,
+  /** A pad-not-zero finding held while the FPDU after it is in doubt (it may be a PAD mistake). */
+  pendingPad: null as { seq: number; frames: number[]; message: string } | null,
+};
 
 const NO_RETIRED = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 } as const;
 
 /** One direction of an MPA connection. */
+export interface MpaDirection extends RareFields<typeof DIRECTION_RARE> {}
 export class MpaDirection implements DirectionConsumer, FpduSink {
   state: State = 'scan';
   /** Held bytes, created on first use: a direction that never carries a byte allocates none. */
@@ -129,17 +139,16 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   ulpduBytes = 0;
   // alignment counters of framers that have been retired
   retired: { segments: number; fpduAligned: number; headerAligned: number; spanning: number; markers: number } | null = null;
+  /** Bad FPDUs in a row (read for every FPDU: a field of its own, not a rare one). */
+  consecutiveBad = 0;
   firstFpduFirstFrame: number | null = null;
   firstFpduLastFrame: number | null = null;
   firstFpduSeq: number | null = null;
   /** Stream offset and seq of the last FPDU that framed plausibly (the break is diagnosed from it). */
   lastStart: number | null = null;
   lastSeq: number | null = null;
-  /** What most directions never need (errors, hunting, breaks, sender mistakes): created on first use. */
-  private more: DirectionRare | null = null;
-  private get rare(): DirectionRare {
-    return (this.more ??= new DirectionRare());
-  }
+  /** The rare fields (DIRECTION_RARE) once one of them changed; null before (read through their accessors). */
+  more: RareFields<typeof DIRECTION_RARE> | null = null;
 
   private flag(f: number, v: boolean): void {
     this.bits = v ? this.bits | f : this.bits & ~f;
@@ -182,147 +191,6 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   }
   set framingLostOpen(v: boolean) {
     this.flag(F_FRAMING_LOST_OPEN, v);
-  }
-  /** Stream offset of the startup frame being collected. */
-  private get startupAt(): number {
-    return this.more === null ? 0 : this.more.startupAt;
-  }
-  private set startupAt(v: number) {
-    if (this.more !== null || v !== 0) this.rare.startupAt = v;
-  }
-  private get scanFrom(): number {
-    return this.more === null ? 0 : this.more.scanFrom;
-  }
-  private set scanFrom(v: number) {
-    if (this.more !== null || v !== 0) this.rare.scanFrom = v;
-  }
-  private get lastTry(): number {
-    return this.more === null ? 0 : this.more.lastTry;
-  }
-  private set lastTry(v: number) {
-    if (this.more !== null || v !== 0) this.rare.lastTry = v;
-  }
-  get huntScanned(): number {
-    return this.more === null ? 0 : this.more.huntScanned;
-  }
-  set huntScanned(v: number) {
-    if (this.more !== null || v !== 0) this.rare.huntScanned = v;
-  }
-  get huntReason(): 'gap' | 'error' | 'midstream' | 'negotiation' {
-    return this.more === null ? 'midstream' : this.more.huntReason;
-  }
-  set huntReason(v: 'gap' | 'error' | 'midstream' | 'negotiation') {
-    if (this.more !== null || v !== 'midstream') this.rare.huntReason = v;
-  }
-  get crcErrors(): number {
-    return this.more === null ? 0 : this.more.crcErrors;
-  }
-  set crcErrors(v: number) {
-    if (this.more !== null || v !== 0) this.rare.crcErrors = v;
-  }
-  get markerErrors(): number {
-    return this.more === null ? 0 : this.more.markerErrors;
-  }
-  set markerErrors(v: number) {
-    if (this.more !== null || v !== 0) this.rare.markerErrors = v;
-  }
-  get afterError(): number {
-    return this.more === null ? 0 : this.more.afterError;
-  }
-  set afterError(v: number) {
-    if (this.more !== null || v !== 0) this.rare.afterError = v;
-  }
-  get bytesSkipped(): number {
-    return this.more === null ? 0 : this.more.bytesSkipped;
-  }
-  set bytesSkipped(v: number) {
-    if (this.more !== null || v !== 0) this.rare.bytesSkipped = v;
-  }
-  get consecutiveBad(): number {
-    return this.more === null ? 0 : this.more.consecutiveBad;
-  }
-  set consecutiveBad(v: number) {
-    if (this.more !== null || v !== 0) this.rare.consecutiveBad = v;
-  }
-  get emssCount(): number {
-    return this.more === null ? 0 : this.more.emssCount;
-  }
-  set emssCount(v: number) {
-    if (this.more !== null || v !== 0) this.rare.emssCount = v;
-  }
-  /** `--mpa seqstart=`: absolute SeqStart given by the user. */
-  get forcedSeqStart(): number | null {
-    return this.more === null ? null : this.more.forcedSeqStart;
-  }
-  set forcedSeqStart(v: number | null) {
-    if (this.more !== null || v !== null) this.rare.forcedSeqStart = v;
-  }
-  /** Boundary search state (budget, ruled-out candidates), from the first search on. */
-  get lockSearch(): LockSearch | null {
-    return this.more === null ? null : this.more.lockSearch;
-  }
-  set lockSearch(v: LockSearch | null) {
-    if (this.more !== null || v !== null) this.rare.lockSearch = v;
-  }
-  /** The last FPDU record handed to an output (marked later if a diagnosed mistake turns out to cover it). */
-  get lastRecord(): FpduRecord | null {
-    return this.more === null ? null : this.more.lastRecord;
-  }
-  set lastRecord(v: FpduRecord | null) {
-    if (this.more !== null || v !== null) this.rare.lastRecord = v;
-  }
-  get brk(): FramingBreak | null {
-    return this.more === null ? null : this.more.brk;
-  }
-  set brk(v: FramingBreak | null) {
-    if (this.more !== null || v !== null) this.rare.brk = v;
-  }
-  /** Why the framer was stopped: resync (hunt after it) or a break (diagnose from before it). */
-  get stopKind(): 'resync' | 'break' {
-    return this.more === null ? 'resync' : this.more.stopKind;
-  }
-  set stopKind(v: 'resync' | 'break') {
-    if (this.more !== null || v !== 'resync') this.rare.stopKind = v;
-  }
-  /** The FPDU at this offset was diagnosed as a bad one on its own: frame it without checking again. */
-  get exemptStart(): number | null {
-    return this.more === null ? null : this.more.exemptStart;
-  }
-  set exemptStart(v: number | null) {
-    if (this.more !== null || v !== null) this.rare.exemptStart = v;
-  }
-  /** The FPDU at this offset was already reported under RFC framing: re-framed only to mark it. */
-  get suppressStart(): number | null {
-    return this.more === null ? null : this.more.suppressStart;
-  }
-  set suppressStart(v: number | null) {
-    if (this.more !== null || v !== null) this.rare.suppressStart = v;
-  }
-  /** Rule ids of sender mistakes reported in this direction (once each). */
-  get mistakesReported(): Set<string> | null {
-    return this.more === null ? null : this.more.mistakesReported;
-  }
-  set mistakesReported(v: Set<string> | null) {
-    if (this.more !== null || v !== null) this.rare.mistakesReported = v;
-  }
-  get senderMistake(): string | null {
-    return this.more === null ? null : this.more.senderMistake;
-  }
-  set senderMistake(v: string | null) {
-    if (this.more !== null || v !== null) this.rare.senderMistake = v;
-  }
-  get senderMistakeFpdus(): number {
-    return this.more === null ? 0 : this.more.senderMistakeFpdus;
-  }
-  set senderMistakeFpdus(v: number) {
-    if (this.more !== null || v !== 0) this.rare.senderMistakeFpdus = v;
-  }
-  /** A pad-not-zero finding held while the FPDU after it is in doubt (it may be a PAD mistake). */
-  get pendingPad(): { seq: number; frames: number[]; message: string } | null {
-    return this.more === null ? null : this.more.pendingPad;
-  }
-  set pendingPad(v: { seq: number; frames: number[]; message: string } | null) {
-    if (this.more !== null || v !== null) this.rare.pendingPad = v;
   }
   // --- MPA enabled without startup frames (enablement.ts): created on first use, so that the
   // 100,000 plain flows of a capture carry one slot for it, not six. ---
@@ -536,3 +404,5 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     };
   }
 }
+
+defineRareFields(MpaDirection, DIRECTION_RARE);
