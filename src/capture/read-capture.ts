@@ -98,12 +98,8 @@ export function openReason(err: unknown): string {
   }
 }
 
-/** Opens a capture file for reading; the only failure is a CaptureOpenError. */
-export async function openCaptureFile(path: string): Promise<FileHandle> {
-  return (await openSizedCaptureFile(path)).fh;
-}
-
-async function openSizedCaptureFile(path: string): Promise<{ fh: FileHandle; size: number | null }> {
+/** Opens a capture file for reading, with its size when it is a regular file; the only failure is a CaptureOpenError. */
+async function openCaptureFile(path: string): Promise<{ fh: FileHandle; size: number | null }> {
   let fh: FileHandle;
   let size: number | null = null;
   try {
@@ -133,7 +129,7 @@ export async function readCapture(path: string, onPacket: (p: PacketRecord) => v
     if (process.stdin.isTTY === true) throw new CaptureOpenError('-: standard input is a terminal; pipe a capture into it');
     return readCaptureStream(process.stdin, '-', onPacket, opts);
   }
-  const { fh, size } = await openSizedCaptureFile(path);
+  const { fh, size } = await openCaptureFile(path);
   if (isGzipFile(path)) {
     // capture.pcap.gz: decompressed as a stream (offsets in messages are of the decompressed capture).
     await fh.close();
