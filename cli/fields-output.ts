@@ -3,7 +3,7 @@
  * event line (a startup frame, an FPDU, a finding) that -Y shows, the named fields' values
  * separated by tabs; and `-G fields` lists the filter fields in tshark's tab-separated layout.
  */
-import type { FieldDef, FieldValue } from '../src/analysis/fields.js';
+import type { FieldDef, FieldValue } from '../src/vocabulary/fields.js';
 import type { FieldGetter } from '../src/report/fields.js';
 import { UsageError } from './options.js';
 

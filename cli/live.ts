@@ -6,7 +6,7 @@
  * program ended), a status line on stderr, and idle flows finished as NDJSON `flow` events.
  */
 import type { AnalysisOptions, FlowResult } from '../src/analysis/pipeline.js';
-import type { Finding } from '../src/analysis/findings.js';
+import type { Finding } from '../src/vocabulary/findings.js';
 import type { CaptureSummary, PacketRecord } from '../src/capture/packet.js';
 import { openLive, type BackendChoice } from '../src/capture/live/open-live.js';
 import type { PacketSource, PacketSourceHandlers, PacketSourceStats } from '../src/capture/live/packet-source.js';

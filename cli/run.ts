@@ -7,7 +7,7 @@
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { analyze, type AnalysisOptions, type AnalysisResult } from '../src/analysis/pipeline.js';
 import { defaultUpper } from '../src/analysis/upper.js';
-import { SEVERITY_RANK, type Finding, type Severity } from '../src/analysis/findings.js';
+import { SEVERITY_RANK, type Finding, type Severity } from '../src/vocabulary/findings.js';
 import type { PacketRecord } from '../src/capture/packet.js';
 import { isGzipFile, openReason, readErrorRule } from '../src/capture/read-capture.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
@@ -20,7 +20,7 @@ import type { Progress } from '../src/report/progress.js';
 import type { RulesConfig } from '../src/report/rules-file.js';
 import type { FpduSizes, StatName } from '../src/report/stats.js';
 import { findingLine, fpduLine, makeStyle, plural, startupLine, summaryText, tufLine, type Style } from '../src/report/text.js';
-import { NO_THRESHOLDS, thresholdFindings } from '../src/report/threshold-rules.js';
+import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/threshold-rules.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import type { FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason } from './output.js';

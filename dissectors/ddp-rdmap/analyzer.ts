@@ -7,8 +7,8 @@
  * are handed to an optional callback.
  */
 
-import type { FindingSink } from '../../src/analysis/findings.js';
-import { defineRareFields, newRare, type RareFields } from '../../src/analysis/rare-fields.js';
+import type { FindingSink } from '../../src/vocabulary/findings.js';
+import { defineRareFields, newRare, type RareFields } from '../../src/vocabulary/rare-fields.js';
 import type { MpaContext, Ulpdu } from '../mpa/ulpdu.js';
 import { decodeDdp, type DdpPdu, type TaggedPdu, type TerminateMessage, type UntaggedPdu } from './decode.js';
 import {
@@ -213,7 +213,7 @@ function notedText(e: NotedError): string {
 
 /**
  * What a direction keeps besides its common counters: read as these defaults until the first loss,
- * error, Read, Atomic, Terminate or finding changes one (src/analysis/rare-fields.ts; most
+ * error, Read, Atomic, Terminate or finding changes one (src/vocabulary/rare-fields.ts; most
  * directions of a many-flow capture never need it).
  */
 const DIR_RARE = {

@@ -7,7 +7,7 @@
  * not have (payload length, immediate data, analysis results) use the same prefixes.
  */
 
-import type { FieldDef } from '../../src/analysis/fields.js';
+import type { FieldDef } from '../../src/vocabulary/fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants [WS masks; siw iwarp.h] (SPEC-NOTES 1.1 - 2.7)

@@ -3,7 +3,7 @@
  * field declared once in fields.ts; this module only fills values in.
  */
 
-import { indexFields, type FieldDef, type FieldValue, type TreeNode } from '../../src/analysis/fields.js';
+import { indexFields, type FieldDef, type FieldValue, type TreeNode } from '../../src/vocabulary/fields.js';
 import type { DdpHeader, DdpPdu, ReadRequestHeader, TerminateMessage } from './decode.js';
 import {
   ATOMIC_OPCODE_NAMES,

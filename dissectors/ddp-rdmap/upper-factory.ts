@@ -3,7 +3,7 @@
  * (create / summarize) structurally, so this folder does not depend on the pipeline's module.
  */
 
-import type { FindingSink } from '../../src/analysis/findings.js';
+import type { FindingSink } from '../../src/vocabulary/findings.js';
 import type { MpaContext } from '../mpa/ulpdu.js';
 import { DdpFlowAnalyzer, segmentInfo, type DdpAnalyzerOptions, type DdpSegmentRecord } from './analyzer.js';
 

@@ -6,11 +6,11 @@
  *
  * While framing, the octets from the last plausible FPDU on are held only in case the framing
  * breaks, which it rarely does: they are kept as views into the capture reader's buffers
- * (`appendLent`, src/net/lent-bytes.ts) and copied only when one is about to be reused or when
+ * (`appendLent`, src/capture/lent-bytes.ts) and copied only when one is about to be reused or when
  * they are read. Every reading method copies them first, so a log reads the same either way.
  */
 import { pooled } from '../../src/net/bytes.js';
-import { holdLent, isLent, type LentBytesHolder } from '../../src/net/lent-bytes.js';
+import { holdLent, isLent, type LentBytesHolder } from '../../src/capture/lent-bytes.js';
 const EMPTY = new Uint8Array(0);
 
 export class ByteLog implements LentBytesHolder {

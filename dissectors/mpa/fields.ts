@@ -1,4 +1,4 @@
-import type { FieldDef } from '../../src/analysis/fields.js';
+import type { FieldDef } from '../../src/vocabulary/fields.js';
 import { byteSwap32 } from './crc32c.js';
 
 /**

@@ -10,7 +10,7 @@ import type { LockSearch } from './lock-on.js';
 import { KEY_PREFIX, type StartupRecord } from './startup.js';
 import type { FpduRecord, MpaDirectionSummary } from './mpa-types.js';
 import type { MpaFlow } from './mpa-flow.js';
-import { defineRareFields, type RareFields } from '../../src/analysis/rare-fields.js';
+import { defineRareFields, type RareFields } from '../../src/vocabulary/rare-fields.js';
 
 export type State = 'scan' | 'startup' | 'await' | 'frame' | 'diagnose' | 'hunt' | 'streaming' | 'ended';
 
@@ -58,7 +58,7 @@ const F_FRAMING_LOST_OPEN = 32;
 
 /**
  * The part of a direction most directions never need (errors, hunting, breaks, sender mistakes):
- * read as these defaults until the first write of another value (src/analysis/rare-fields.ts).
+ * read as these defaults until the first write of another value (src/vocabulary/rare-fields.ts).
  */
 const DIRECTION_RARE = {
   /** Stream offset of the startup frame being collected. */

@@ -1,4 +1,4 @@
-import type { FindingSink } from '../../src/analysis/findings.js';
+import type { FindingSink } from '../../src/vocabulary/findings.js';
 import type { DirectionConsumer, FlowConsumer, FlowHandle, EndReason, StreamChunk } from '../../src/tcp/stream.js';
 import { byteSwap32 } from './crc32c.js';
 import { crcHex } from './fields.js';

@@ -1,4 +1,4 @@
-import { rule, type RuleDef } from '../../src/analysis/findings.js';
+import { rule, type RuleDef } from '../../src/vocabulary/findings.js';
 
 const r = rule;
 

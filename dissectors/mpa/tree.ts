@@ -4,7 +4,7 @@
  * the startup frame or FPDU (its leading marker when one sits there), for -x highlighting.
  */
 
-import type { FieldDef, FieldValue, TreeNode } from '../../src/analysis/fields.js';
+import type { FieldDef, FieldValue, TreeNode } from '../../src/vocabulary/fields.js';
 import { crcAsShown, crcHex, MPA_FIELDS } from './fields.js';
 import { MARKER_LEN } from './framer.js';
 import type { FpduRecord } from './mpa-flow.js';

@@ -1,4 +1,4 @@
-import { field as f, type FieldDef } from '../../src/analysis/fields.js';
+import { field as f, type FieldDef } from '../../src/vocabulary/fields.js';
 
 /**
  * TUF fields (draft-ietf-tsvwg-tcp-ulp-frame-00). Wireshark has no dissector for it, so the names

@@ -2,7 +2,7 @@
  * Wireshark-style detail tree of a TUF record. Every node names a field of fields.ts. Offsets
  * count from the record's first octet (the framing header, or a leading marker), for -x.
  */
-import { treeNode as node, type TreeNode } from '../../src/analysis/fields.js';
+import { treeNode as node, type TreeNode } from '../../src/vocabulary/fields.js';
 import { TUF_FIELDS as F } from './fields.js';
 import { HEADER_LEN, MARKER_LEN, type TufRecord } from './types.js';
 

@@ -4,7 +4,7 @@
  * nothing (no record, no finding) until the flow is claimed: the owner says whether it may be
  * TUF (a flow is TUF or MPA, never both), so a flow it gives up on leaves no trace.
  */
-import type { FindingSink } from '../../src/analysis/findings.js';
+import type { FindingSink } from '../../src/vocabulary/findings.js';
 import type { DirectionConsumer, EndReason, FlowConsumer, FlowHandle, StreamChunk } from '../../src/tcp/stream.js';
 import { AlignmentFramer, trivialKey } from './alignment.js';
 import type { DirectionContext } from './context.js';

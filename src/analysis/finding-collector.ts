@@ -1,4 +1,4 @@
-import type { Finding, FindingInput, FindingSink, RuleDef, Severity } from './findings.js';
+import type { Finding, FindingInput, FindingSink, RuleDef, Severity } from '../vocabulary/findings.js';
 import { RULES, type RuleOverrides } from './rules-catalog.js';
 
 /** Findings kept in memory for the report; beyond this they are counted (and still streamed). */

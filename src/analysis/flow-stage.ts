@@ -8,7 +8,7 @@ import { plausibleDdpHeader, plausibleDdpSegmentStart } from '../../dissectors/d
 import { portOf } from '../net/segment.js';
 import type { TcpFlowStats } from '../tcp/reassembler.js';
 import type { FlowHandle } from '../tcp/stream.js';
-import type { FindingSink } from './findings.js';
+import type { FindingSink } from '../vocabulary/findings.js';
 import type { AnalysisOptions, FlowResult, FlowSelector } from './pipeline.js';
 import { TufFlow, type TufFlowOptions, type TufFlowSummary } from '../../dissectors/tuf/tuf-flow.js';
 import { FramingFlow, looksLikeMpaFpdu } from './framing-flow.js';

@@ -8,7 +8,7 @@ import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
 import { FindingCollector } from './finding-collector.js';
 import { flowStage } from './flow-stage.js';
-import type { Finding, FindingSink } from './findings.js';
+import type { Finding, FindingSink } from '../vocabulary/findings.js';
 import type { RuleOverrides } from './rules-catalog.js';
 import type { PacketSource } from '../capture/live/packet-source.js';
 import type { ForcedTuf, TufFlowSummary, TufRecord } from '../../dissectors/tuf/tuf-flow.js';

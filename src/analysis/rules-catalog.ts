@@ -1,11 +1,11 @@
-import type { RuleDef, Severity } from './findings.js';
+import type { RuleDef, Severity } from '../vocabulary/findings.js';
 import { CAPTURE_RULES } from '../capture/rules.js';
 import { NET_RULES } from '../net/rules.js';
 import { TCP_RULES } from '../tcp/rules.js';
 import { MPA_RULES } from '../../dissectors/mpa/rules.js';
 import { DDP_RULES } from '../../dissectors/ddp-rdmap/rules.js';
 import { TUF_RULES } from '../../dissectors/tuf/rules.js';
-import { THRESHOLD_RULES } from '../report/threshold-rules.js';
+import { THRESHOLD_RULES } from './threshold-rules.js';
 
 /**
  * The one rule catalog: each layer declares its rules in its own table (as Wireshark dissectors

@@ -4,7 +4,7 @@ import { isPcapMagic, PcapParser } from './pcap-format.js';
 import { BT_SHB, PcapngParser } from './pcapng-format.js';
 import { RecordSink, bytes, type FormatParser } from './record-sink.js';
 import { gunzipFile, isGzipFile, maybeGunzip } from './gzip.js';
-import { lend, recycling, unlend } from '../net/lent-bytes.js';
+import { lend, recycling, unlend } from './lent-bytes.js';
 
 export { isGzipFile };
 

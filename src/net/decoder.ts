@@ -1,4 +1,4 @@
-import type { FindingSink } from '../analysis/findings.js';
+import type { FindingSink } from '../vocabulary/findings.js';
 import {
   LINKTYPE_ETHERNET,
   LINKTYPE_IPV4,

@@ -1,4 +1,4 @@
-import type { RuleDef } from '../analysis/findings.js';
+import type { RuleDef } from '../vocabulary/findings.js';
 
 /** Rules of this layer (ids, severities, references). Joined into the catalog by src/analysis/rules-catalog.ts. */
 export const NET_RULES: readonly RuleDef[] = [

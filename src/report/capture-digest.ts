@@ -4,7 +4,7 @@
  * both reduce each capture to this digest with the same function, so the summary `merge` prints
  * from reports made anywhere is the one the multi-capture run prints for the same captures.
  */
-import { SEVERITY_RANK, type Finding, type Severity } from '../analysis/findings.js';
+import { SEVERITY_RANK, type Finding, type Severity } from '../vocabulary/findings.js';
 import type { ReportDocument } from './json-report.js';
 
 /** How one capture came out, worst last: the exit status each stands for is verdictExit(). */

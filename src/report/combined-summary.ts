@@ -3,7 +3,7 @@
  * reports, and all that `mpa-dissect merge` prints from their --json reports. Both build it from
  * the captures' digests (capture-digest.ts) with combine(), so the two agree by construction.
  */
-import { SEVERITY_RANK } from '../analysis/findings.js';
+import { SEVERITY_RANK } from '../vocabulary/findings.js';
 import { COUNT_KEYS, verdictExit, verdictOf, type CaptureCounts, type CaptureDigest, type FailOn, type RuleCount, type Verdict } from './capture-digest.js';
 import { TOOL } from './json-report.js';
 import type { JUnitOptions } from './junit.js';

@@ -13,7 +13,7 @@
  * With `live` (-l), what is held is also emitted as soon as the current batch of packets has been
  * decoded (a microtask), so the last event of a burst is not held back until the next packet.
  */
-import type { Finding } from '../analysis/findings.js';
+import type { Finding } from '../vocabulary/findings.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { TufRecord } from '../../dissectors/tuf/types.js';

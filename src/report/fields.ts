@@ -6,8 +6,8 @@
  * of the event itself (frame numbers, flow, endpoints) and of findings, in Wireshark's spelling
  * where Wireshark has one.
  */
-import { indexFields, type FieldDef, type FieldValue, type TreeNode } from '../analysis/fields.js';
-import type { Finding } from '../analysis/findings.js';
+import { indexFields, type FieldDef, type FieldValue, type TreeNode } from '../vocabulary/fields.js';
+import type { Finding } from '../vocabulary/findings.js';
 import { MPA_FIELD_LIST } from '../../dissectors/mpa/fields.js';
 import { mpaFpduTree, mpaStartupTree } from '../../dissectors/mpa/tree.js';
 import { DDP_ANALYSIS_FIELDS, DDP_FIELDS, RDMA_FIELDS } from '../../dissectors/ddp-rdmap/fields.js';

@@ -5,7 +5,7 @@
  */
 import type { PacketRecord } from '../capture/packet.js';
 import { openRandomAccess, type RandomAccessCapture } from '../capture/random-access.js';
-import type { FindingInput, FindingSink } from '../analysis/findings.js';
+import type { FindingInput, FindingSink } from '../vocabulary/findings.js';
 import { PacketDecoder } from '../net/decoder.js';
 import { endpoint } from '../net/segment.js';
 

@@ -1,5 +1,5 @@
 import type { AnalysisResult, FlowResult } from '../analysis/pipeline.js';
-import type { Finding } from '../analysis/findings.js';
+import type { Finding } from '../vocabulary/findings.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { MpaDirectionSummary } from '../../dissectors/mpa/mpa-flow.js';
 

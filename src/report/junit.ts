@@ -19,7 +19,7 @@
  * - `time` is timeSeconds on the root and on the capture suite (the run analysed the capture
  *   as a whole); flow suites and test cases report 0.
  */
-import { SEVERITY_RANK, type Finding, type RuleDef, type Severity } from '../analysis/findings.js';
+import { SEVERITY_RANK, type Finding, type RuleDef, type Severity } from '../vocabulary/findings.js';
 
 export interface JUnitFlow {
   id: number;

@@ -6,7 +6,7 @@
  * 64-bit values (tagged offsets) are "0x..." strings, since JSON numbers cannot hold them exactly.
  */
 import { crcAsShown } from '../../dissectors/mpa/fields.js';
-import type { Finding } from '../analysis/findings.js';
+import type { Finding } from '../vocabulary/findings.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import { segmentInfo, type DdpSegmentRecord } from '../../dissectors/ddp-rdmap/analyzer.js';

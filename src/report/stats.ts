@@ -4,7 +4,7 @@
  */
 import type { AnalysisResult } from '../analysis/pipeline.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
-import { SEVERITY_RANK } from '../analysis/findings.js';
+import { SEVERITY_RANK } from '../vocabulary/findings.js';
 import { RULES } from '../analysis/rules-catalog.js';
 import { plural, streamNumber, table } from './text.js';
 

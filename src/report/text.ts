@@ -1,9 +1,9 @@
-import { SEVERITY_RANK, type Finding, type RuleDef, type Severity } from '../analysis/findings.js';
+import { SEVERITY_RANK, type Finding, type RuleDef, type Severity } from '../vocabulary/findings.js';
 import { RULES } from '../analysis/rules-catalog.js';
 import type { AnalysisResult } from '../analysis/pipeline.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
-import type { FieldDef } from '../analysis/fields.js';
+import type { FieldDef } from '../vocabulary/fields.js';
 import type { TufRecord } from '../../dissectors/tuf/types.js';
 
 /** ANSI colours, only when the output is a terminal and NO_COLOR is unset. */

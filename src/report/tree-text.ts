@@ -3,7 +3,7 @@
  * indented by four spaces per level, flag and sub-byte fields with their bit pattern
  * ("..1. .... = CRC flag: True"), and generated fields (not on the wire) in brackets.
  */
-import type { FieldDef, FieldValue, TreeNode } from '../analysis/fields.js';
+import type { FieldDef, FieldValue, TreeNode } from '../vocabulary/fields.js';
 
 const MAX_BYTES_SHOWN = 48;
 

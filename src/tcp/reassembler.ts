@@ -5,7 +5,7 @@
  * sequence number is turned into an offset once, by its signed 32-bit distance from the next
  * expected sequence number, so wrap-around near 2^32 needs no special case.
  */
-import type { FindingSink } from '../analysis/findings.js';
+import type { FindingSink } from '../vocabulary/findings.js';
 import { TCP_ACK, TCP_FIN, TCP_RST, TCP_SYN, endpoint, type TcpSegment } from '../net/segment.js';
 import { HeldQueue } from './held-queue.js';
 import type { DirectionConsumer, DirectionInfo, EndReason, FlowConsumer, FlowHandle } from './stream.js';

@@ -7,9 +7,9 @@
  * older records show what the index knows and say the octets are gone.
  */
 import { analyze, type AnalysisOptions, type AnalysisResult } from '../analysis/pipeline.js';
-import type { Finding } from '../analysis/findings.js';
+import type { Finding } from '../vocabulary/findings.js';
 import { MAX_KEPT_FINDINGS } from '../analysis/finding-collector.js';
-import type { TreeNode } from '../analysis/fields.js';
+import type { TreeNode } from '../vocabulary/fields.js';
 import type { PacketRecord } from '../capture/packet.js';
 import type { PacketSourceStats } from '../capture/live/packet-source.js';
 import type { FlowHandle } from '../tcp/stream.js';
@@ -27,7 +27,7 @@ import type { TufMode, TufRecord } from '../../dissectors/tuf/types.js';
 import { tufTree } from '../../dissectors/tuf/tree.js';
 import { recordTree } from '../report/fields.js';
 import { streamBytes, type FrameStore, type StreamBytes } from '../report/frame-store.js';
-import { thresholdFindings, type Thresholds } from '../report/threshold-rules.js';
+import { thresholdFindings, type Thresholds } from '../analysis/threshold-rules.js';
 import {
   CRC_CODES,
   KIND_FINDING,

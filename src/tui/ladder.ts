@@ -7,7 +7,7 @@
 import type { FrameStore } from '../report/frame-store.js';
 import { PacketDecoder } from '../net/decoder.js';
 import { endpoint } from '../net/segment.js';
-import type { FindingInput, FindingSink } from '../analysis/findings.js';
+import type { FindingInput, FindingSink } from '../vocabulary/findings.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { isFpdu } from '../report/events.js';
 import type { CaptureModel, FlowRow } from './capture-model.js';

@@ -5,8 +5,8 @@
  * blessed layer (src/tui/blessed-screen.ts) only draws.
  */
 import { basename } from 'node:path';
-import type { TreeNode } from '../analysis/fields.js';
-import type { Finding } from '../analysis/findings.js';
+import type { TreeNode } from '../vocabulary/fields.js';
+import type { Finding } from '../vocabulary/findings.js';
 import { isFpdu, type EventGroup } from '../report/events.js';
 import { compileEventFilter, EventFields } from '../report/fields.js';
 import { FilterError, formatFilterError, type CompiledFilter } from '../report/filter/filter.js';

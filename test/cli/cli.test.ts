@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readCapture } from '../../src/capture/read-capture.js';
 import { RULES } from '../../src/analysis/rules-catalog.js';
-import { THRESHOLD_RULES } from '../../src/report/threshold-rules.js';
+import { THRESHOLD_RULES } from '../../src/analysis/threshold-rules.js';
 import { CAPTURES, cli } from './helpers.js';
 
 let dir = '';

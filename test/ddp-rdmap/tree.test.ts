@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexFields, type TreeNode } from '../../src/analysis/fields.js';
+import { indexFields, type TreeNode } from '../../src/vocabulary/fields.js';
 import { decodeDdp } from '../../dissectors/ddp-rdmap/decode.js';
 import { DDP_ANALYSIS_FIELDS, DDP_FIELDS, RDMA_FIELDS } from '../../dissectors/ddp-rdmap/fields.js';
 import { ddpSummary, ddpTree } from '../../dissectors/ddp-rdmap/tree.js';

@@ -1,4 +1,4 @@
-import type { Finding, FindingInput, FindingSink } from '../../src/analysis/findings.js';
+import type { Finding, FindingInput, FindingSink } from '../../src/vocabulary/findings.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
 import { DDP_RULES } from '../../dissectors/ddp-rdmap/rules.js';
 import { DdpFlowAnalyzer, type DdpAnalyzerOptions, type DdpMessage } from '../../dissectors/ddp-rdmap/analyzer.js';

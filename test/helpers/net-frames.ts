@@ -2,7 +2,7 @@
  * Link-layer wrappers, IPv4 with options, IPv6 extension headers and fragmenters for the packet
  * decoder's tests, plus a FindingSink that keeps what it is told.
  */
-import type { FindingInput, FindingSink } from '../../src/analysis/findings.js';
+import type { FindingInput, FindingSink } from '../../src/vocabulary/findings.js';
 import type { PacketRecord } from '../../src/capture/packet.js';
 import { concat, parseIPv4 } from './frames.js';
 

@@ -2,7 +2,7 @@ import { concat } from '../../src/generate/frames.js';
 /**
  * Builders for TcpSegment objects and recording consumers, to drive src/tcp/ without packet bytes.
  */
-import type { FindingInput, FindingSink } from '../../src/analysis/findings.js';
+import type { FindingInput, FindingSink } from '../../src/vocabulary/findings.js';
 import { TCP_ACK, type TcpOptions, type TcpSegment } from '../../src/net/segment.js';
 import type { DirectionConsumer, EndReason, FlowConsumer, StreamChunk } from '../../src/tcp/stream.js';
 

@@ -1,6 +1,6 @@
 /** Event grouping, event fields for filters, the -x dump, rules files and the progress bar. */
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../../src/analysis/findings.js';
+import type { Finding } from '../../src/vocabulary/findings.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import { CaptureOrder, EventAssembler, groupFrame, type EventGroup } from '../../src/report/events.js';

@@ -4,7 +4,7 @@
  * expressions (matches runs RE2, linear in the input).
  */
 import { describe, expect, it } from 'vitest';
-import type { FieldValue } from '../../src/analysis/fields.js';
+import type { FieldValue } from '../../src/vocabulary/fields.js';
 import { compileEventFilter } from '../../src/report/fields.js';
 import { compileFilter, FilterError, formatFilterError } from '../../src/report/filter/filter.js';
 import { MAX_FILTER_LENGTH, MAX_FILTER_TOKENS } from '../../src/report/filter/lexer.js';

@@ -3,7 +3,7 @@
  * Wireshark's 0-based tcp.stream. Messages follow tshark 4.x where it has one.
  */
 import { describe, expect, it } from 'vitest';
-import type { FieldValue } from '../../src/analysis/fields.js';
+import type { FieldValue } from '../../src/vocabulary/fields.js';
 import { compileEventFilter, filterType } from '../../src/report/fields.js';
 import { FilterError, formatFilterError } from '../../src/report/filter/filter.js';
 import { cli } from '../cli/helpers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FieldValue } from '../../src/analysis/fields.js';
+import type { FieldValue } from '../../src/vocabulary/fields.js';
 import { compileFilter, FilterError, formatFilterError } from '../../src/report/filter/filter.js';
 import { tokenize, type Token } from '../../src/report/filter/lexer.js';
 import { formatExpr, parseFilter } from '../../src/report/filter/parser.js';

@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import type { Finding, RuleDef, Severity } from '../../src/analysis/findings.js';
+import type { Finding, RuleDef, Severity } from '../../src/vocabulary/findings.js';
 import { buildJUnit, type JUnitOptions } from '../../src/report/junit.js';
 
 const rule = (id: string, severity: Severity, ref: string | null = null): RuleDef => ({

@@ -1,6 +1,6 @@
 /** The MPA detail trees (dissectors/mpa/tree.ts) and their tshark-style rendering (-V). */
 import { describe, expect, it } from 'vitest';
-import type { TreeNode } from '../../src/analysis/fields.js';
+import type { TreeNode } from '../../src/vocabulary/fields.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import { fpduLayout, mpaFpduTree, mpaStartupTree, OCTET_CRC, OCTET_LENGTH, OCTET_MARKER, OCTET_PAD, OCTET_ULPDU } from '../../dissectors/mpa/tree.js';

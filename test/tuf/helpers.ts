@@ -1,7 +1,7 @@
 import { analyzeBytes } from '../helpers/analyze.js';
 import type { AnalysisOptions } from '../../src/analysis/pipeline.js';
 import type { TufRecord } from '../../dissectors/tuf/types.js';
-import type { Finding } from '../../src/analysis/findings.js';
+import type { Finding } from '../../src/vocabulary/findings.js';
 
 /** Runs the pipeline and collects TUF records and findings as they stream. */
 export async function runTuf(pcap: Uint8Array, opts: AnalysisOptions = {}) {

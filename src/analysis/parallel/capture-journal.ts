@@ -9,7 +9,7 @@
  * object. Findings and packet bytes, when kept, wait in side queues.
  */
 import type { PacketRecord } from '../../capture/packet.js';
-import type { FindingInput } from '../findings.js';
+import type { FindingInput } from '../../vocabulary/findings.js';
 import type { EventQueue, EventTarget } from './worker-events.js';
 
 const PACKET = 0;

@@ -16,7 +16,7 @@ import type { PacketRecord } from '../../capture/packet.js';
 import { PacketDecoder } from '../../net/decoder.js';
 import { TCP_ACK, TCP_SYN, type TcpSegment } from '../../net/segment.js';
 import { FindingCollector } from '../finding-collector.js';
-import type { FindingInput } from '../findings.js';
+import type { FindingInput } from '../../vocabulary/findings.js';
 import { reportReadError, type AnalysisOptions, type AnalysisResult, type FlowResult } from '../pipeline.js';
 import { defaultUpper } from '../upper.js';
 import { CaptureJournal } from './capture-journal.js';

@@ -7,7 +7,7 @@
  * Flattened into one array per batch, [tag, kind, payload, tag, kind, payload, ...], so a batch is
  * one structured clone however many events it carries.
  */
-import type { FindingInput, FindingSink } from '../findings.js';
+import type { FindingInput, FindingSink } from '../../vocabulary/findings.js';
 import type { FlowHandle } from '../../tcp/stream.js';
 import type { AnalysisOptions } from '../pipeline.js';
 import type { StartupRecord } from '../../../dissectors/mpa/startup.js';

@@ -10,7 +10,7 @@
  *
  * and/or/xor nodes hold lists and are evaluated in loops: a chain of 16,000 tests costs no stack.
  */
-import type { FieldValue } from '../../analysis/fields.js';
+import type { FieldValue } from '../../vocabulary/fields.js';
 import { compareAddress, parseAddress, type Address } from './address.js';
 import type { CmpOp } from './lexer.js';
 import type { Expr, FieldRef, Literal, Operand, SetItem } from './parser.js';

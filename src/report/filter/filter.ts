@@ -2,7 +2,7 @@
  * Display filters (-Y), in Wireshark's language: compile once, then test each record.
  * The caller supplies which field names exist and, per record, a field's values.
  */
-import type { FieldValue } from '../../analysis/fields.js';
+import type { FieldValue } from '../../vocabulary/fields.js';
 import type { FilterError } from './error.js';
 import { compileExpr } from './evaluate.js';
 import { parseFilter, type BareWord, type FieldTypes } from './parser.js';

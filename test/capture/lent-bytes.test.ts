@@ -1,5 +1,5 @@
 /**
- * Held bytes kept as views into the reader's buffers (src/net/lent-bytes.ts) read exactly as
+ * Held bytes kept as views into the reader's buffers (src/capture/lent-bytes.ts) read exactly as
  * copies would: a log fed lent views gives the same bytes, frames and replay as one fed copies,
  * whatever is dropped and whenever the reader recycles; and whole analyses read with a tiny read
  * size (the reader recycles a buffer every packet or two, so held views become copies at every
@@ -9,7 +9,7 @@ import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ByteLog } from '../../dissectors/mpa/byte-log.js';
-import { isLent, lend, recycling, unlend } from '../../src/net/lent-bytes.js';
+import { isLent, lend, recycling, unlend } from '../../src/capture/lent-bytes.js';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { buildReport } from '../../src/report/json-report.js';
 import { defaultUpper } from '../../src/analysis/upper.js';

@@ -4,8 +4,8 @@
  * job validating an RNIC may want to fail on it. They fire only when their threshold is set, after
  * the capture has been read, from the per-direction and per-capture totals.
  */
-import type { FindingInput, RuleDef } from '../analysis/findings.js';
-import type { AnalysisResult } from '../analysis/pipeline.js';
+import type { FindingInput, RuleDef } from '../vocabulary/findings.js';
+import type { AnalysisResult } from './pipeline.js';
 
 const r = (id: string, summary: string, explanation: string): RuleDef => ({
   id,
