@@ -263,6 +263,7 @@ const keyOf = (index: number): OpcodeKey => (index === UNKNOWN_KEY ? 'unknown' :
 const SIZE_STRIDE = 5;
 
 // The rare scalar fields, declared by DIR_RARE and read through `more` (defineRareFields below).
+// biome-ignore lint/correctness/noUnusedVariables: merged with the class DirState below, it types the rare fields
 interface DirState extends Omit<DirRare, DirRareCollections> {}
 /**
  * One direction's DDP/RDMAP state. Kept small (100,000 open flows hold 200,000 of them): common
@@ -778,7 +779,7 @@ export class DdpFlowAnalyzer {
       return;
     }
     st.msnErrors++;
-    if (q.missing !== null && q.missing.delete(p.msn)) {
+    if (q.missing?.delete(p.msn)) {
       this.emit('ddp.msn-reorder', u, rec, `QN ${p.qn}: MSN ${p.msn} arrived after MSN ${(q.expected - 1) >>> 0} (out of order)`);
     } else {
       this.emit('ddp.msn-duplicate', u, rec, `QN ${p.qn}: MSN ${p.msn} repeats an earlier message (next expected ${q.expected})`);

@@ -34,7 +34,7 @@ export const CRC32C_INIT = 0xffffffff | 0;
  */
 type NativeCrc = (input: Buffer, initialState?: number) => number;
 let native: NativeCrc | null = null;
-let nativeTried = process.env['MPA_DISSECT_NO_NATIVE_CRC'] ? true : false;
+let nativeTried = !!process.env['MPA_DISSECT_NO_NATIVE_CRC'];
 const NATIVE_MIN = 256;
 /** Octets hashed in JS before the addon is worth loading (about 4 ms of JS work). */
 const NATIVE_AFTER = 4 * 1024 * 1024;

@@ -363,7 +363,7 @@ export class StartupNegotiation {
     if (this.rdmac?.decided || !req || !rep || req.dir === rep.dir) return;
     const x = classifyRdmac(req, rep, this.host.direction(req.dir).fpdus > 0, ended && this.initiatorClosed);
     this.rdmac = x;
-    if (!x || !x.decided) return;
+    if (!x?.decided) return;
     this.host.find(this.host.direction(rep.dir), x.mustClose ? 'mpa.rdmac-must-close' : 'mpa.rdmac-interop', rep.seq, [...req.frames, ...rep.frames], describeRdmac(x, req, rep));
   }
 

@@ -43,7 +43,7 @@ export function findChain(h: Hold, candidates: readonly number[], final: boolean
   for (const s of candidates) {
     if (s < h.base) continue;
     const c = chainFrom(h, s, end, key, foreign);
-    if (!c || !c.reachesEnd) continue;
+    if (!c?.reachesEnd) continue;
     // Forced key: one framing PDU suffices. Otherwise four, or three ending exactly where the stream ended.
     if (key !== null ? c.count >= 1 : c.count >= 4 || (final && c.count >= 3)) return { start: s, key: c.key };
   }

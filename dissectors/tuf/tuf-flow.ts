@@ -148,7 +148,7 @@ class TufDirection implements DirectionConsumer, DirectionContext {
     const k = h.u48(a + 2);
     if (trivialKey(k)) return;
     const foreign = this.owner.opts.foreign;
-    if (foreign && foreign(h.view(a, b))) return;
+    if (foreign?.(h.view(a, b))) return;
     const tally = (this.tally ??= new Map());
     const t = tally.get(k);
     if (t) t.n++;

@@ -113,7 +113,9 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   responderOwn.sort((a, b) => a.round - b.round);
   /** A message's DDP segments, in order. */
   const addSegments = (list: PlannedFpdu[], segs: Uint8Array[], round: number, kind: PlannedFpdu['kind']) => {
-    segs.forEach((u, i) => list.push({ ulpdu: u, round, kind, whole: segs.length === 1, first: i === 0 }));
+    segs.forEach((u, i) => {
+      list.push({ ulpdu: u, round, kind, whole: segs.length === 1, first: i === 0 });
+    });
   };
   const message = (dir: 0 | 1, list: PlannedFpdu[], kind: MessageKind, round: number, idx: number) => {
     switch (kind) {

@@ -1067,7 +1067,9 @@ export class Reassembler {
       d.flow.closedAny = true;
     }
     // Release what the direction held: nothing more will be delivered.
-    d.held?.forEach((h) => this.release(d, h));
+    d.held?.forEach((h) => {
+      this.release(d, h);
+    });
     d.heldData = 0;
     if (d.held !== null || d.slab !== null || this.holding.has(d)) this.emptied(d);
     this.detachHistory(d);

@@ -868,14 +868,14 @@ export class ViewModel {
     else if (rows.length === 0) for (const f of this.model.findingsOf(this.current!.item)) lines.push([{ t: `${f.rule}: ${f.message}`, s: f.severity === 'error' ? 'error' : f.severity === 'warning' ? 'warning' : 'info' }]);
     const fs = d ? this.model.findingsOf(this.current!.item) : [];
     // A stream keeps only its recent frames: an older record is what the index remembers of it.
-    const gone = d && d.rebuilt && d.record && !this.model.source.randomAccess && this.model.wireBytes(this.current!.item, d.record) === null;
+    const gone = d?.rebuilt && d.record && !this.model.source.randomAccess && this.model.wireBytes(this.current!.item, d.record) === null;
     const title = d ? `Detail${gone ? ' (no longer held: older than the window of recent frames; from the index, octets gone)' : d.rebuilt ? ' (rebuilt from the index; no DDP analysis subtree)' : ''}${fs.length && rows.length ? `, ${fs.length} finding${fs.length > 1 ? 's' : ''}` : ''}` : 'Detail';
     return { title, lines, selected: rows.length ? this.treeSel - this.treeTop : -1 };
   }
 
   private bytesPaneLines(): Line[] {
     const cur = this.current;
-    if (!cur || !cur.decoded.record) return [[{ t: cur ? 'no octets: this is a finding, not a record' : 'select a PDU', s: 'dim' }]];
+    if (!cur?.decoded.record) return [[{ t: cur ? 'no octets: this is a finding, not a record' : 'select a PDU', s: 'dim' }]];
     const r = cur.decoded.record;
     const fl = this.model.flow(r.flow);
     const seqStart = fl ? fl.seqStart[r.dir] : null;

@@ -26,7 +26,7 @@ export function newRare<D extends object>(defaults: D): RareFields<D> {
  */
 export function defineRareFields(cls: { prototype: object }, defaults: Readonly<Record<string, unknown>>): void {
   for (const key of Object.keys(defaults)) {
-    if (Object.prototype.hasOwnProperty.call(cls.prototype, key)) continue;
+    if (Object.hasOwn(cls.prototype, key)) continue;
     const initial = defaults[key];
     Object.defineProperty(cls.prototype, key, {
       get(this: RareSlot): unknown {

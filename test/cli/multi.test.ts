@@ -63,7 +63,7 @@ describe('several captures: each as alone, in the order given', () => {
     const list = [big, 'sample.pcap', 'golden.pcap'];
     const r = cli(['-q', '--progress', ...list]);
     expect(r.stdout).toBe(cli(['-q', ...list]).stdout);
-    expect(r.stderr).toMatch(/\r\[[#.]+\] [0-2] of 3 captures  [\d.]+ [kMG]?B of [\d.]+ MB/);
+    expect(r.stderr).toMatch(/\r\[[#.]+\] [0-2] of 3 captures {2}[\d.]+ [kMG]?B of [\d.]+ MB/);
     expect(r.stderr.endsWith('\r\x1b[K')).toBe(true);
   });
 

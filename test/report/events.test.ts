@@ -248,7 +248,7 @@ describe('Progress', () => {
     for (let i = 1; i < 1024; i++) p.tick(i * 100, i);
     expect(out).toEqual([]);
     p.tick(500_000, 1024);
-    expect(out[0]).toMatch(/^\r\[#{15}\.{15}\]  50%  1024 packets  500 kB of 1\.0 MB/);
+    expect(out[0]).toMatch(/^\r\[#{15}\.{15}\] {2}50% {2}1024 packets {2}500 kB of 1\.0 MB/);
     p.done();
     expect(out.at(-1)).toBe('\r\x1b[K');
   });

@@ -141,7 +141,9 @@ describe('merge input errors: one line naming the file, the rest merged, exit 2'
     expect(r.code).toBe(2);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(inputs.length);
-    inputs.forEach(([, re], i) => expect(lines[i]).toMatch(re));
+    inputs.forEach(([, re], i) => {
+      expect(lines[i]).toMatch(re);
+    });
     for (const l of lines) expect(l).toMatch(/^mpa-dissect: merge: /);
     // The good reports are merged all the same; the summary names the ones left out and exit status 2.
     const good = cli(['merge', reports[0]!, reports[1]!]).stdout;

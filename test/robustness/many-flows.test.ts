@@ -39,7 +39,7 @@ describe('100,000 one-segment TCP flows', () => {
     expect(r.seconds).toBeLessThan(120);
     expect(r.maxRssMB).toBeLessThan(600);
     expect(r.stdoutBytes).toBeGreaterThan(N * 500);
-    expect(r.tail).toMatch(/"summary": \{\n  "flows": 100000,\n  "mpaFlows": 0,/);
+    expect(r.tail).toMatch(/"summary": \{\n {2}"flows": 100000,\n {2}"mpaFlows": 0,/);
     expect(r.tail.endsWith('}\n')).toBe(true);
   });
 });

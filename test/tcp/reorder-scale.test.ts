@@ -96,7 +96,9 @@ describe('HeldQueue', () => {
     expect(q.pop().off).toBe(9998);
     expect(q.last()!.off).toBe(9996);
     const seen: number[] = [];
-    q.forEach((p) => seen.push(p.off));
+    q.forEach((p) => {
+      seen.push(p.off);
+    });
     expect(seen).toEqual(Array.from({ length: 4999 }, (_, k) => 2 * k));
     for (let k = 0; k < 100; k++) expect(q.shift().off).toBe(2 * k);
     // Insert in front of the first piece (a slot freed by shift), then in the middle again.
