@@ -51,12 +51,16 @@ export function expandCaptures(args: readonly string[], note: (line: string) => 
       else skipped.push(name);
     }
     if (found.length === 0) {
-      throw new UsageError(`${a}: is a directory holding no capture files (*.pcap, *.pcapng, *.cap, optionally .gz); name a capture file to analyse it whatever its name`);
+      throw new UsageError(
+        `${a}: is a directory holding no capture files (*.pcap, *.pcapng, *.cap, optionally .gz); name a capture file to analyse it whatever its name`,
+      );
     }
     const parts: string[] = [];
     if (skipped.length) {
       const shown = skipped.slice(0, 3).join(', ') + (skipped.length > 3 ? ', …' : '');
-      parts.push(`skipped ${skipped.length} ${skipped.length === 1 ? 'file' : 'files'} not named as a capture (${shown}); name a file to analyse it`);
+      parts.push(
+        `skipped ${skipped.length} ${skipped.length === 1 ? 'file' : 'files'} not named as a capture (${shown}); name a file to analyse it`,
+      );
     }
     if (subdirs) parts.push(`${subdirs} ${subdirs === 1 ? 'subdirectory' : 'subdirectories'} not searched`);
     if (parts.length) note(`mpa-dissect: ${a}: ${parts.join('; ')}\n`);

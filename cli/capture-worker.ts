@@ -83,7 +83,9 @@ async function runJob(job: CaptureJob): Promise<CaptureJobResult> {
       else out(JSON.stringify(unopenedReport(o.capture, openError ?? 'not analysed'), null, 1) + '\n');
     }
     const digest =
-      r !== null ? digestOf({ ...reportHead(r), flows: r.flows.map((f) => f.tcp) }, job.junit) : unopenedDigest(o.capture, openError ?? 'not analysed');
+      r !== null
+        ? digestOf({ ...reportHead(r), flows: r.flows.map((f) => f.tcp) }, job.junit)
+        : unopenedDigest(o.capture, openError ?? 'not analysed');
     return { code, stderr, digest, seconds: (Date.now() - started) / 1000 };
   } finally {
     closeSync(fd);
@@ -96,7 +98,12 @@ parentPort!.on('message', (job: CaptureJob) => {
     (e: unknown) => {
       // The job file itself could not be written (disk full): the capture fails, the worker goes on.
       const msg = e instanceof Error ? e.message : String(e);
-      parentPort!.postMessage({ code: 2, stderr: `mpa-dissect: ${job.options.capture}: ${msg}\n`, digest: unopenedDigest(job.options.capture, msg), seconds: 0 } satisfies CaptureJobResult);
+      parentPort!.postMessage({
+        code: 2,
+        stderr: `mpa-dissect: ${job.options.capture}: ${msg}\n`,
+        digest: unopenedDigest(job.options.capture, msg),
+        seconds: 0,
+      } satisfies CaptureJobResult);
     },
   );
 });

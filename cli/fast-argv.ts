@@ -87,7 +87,14 @@ export function fastArgv(rawArgv: readonly string[]): CliArgs | null {
       continue;
     }
     // A second capture, an option or a subcommand, or a word yargs might read as a number.
-    if (capture !== null || (a.startsWith('-') && a !== '-') || COMMANDS.has(a) || a.trim() === '' || !Number.isNaN(Number(a))) return null;
+    if (
+      capture !== null ||
+      (a.startsWith('-') && a !== '-') ||
+      COMMANDS.has(a) ||
+      a.trim() === '' ||
+      !Number.isNaN(Number(a))
+    )
+      return null;
     capture = a === '-' ? DASH : a;
   }
   // `[capture..]`: yargs gives the positional as an array (several captures are cli/multi.ts's).

@@ -23,21 +23,42 @@ function sepChar(v: string): string {
 }
 
 /** Parses -T, -e and -E as tshark does; null when -T is not "fields" (the normal text output). */
-export function parseFieldsOptions(t: string | undefined, e: readonly string[], E: readonly string[], lookup: (name: string) => FieldDef | undefined): FieldsFormat | null {
+export function parseFieldsOptions(
+  t: string | undefined,
+  e: readonly string[],
+  E: readonly string[],
+  lookup: (name: string) => FieldDef | undefined,
+): FieldsFormat | null {
   if (t === undefined || t === 'text') {
     if (e.length) throw new UsageError('-e names the fields of -T fields; give -T fields too');
     if (E.length) throw new UsageError('-E sets the format of -T fields; give -T fields too');
     return null;
   }
   if (t === 'json' || t === 'ek' || t === 'pdml' || t === 'psml' || t === 'jsonraw') {
-    throw new UsageError(`-T ${t} is not supported: use --json for the report or --ndjson for one JSON object per event`);
+    throw new UsageError(
+      `-T ${t} is not supported: use --json for the report or --ndjson for one JSON object per event`,
+    );
   }
   if (t !== 'fields') throw new UsageError(`-T: unknown format "${t.slice(0, 40)}" (choose from fields, text)`);
-  const names = e.flatMap((x) => x.split(',')).map((x) => x.trim()).filter((x) => x !== '');
-  if (names.length === 0) throw new UsageError('-T fields needs at least one -e FIELD (mpa-dissect -G fields lists them)');
+  const names = e
+    .flatMap((x) => x.split(','))
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  if (names.length === 0)
+    throw new UsageError('-T fields needs at least one -e FIELD (mpa-dissect -G fields lists them)');
   const bad = names.filter((n) => lookup(n) === undefined);
-  if (bad.length) throw new UsageError(`-e: some fields aren't valid: ${bad.map((b) => b.slice(0, 60)).join(', ')} (mpa-dissect -G fields lists them)`);
-  const fmt: FieldsFormat = { fields: names.map((n) => lookup(n)!), separator: '\t', header: false, quote: 'n', occurrence: 'a', aggregator: ',' };
+  if (bad.length)
+    throw new UsageError(
+      `-e: some fields aren't valid: ${bad.map((b) => b.slice(0, 60)).join(', ')} (mpa-dissect -G fields lists them)`,
+    );
+  const fmt: FieldsFormat = {
+    fields: names.map((n) => lookup(n)!),
+    separator: '\t',
+    header: false,
+    quote: 'n',
+    occurrence: 'a',
+    aggregator: ',',
+  };
   for (const opt of E) {
     const i = opt.indexOf('=');
     const k = i < 0 ? opt : opt.slice(0, i);
@@ -47,7 +68,10 @@ export function parseFieldsOptions(t: string | undefined, e: readonly string[], 
     else if (k === 'header' && (v === 'y' || v === 'n')) fmt.header = v === 'y';
     else if (k === 'quote' && (v === 'd' || v === 's' || v === 'n')) fmt.quote = v;
     else if (k === 'occurrence' && (v === 'f' || v === 'l' || v === 'a')) fmt.occurrence = v;
-    else throw new UsageError(`-E: "${opt.slice(0, 60)}" is not one of separator=C, aggregator=C, header=y|n, quote=d|s|n, occurrence=f|l|a`);
+    else
+      throw new UsageError(
+        `-E: "${opt.slice(0, 60)}" is not one of separator=C, aggregator=C, header=y|n, quote=d|s|n, occurrence=f|l|a`,
+      );
   }
   return fmt;
 }
@@ -83,7 +107,14 @@ export function fieldsRow(fmt: FieldsFormat, get: FieldGetter): string {
     .join(fmt.separator);
 }
 
-const FT: Record<FieldDef['type'], string> = { uint: 'FT_UINT32', uint64: 'FT_UINT64', bool: 'FT_BOOLEAN', string: 'FT_STRING', bytes: 'FT_BYTES', protocol: 'FT_PROTOCOL' };
+const FT: Record<FieldDef['type'], string> = {
+  uint: 'FT_UINT32',
+  uint64: 'FT_UINT64',
+  bool: 'FT_BOOLEAN',
+  string: 'FT_STRING',
+  bytes: 'FT_BYTES',
+  protocol: 'FT_PROTOCOL',
+};
 
 /** Wireshark's protocol for a field prefix: DDP and RDMAP are one dissector there. */
 function protocolOf(abbrev: string): string {
@@ -116,7 +147,18 @@ export function glossaryFields(fields: Iterable<FieldDef>): string {
     }
     if (f.type === 'protocol' && f.abbrev === proto) continue;
     const base = f.type === 'uint' || f.type === 'uint64' ? (f.base === 'hex' ? 'BASE_HEX' : 'BASE_DEC') : 'BASE_NONE';
-    out.push(['F', f.name, f.abbrev, FT[f.type], proto, base, `0x${(f.mask ?? 0).toString(16)}`, f.blurb.replace(/[\t\n]/g, ' ')].join('\t'));
+    out.push(
+      [
+        'F',
+        f.name,
+        f.abbrev,
+        FT[f.type],
+        proto,
+        base,
+        `0x${(f.mask ?? 0).toString(16)}`,
+        f.blurb.replace(/[\t\n]/g, ' '),
+      ].join('\t'),
+    );
   }
   return out.join('\n');
 }

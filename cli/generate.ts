@@ -22,29 +22,47 @@ export function listText(): string {
     lines.push(`  ${s.name.padEnd(w)}  ${s.summary}`);
     const presets = Object.entries(s.knobs ?? {}).map(([k, v]) => `--${k} ${v}`);
     if (presets.length) lines.push(`  ${''.padEnd(w)}    presets: ${presets.join(' ')}`);
-    if (s.uses) lines.push(`  ${''.padEnd(w)}    reads only: ${s.uses.length ? s.uses.map((u) => `--${u}`).join(' ') : '--seed'}`);
+    if (s.uses)
+      lines.push(
+        `  ${''.padEnd(w)}    reads only: ${s.uses.length ? s.uses.map((u) => `--${u}`).join(' ') : '--seed'}`,
+      );
   }
   lines.push('', 'Knobs (--NAME VALUE):', '');
   for (const k of KNOBS) {
-    const values = k.kind === 'int' ? `${k.min}..${k.max}` : `${k.kind === 'list' ? 'list of ' : ''}${k.choices!.join('|')}`;
+    const values =
+      k.kind === 'int' ? `${k.min}..${k.max}` : `${k.kind === 'list' ? 'list of ' : ''}${k.choices!.join('|')}`;
     lines.push(`  --${k.name}  ${k.describe}`);
     lines.push(`      values: ${values}; default: ${k.default === '' ? '(none)' : k.default}`);
   }
-  lines.push('', 'Other options: --seed N (default 1), -o FILE (.pcapng: pcapng; - for standard output), --format pcap|pcapng, --truth FILE (expected findings and counts as JSON)');
+  lines.push(
+    '',
+    'Other options: --seed N (default 1), -o FILE (.pcapng: pcapng; - for standard output), --format pcap|pcapng, --truth FILE (expected findings and counts as JSON)',
+  );
   return lines.join('\n');
 }
 
 export async function runGenerateCli(argv: string[], out: (s: string | Uint8Array) => void): Promise<number> {
   let y = yargs(argv)
     .scriptName('mpa-dissect generate')
-    .usage('$0 SCENARIO [--KNOB VALUE ...] [--seed N] -o FILE [--truth FILE]\n\nWrite a deterministic MPA capture of a scenario, and its expected findings. generate --list describes every scenario and knob.')
+    .usage(
+      '$0 SCENARIO [--KNOB VALUE ...] [--seed N] -o FILE [--truth FILE]\n\nWrite a deterministic MPA capture of a scenario, and its expected findings. generate --list describes every scenario and knob.',
+    )
     .version(false)
-    .command('$0 [scenario]', 'Write the capture of SCENARIO', (c) => c.positional('scenario', { type: 'string', describe: 'scenario name (generate --list)' }))
+    .command('$0 [scenario]', 'Write the capture of SCENARIO', (c) =>
+      c.positional('scenario', { type: 'string', describe: 'scenario name (generate --list)' }),
+    )
     .option('list', { type: 'boolean', describe: 'Describe every scenario and knob' })
-    .option('o', { alias: 'output', type: 'string', describe: 'Capture file to write (.pcapng: pcapng, else pcap; - for standard output)' })
+    .option('o', {
+      alias: 'output',
+      type: 'string',
+      describe: 'Capture file to write (.pcapng: pcapng, else pcap; - for standard output)',
+    })
     .option('format', { type: 'string', describe: 'pcap or pcapng (default: by the -o extension)' })
     .option('seed', { type: 'string', describe: 'Seed of every random choice (default 1)' })
-    .option('truth', { type: 'string', describe: 'Write the ground truth JSON here: findings and per-direction FPDU/marker counts' });
+    .option('truth', {
+      type: 'string',
+      describe: 'Write the ground truth JSON here: findings and per-direction FPDU/marker counts',
+    });
   for (const k of KNOBS) y = y.option(k.name, { type: 'string', describe: k.describe });
   const a = await y
     .strict()
@@ -58,16 +76,24 @@ export async function runGenerateCli(argv: string[], out: (s: string | Uint8Arra
     return 0;
   }
   const name = typeof a['scenario'] === 'string' ? a['scenario'] : '';
-  if (name === '' || a._.length > 0) throw new UsageError(`generate: give one scenario name (${name === '' ? 'none given' : `extra: ${a._.slice(0, 3).join(' ')}`}; generate --list names them)`);
-  if (a.o === undefined || a.o === '') throw new UsageError('generate: -o FILE is required (the capture to write; - for standard output)');
+  if (name === '' || a._.length > 0)
+    throw new UsageError(
+      `generate: give one scenario name (${name === '' ? 'none given' : `extra: ${a._.slice(0, 3).join(' ')}`}; generate --list names them)`,
+    );
+  if (a.o === undefined || a.o === '')
+    throw new UsageError('generate: -o FILE is required (the capture to write; - for standard output)');
   let format: CaptureFormat = formatOf(a.o);
   if (a.format !== undefined) {
-    if (a.format !== 'pcap' && a.format !== 'pcapng') throw new UsageError(`generate: --format ${JSON.stringify(a.format.slice(0, 40))} is not pcap or pcapng`);
+    if (a.format !== 'pcap' && a.format !== 'pcapng')
+      throw new UsageError(`generate: --format ${JSON.stringify(a.format.slice(0, 40))} is not pcap or pcapng`);
     format = a.format;
   }
   const seedText = a.seed ?? '1';
   const seed = Number(seedText);
-  if (!/^\d+$/.test(seedText) || !Number.isSafeInteger(seed)) throw new UsageError(`generate: --seed ${JSON.stringify(seedText.slice(0, 40))} is not a whole number of at least 0`);
+  if (!/^\d+$/.test(seedText) || !Number.isSafeInteger(seed))
+    throw new UsageError(
+      `generate: --seed ${JSON.stringify(seedText.slice(0, 40))} is not a whole number of at least 0`,
+    );
   const options: Record<string, string> = {};
   for (const k of KNOBS) {
     const v = (a as Record<string, unknown>)[k.name];

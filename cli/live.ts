@@ -101,7 +101,9 @@ class StatusLine {
 
   draw(): void {
     const d = this.stats().dropped;
-    this.err(`\r${this.iface}: ${plural(this.packets, 'packet')}  ${plural(this.flows, 'flow')}  ${plural(this.fpdus, 'FPDU')}  ${plural(this.errors, 'error')}  ${d === null ? 'drops n/a' : `${d} dropped`}\x1b[K`);
+    this.err(
+      `\r${this.iface}: ${plural(this.packets, 'packet')}  ${plural(this.flows, 'flow')}  ${plural(this.fpdus, 'FPDU')}  ${plural(this.errors, 'error')}  ${d === null ? 'drops n/a' : `${d} dropped`}\x1b[K`,
+    );
     this.drawn = true;
   }
 
@@ -147,7 +149,9 @@ export function startLive(a: LiveArgs, io: RunIo): { hooks: LiveHooks; io: RunIo
         },
         started(info) {
           // As tshark says it; tests and scripts wait for this line before sending traffic.
-          io.err(`Capturing on '${info.iface}' (${info.backend}, ${info.timestamps === 'arrival' ? 'timestamps on arrival' : 'kernel timestamps'})\n`);
+          io.err(
+            `Capturing on '${info.iface}' (${info.backend}, ${info.timestamps === 'arrival' ? 'timestamps on arrival' : 'kernel timestamps'})\n`,
+          );
           // dumpcap does not name the link type before its first packet: the writer then opens on it.
           if (info.linkType >= 0) {
             linkType = info.linkType;

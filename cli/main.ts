@@ -32,7 +32,6 @@ function version(): string {
   }
 }
 
-
 /**
  * tshark's -z spellings for the statistics we have: `conv,tcp` is our conv table, `expert` (with
  * or without a level) our findings by rule. Other tshark statistics are named in the error.
@@ -58,7 +57,9 @@ function statsList(v: readonly string[] | undefined): StatName[] {
       if (name === '') continue;
       if (!(STAT_NAMES as readonly string[]).includes(name)) {
         const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
-        throw new UsageError(`-z: unknown statistic "${shown}" (choose from ${STAT_NAMES.join(', ')}; tshark's conv,tcp and expert are accepted too)`);
+        throw new UsageError(
+          `-z: unknown statistic "${shown}" (choose from ${STAT_NAMES.join(', ')}; tshark's conv,tcp and expert are accepted too)`,
+        );
       }
       push(name as StatName);
     }
@@ -99,17 +100,30 @@ async function main(rawArgv: string[]): Promise<number> {
     return 0;
   }
   if (args.G !== undefined) {
-    if (args.G !== '' && args.G !== 'fields') throw new UsageError(`-G: unknown glossary "${args.G.slice(0, 40)}" (choose from fields)`);
+    if (args.G !== '' && args.G !== 'fields')
+      throw new UsageError(`-G: unknown glossary "${args.G.slice(0, 40)}" (choose from fields)`);
     out.write(glossaryFields((await import('../src/report/fields.js')).FILTER_FIELDS.values()) + '\n');
     return 0;
   }
   const cmd = args._.map(String)[0];
   if (cmd === 'rules') {
     const rules = (await import('../src/analysis/rules-catalog.js')).allRules();
-    const cfg = args.rules !== undefined ? (await import('../src/report/rules-file.js')).loadRulesFile(args.rules) : null;
-    const inForce = cfg ? (r: (typeof rules)[number]) => (cfg.overrides.disabled.has(r.id) ? 'off' : cfg.overrides.severity.get(r.id) ?? r.severity) : undefined;
+    const cfg =
+      args.rules !== undefined ? (await import('../src/report/rules-file.js')).loadRulesFile(args.rules) : null;
+    const inForce = cfg
+      ? (r: (typeof rules)[number]) =>
+          cfg.overrides.disabled.has(r.id) ? 'off' : (cfg.overrides.severity.get(r.id) ?? r.severity)
+      : undefined;
     if (args.json === true) {
-      const list = rules.map((r) => ({ id: r.id, severity: r.severity, ...(inForce ? { inForce: inForce(r) } : {}), ref: r.ref, rfcErrorCode: r.rfcErrorCode, summary: r.summary, explanation: r.explanation }));
+      const list = rules.map((r) => ({
+        id: r.id,
+        severity: r.severity,
+        ...(inForce ? { inForce: inForce(r) } : {}),
+        ref: r.ref,
+        rfcErrorCode: r.rfcErrorCode,
+        summary: r.summary,
+        explanation: r.explanation,
+      }));
       out.write(JSON.stringify(list, null, 1) + '\n');
     } else {
       out.write(rulesText(rules, inForce) + '\n');
@@ -123,7 +137,8 @@ async function main(rawArgv: string[]): Promise<number> {
   if (args.D === true) {
     const { interfacesText, listInterfaces } = await import('../src/capture/live/interfaces.js');
     const list = listInterfaces();
-    if (list.length === 0) throw new UsageError('-D: no interfaces found (libpcap, tcpdump and /sys/class/net gave none)');
+    if (list.length === 0)
+      throw new UsageError('-D: no interfaces found (libpcap, tcpdump and /sys/class/net gave none)');
     out.write(interfacesText(list) + '\n');
     return 0;
   }
@@ -134,18 +149,26 @@ async function main(rawArgv: string[]): Promise<number> {
   const ring = live ? live.parseRing(args.b ?? []) : null;
   let maxPackets: number | undefined;
   if (args.c !== undefined) {
-    if (!Number.isInteger(args.c) || args.c < 1) throw new UsageError(`-c: ${args.c} is not a packet count (a whole number of at least 1)`);
+    if (!Number.isInteger(args.c) || args.c < 1)
+      throw new UsageError(`-c: ${args.c} is not a packet count (a whole number of at least 1)`);
     maxPackets = args.c;
   }
   let threads: number | undefined;
   if (args.threads !== undefined) {
-    if (!Number.isInteger(args.threads) || args.threads < 1 || args.threads > 64) throw new UsageError(`--threads: ${args.threads} is not a number of threads between 1 and 64`);
-    if (iface !== undefined && args.threads > 1) throw new UsageError('--threads: live capture (-i) is analysed on one thread');
+    if (!Number.isInteger(args.threads) || args.threads < 1 || args.threads > 64)
+      throw new UsageError(`--threads: ${args.threads} is not a number of threads between 1 and 64`);
+    if (iface !== undefined && args.threads > 1)
+      throw new UsageError('--threads: live capture (-i) is analysed on one thread');
     threads = args.threads;
   }
   if (autostop.packets !== null) maxPackets = Math.min(maxPackets ?? Infinity, autostop.packets);
   if (iface === undefined) {
-    for (const [flag, given] of [['-f', args.f], ['-s', args.s], ['-a', args.a], ['-b', args.b]] as const) {
+    for (const [flag, given] of [
+      ['-f', args.f],
+      ['-s', args.s],
+      ['-a', args.a],
+      ['-b', args.b],
+    ] as const) {
       if (given !== undefined) throw new UsageError(`${flag} is a capture option: use it with -i IFACE`);
     }
   }
@@ -155,12 +178,15 @@ async function main(rawArgv: string[]): Promise<number> {
   const positional = several ? undefined : positionals[0];
   const readFile = needValue(undash(args.r), '-r', 'a capture file name (-r FILE, or - for standard input)');
   // Checked with one capture too (where it has nothing to do), so a script's typo shows at once.
-  if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 1024)) throw new UsageError(`--jobs: ${args.jobs} is not a number of workers between 1 and 1024`);
+  if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 1024))
+    throw new UsageError(`--jobs: ${args.jobs} is not a number of workers between 1 and 1024`);
   if (several) {
     const what = positionals.length > 1 ? `${positionals.length} captures` : `a directory (${positionals[0]})`;
     if (cmd === 'tui') throw new UsageError(`tui browses one capture; ${what} given`);
-    if (iface !== undefined) throw new UsageError(`-i ${iface} captures live; capture files cannot be read at the same time`);
-    if (readFile !== undefined) throw new UsageError(`-r reads one capture; ${what} given: name them all as arguments, without -r`);
+    if (iface !== undefined)
+      throw new UsageError(`-i ${iface} captures live; capture files cannot be read at the same time`);
+    if (readFile !== undefined)
+      throw new UsageError(`-r reads one capture; ${what} given: name them all as arguments, without -r`);
   }
   if (positional !== undefined && readFile !== undefined && positional !== readFile) {
     throw new UsageError(`two captures given (-r ${readFile} and ${positional}); give one`);
@@ -168,13 +194,36 @@ async function main(rawArgv: string[]): Promise<number> {
   if (cmd === 'tui') {
     // Options of the batch outputs would be silently ignored by the UI: say so instead.
     const batchOnly: Array<[string, unknown]> = [
-      ['-c', args.c], ['-a', args.a], ['-b', args.b], ['-w', args.w], ['--write-filter', args['write-filter']], ['--junit', args.junit],
-      ['--json', args.json], ['--ndjson', args.ndjson], ['-V', args.V], ['-x', args.x], ['-q', args.q], ['-l', args.l], ['-z', args.z], ['-T', args.T], ['--threads', args.threads],
+      ['-c', args.c],
+      ['-a', args.a],
+      ['-b', args.b],
+      ['-w', args.w],
+      ['--write-filter', args['write-filter']],
+      ['--junit', args.junit],
+      ['--json', args.json],
+      ['--ndjson', args.ndjson],
+      ['-V', args.V],
+      ['-x', args.x],
+      ['-q', args.q],
+      ['-l', args.l],
+      ['-z', args.z],
+      ['-T', args.T],
+      ['--threads', args.threads],
     ];
     const given = batchOnly.filter(([, v]) => v !== undefined && v !== false).map(([flag]) => flag);
-    if (given.length) throw new UsageError(`tui: ${given.join(', ')} ${given.length === 1 ? 'is an option' : 'are options'} of the batch outputs, not of the terminal UI (in the UI, w writes a pcap); run mpa-dissect without tui for ${given.length === 1 ? 'it' : 'them'}`);
+    if (given.length)
+      throw new UsageError(
+        `tui: ${given.join(', ')} ${given.length === 1 ? 'is an option' : 'are options'} of the batch outputs, not of the terminal UI (in the UI, w writes a pcap); run mpa-dissect without tui for ${given.length === 1 ? 'it' : 'them'}`,
+      );
   }
-  if (cmd === 'tui') return tuiCommand(readFile ?? positional, args, { iface, f: args.f, s: args.s, backend: args['capture-backend'], flowTimeout: args['flow-timeout'] });
+  if (cmd === 'tui')
+    return tuiCommand(readFile ?? positional, args, {
+      iface,
+      f: args.f,
+      s: args.s,
+      backend: args['capture-backend'],
+      flowTimeout: args['flow-timeout'],
+    });
   const write = needValue(undash(args.w), '-w', 'a file name (-w FILE)');
   const junit = needValue(undash(args.junit), '--junit', 'a file name (--junit FILE)');
   needValue(undash(args.rules), '--rules', 'a rules file name (--rules FILE)');
@@ -206,14 +255,21 @@ async function main(rawArgv: string[]): Promise<number> {
   };
   if (several) return multiCommand(positionals, common, args, threads);
   if (iface !== undefined) {
-    if (positional !== undefined || readFile !== undefined) throw new UsageError(`-i ${iface} captures live; a capture file (${readFile ?? positional}) cannot be read at the same time`);
-    if (args['write-filter'] !== undefined) throw new UsageError('--write-filter chooses frames of a capture file; with -i, -w writes every captured packet');
-    if (ring !== null && write === undefined) throw new UsageError('-b needs -w FILE (the name the ring files are made from)');
+    if (positional !== undefined || readFile !== undefined)
+      throw new UsageError(
+        `-i ${iface} captures live; a capture file (${readFile ?? positional}) cannot be read at the same time`,
+      );
+    if (args['write-filter'] !== undefined)
+      throw new UsageError('--write-filter chooses frames of a capture file; with -i, -w writes every captured packet');
+    if (ring !== null && write === undefined)
+      throw new UsageError('-b needs -w FILE (the name the ring files are made from)');
     if (write === '-') throw new UsageError('-w needs a file name; standard output carries the text or JSON output');
     const snaplen = args.s === undefined || args.s === 0 ? 262144 : args.s; // -s 0: the largest, as tcpdump and tshark
-    if (!Number.isInteger(snaplen) || snaplen < 64 || snaplen > 262144) throw new UsageError(`-s: ${snaplen} is not a snapshot length between 64 and 262144`);
+    if (!Number.isInteger(snaplen) || snaplen < 64 || snaplen > 262144)
+      throw new UsageError(`-s: ${snaplen} is not a snapshot length between 64 and 262144`);
     const flowTimeout = args['flow-timeout'];
-    if (!(flowTimeout > 0)) throw new UsageError(`--flow-timeout: ${flowTimeout} is not a number of seconds greater than 0`);
+    if (!(flowTimeout > 0))
+      throw new UsageError(`--flow-timeout: ${flowTimeout} is not a number of seconds greater than 0`);
     const io0 = { out: (s: string) => out.write(s), err: (s: string) => errWrite(s) };
     const started = live!.startLive(
       {
@@ -243,7 +299,10 @@ async function main(rawArgv: string[]): Promise<number> {
       started.io,
     );
   }
-  if (write === '-' || junit === '-') throw new UsageError(`${write === '-' ? '-w' : '--junit'} needs a file name; standard output carries the text or JSON output`);
+  if (write === '-' || junit === '-')
+    throw new UsageError(
+      `${write === '-' ? '-w' : '--junit'} needs a file name; standard output carries the text or JSON output`,
+    );
   let capture = readFile ?? positional;
   if (capture === undefined) {
     if (!isatty(0)) {
@@ -252,10 +311,14 @@ async function main(rawArgv: string[]): Promise<number> {
     } else {
       // A terminal: nothing to read. Writing -w or --junit about the sample would only mislead.
       if (write !== undefined || junit !== undefined) {
-        throw new UsageError(`no capture given (and standard input is a terminal): give one as the argument or with -r, or pipe one in`);
+        throw new UsageError(
+          `no capture given (and standard input is a terminal): give one as the argument or with -r, or pipe one in`,
+        );
       }
       capture = SAMPLE;
-      errWrite(`mpa-dissect: no capture given and standard input is a terminal; analyzing the shipped sample ${SAMPLE}\n`);
+      errWrite(
+        `mpa-dissect: no capture given and standard input is a terminal; analyzing the shipped sample ${SAMPLE}\n`,
+      );
     }
   }
   const stdoutTty = isatty(1);
@@ -293,15 +356,31 @@ function captureArguments(v: unknown): string[] {
 async function multiCommand(
   captures: string[],
   common: Omit<RunOptions, 'capture' | 'lineBuffered' | 'writeFilter' | 'color' | 'progress'>,
-  args: { jobs?: number | undefined; l?: boolean | undefined; progress?: boolean | undefined; 'write-filter'?: string | undefined; color?: boolean | undefined },
+  args: {
+    jobs?: number | undefined;
+    l?: boolean | undefined;
+    progress?: boolean | undefined;
+    'write-filter'?: string | undefined;
+    color?: boolean | undefined;
+  },
   /** --threads as given and checked (undefined: not given). */
   threadsArg: number | undefined,
 ): Promise<number> {
-  const refuse: Array<[string, unknown]> = [['-w', common.write], ['--write-filter', args['write-filter']], ['-T fields', common.fields], ['-l', args.l]];
+  const refuse: Array<[string, unknown]> = [
+    ['-w', common.write],
+    ['--write-filter', args['write-filter']],
+    ['-T fields', common.fields],
+    ['-l', args.l],
+  ];
   const given = refuse.filter(([, v]) => v !== undefined && v !== null && v !== false).map(([flag]) => flag);
-  if (given.length) throw new UsageError(`${given.join(', ')}: ${given.length === 1 ? 'an option' : 'options'} of one capture's output; with several captures run mpa-dissect once per capture for ${given.length === 1 ? 'it' : 'them'}`);
-  if (captures.filter((c) => c === '-').length > 1) throw new UsageError('-: standard input can be read once; it is named twice');
-  if (captures.includes('-') && isatty(0)) throw new UsageError('-: standard input is a terminal; pipe a capture into it');
+  if (given.length)
+    throw new UsageError(
+      `${given.join(', ')}: ${given.length === 1 ? 'an option' : 'options'} of one capture's output; with several captures run mpa-dissect once per capture for ${given.length === 1 ? 'it' : 'them'}`,
+    );
+  if (captures.filter((c) => c === '-').length > 1)
+    throw new UsageError('-: standard input can be read once; it is named twice');
+  if (captures.includes('-') && isatty(0))
+    throw new UsageError('-: standard input is a terminal; pipe a capture into it');
   const list = expandCaptures(captures, errWrite);
   const threads = threadsArg ?? 1;
   const jobs = args.jobs ?? Math.max(1, Math.floor(availableParallelism() / threads));
@@ -324,7 +403,12 @@ async function multiCommand(
   const streamingToTerminal = isatty(1) && !base.json && !base.quiet;
   const progress = args.progress ?? (isatty(2) && !process.env['CI'] && !streamingToTerminal);
   const { runMulti } = await import('./multi.js');
-  return runMulti(base, list, { jobs, junit: base.junit, progress }, { out: (s) => out.write(s), err: (s) => errWrite(s) });
+  return runMulti(
+    base,
+    list,
+    { jobs, junit: base.junit, progress },
+    { out: (s) => out.write(s), err: (s) => errWrite(s) },
+  );
 }
 
 /** --junit FILE with several captures: writable, and none of the captures. */
@@ -333,7 +417,8 @@ function checkJUnitPath(path: string, captures: readonly string[]): void {
     try {
       const a = statSync(path);
       const b = statSync(c);
-      if (a.ino === b.ino && a.dev === b.dev) throw new UsageError(`--junit ${path}: that is a capture being read; choose another file`);
+      if (a.ino === b.ino && a.dev === b.dev)
+        throw new UsageError(`--junit ${path}: that is a capture being read; choose another file`);
     } catch (e) {
       if (e instanceof UsageError) throw e;
     }
@@ -348,20 +433,41 @@ function checkJUnitPath(path: string, captures: readonly string[]): void {
 /** `tui [capture]`: the terminal UI (cli/tui.ts), loaded only when asked for. */
 async function tuiCommand(
   capture: string | undefined,
-  args: { Y?: string | undefined; rules?: string | undefined; mpa?: string[] | undefined; tuf?: string[] | undefined; checksums: boolean; 'tcp-buffer-flow': number; 'tcp-buffer-total': number; 'tcp-reorder-window': number },
-  live: { iface: string | undefined; f?: string | undefined; s?: number | undefined; backend: BackendChoice; flowTimeout: number },
+  args: {
+    Y?: string | undefined;
+    rules?: string | undefined;
+    mpa?: string[] | undefined;
+    tuf?: string[] | undefined;
+    checksums: boolean;
+    'tcp-buffer-flow': number;
+    'tcp-buffer-total': number;
+    'tcp-reorder-window': number;
+  },
+  live: {
+    iface: string | undefined;
+    f?: string | undefined;
+    s?: number | undefined;
+    backend: BackendChoice;
+    flowTimeout: number;
+  },
 ): Promise<number> {
   const iface = live.iface;
-  if (iface !== undefined && capture !== undefined) throw new UsageError(`tui -i ${iface} captures live; a capture file (${capture}) cannot be read at the same time`);
-  if (capture === undefined && iface === undefined) throw new UsageError('tui: give a capture file (mpa-dissect tui capture.pcap), or -i IFACE to capture live');
+  if (iface !== undefined && capture !== undefined)
+    throw new UsageError(`tui -i ${iface} captures live; a capture file (${capture}) cannot be read at the same time`);
+  if (capture === undefined && iface === undefined)
+    throw new UsageError('tui: give a capture file (mpa-dissect tui capture.pcap), or -i IFACE to capture live');
   // -s and --flow-timeout as for the CLI's -i.
   const snaplen = live.s === undefined || live.s === 0 ? 262144 : live.s;
-  if (iface !== undefined && (!Number.isInteger(snaplen) || snaplen < 64 || snaplen > 262144)) throw new UsageError(`-s: ${snaplen} is not a snapshot length between 64 and 262144`);
-  if (iface !== undefined && !(live.flowTimeout > 0)) throw new UsageError(`--flow-timeout: ${live.flowTimeout} is not a number of seconds greater than 0`);
+  if (iface !== undefined && (!Number.isInteger(snaplen) || snaplen < 64 || snaplen > 262144))
+    throw new UsageError(`-s: ${snaplen} is not a snapshot length between 64 and 262144`);
+  if (iface !== undefined && !(live.flowTimeout > 0))
+    throw new UsageError(`--flow-timeout: ${live.flowTimeout} is not a number of seconds greater than 0`);
   const { runTui } = await import('./tui.js');
   const code = await runTui({
     capture: capture ?? iface ?? '',
-    ...(iface !== undefined ? { live: { iface, filter: live.f ?? '', snaplen, backend: live.backend, flowTimeout: live.flowTimeout } } : {}),
+    ...(iface !== undefined
+      ? { live: { iface, filter: live.f ?? '', snaplen, backend: live.backend, flowTimeout: live.flowTimeout } }
+      : {}),
     displayFilter: undash(args.Y) ?? null,
     rules: undash(args.rules) ?? null,
     mpa: args.mpa ?? [],
@@ -374,7 +480,11 @@ async function tuiCommand(
 }
 
 /** The TCP reassembly limits from their MiB options (each checked by mib()). */
-function reassemblyOptions(args: { 'tcp-buffer-flow': number; 'tcp-buffer-total': number; 'tcp-reorder-window': number }): ReassemblyOptions {
+function reassemblyOptions(args: {
+  'tcp-buffer-flow': number;
+  'tcp-buffer-total': number;
+  'tcp-reorder-window': number;
+}): ReassemblyOptions {
   return {
     maxBufferedPerFlow: mib(args['tcp-buffer-flow'], '--tcp-buffer-flow'),
     maxBufferedTotal: mib(args['tcp-buffer-total'], '--tcp-buffer-total'),
@@ -384,7 +494,8 @@ function reassemblyOptions(args: { 'tcp-buffer-flow': number; 'tcp-buffer-total'
 
 /** A size option given in MiB, checked (a usage error names the option). */
 function mib(v: number, flag: string): number {
-  if (!Number.isFinite(v) || v <= 0 || v > 65536) throw new UsageError(`${flag}: ${v} is not a size in MiB between 0 and 65536`);
+  if (!Number.isFinite(v) || v <= 0 || v > 65536)
+    throw new UsageError(`${flag}: ${v} is not a size in MiB between 0 and 65536`);
   return Math.round(v * 1024 * 1024);
 }
 
@@ -410,7 +521,11 @@ main(process.argv.slice(2)).then(
       process.exitCode = 0;
       return;
     }
-    const known = err instanceof UsageError || err instanceof CaptureOpenError || err instanceof RulesFileError || err instanceof OutputError;
+    const known =
+      err instanceof UsageError ||
+      err instanceof CaptureOpenError ||
+      err instanceof RulesFileError ||
+      err instanceof OutputError;
     const msg = known ? err.message : err instanceof Error ? err.message : String(err);
     errWrite(`mpa-dissect: ${msg}\n`);
     if (process.env['MPA_DISSECT_DEBUG'] && err instanceof Error) errWrite(`${err.stack}\n`);

@@ -13,7 +13,15 @@ import { isatty } from 'node:tty';
 import { join } from 'node:path';
 import yargs from 'yargs';
 import { digestOf, type CaptureDigest, type FailOn } from '../src/report/capture-digest.js';
-import { combine, digestJUnit, combinedJsonElementStart, combinedJsonHead, combinedJsonTail, combinedText, indentChunk } from '../src/report/combined-summary.js';
+import {
+  combine,
+  digestJUnit,
+  combinedJsonElementStart,
+  combinedJsonHead,
+  combinedJsonTail,
+  combinedText,
+  indentChunk,
+} from '../src/report/combined-summary.js';
 import { buildJUnitCaptures, type JUnitOptions } from '../src/report/junit.js';
 import { parseReports, ReportInputError, toolVersion } from '../src/report/read-report.js';
 import { makeStyle } from '../src/report/text.js';
@@ -40,7 +48,9 @@ function reportFiles(args: readonly string[]): string[] {
       out.push(a);
       continue;
     }
-    const names = readdirSync(a).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    const names = readdirSync(a)
+      .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
+      .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
     if (names.length === 0) throw new UsageError(`merge: ${a}: is a directory holding no *.json reports`);
     out.push(...names.map((n) => join(a, n)));
   }
@@ -54,11 +64,28 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
     .version(false)
     .help(false)
     .option('h', { alias: 'help', type: 'boolean', describe: 'Show help' })
-    .option('json', { type: 'boolean', describe: 'Print the combined document (schema mpa-dissect/reports/v1: the reports and the combined summary) instead of text' })
-    .option('junit', { type: 'string', describe: 'Also write one JUnit XML file: a testsuite per capture and per capture\'s flow, a testcase per rule' })
-    .option('fail-on', { choices: ['error', 'warning', 'never'] as const, default: 'error' as FailOn, describe: 'A capture with a finding at or above this severity makes the exit status 1' })
-    .option('allow-truncated', { type: 'boolean', describe: 'A capture cut off mid-record is judged by its findings, not exit 2' })
-    .option('color', { type: 'boolean', describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)' })
+    .option('json', {
+      type: 'boolean',
+      describe:
+        'Print the combined document (schema mpa-dissect/reports/v1: the reports and the combined summary) instead of text',
+    })
+    .option('junit', {
+      type: 'string',
+      describe: "Also write one JUnit XML file: a testsuite per capture and per capture's flow, a testcase per rule",
+    })
+    .option('fail-on', {
+      choices: ['error', 'warning', 'never'] as const,
+      default: 'error' as FailOn,
+      describe: 'A capture with a finding at or above this severity makes the exit status 1',
+    })
+    .option('allow-truncated', {
+      type: 'boolean',
+      describe: 'A capture cut off mid-record is judged by its findings, not exit 2',
+    })
+    .option('color', {
+      type: 'boolean',
+      describe: 'Colour the text output (default: when stdout is a terminal and NO_COLOR is unset)',
+    })
     .example('$0 reports/*.json', 'the combined summary of reports made by CI jobs; exit 2, 1 or 0')
     .example('$0 --junit mpa.xml --json reports/ > combined.json', 'one JUnit file and one combined document')
     .strictOptions()
@@ -73,8 +100,10 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
     return 0;
   }
   const names = args._.map(String);
-  if (names.filter((n) => n === '-').length > 1) throw new UsageError('merge: -: standard input can be read once; it is named twice');
-  if (names.length === 0) throw new UsageError('merge: give the --json reports to merge (mpa-dissect merge reports/*.json)');
+  if (names.filter((n) => n === '-').length > 1)
+    throw new UsageError('merge: -: standard input can be read once; it is named twice');
+  if (names.length === 0)
+    throw new UsageError('merge: give the --json reports to merge (mpa-dissect merge reports/*.json)');
   const junitPath = args.junit;
   if (junitPath === '') throw new UsageError('--junit needs a file name (--junit FILE)');
   const failOn = args['fail-on'];
@@ -107,14 +136,19 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
       const v = toolVersion(doc);
       versions.set(v, [...(versions.get(v) ?? []), name]);
       const d = digestOf(doc, withJUnit);
-      if (args.json === true) io.out(combinedJsonElementStart(digests.length) + indentChunk(JSON.stringify(doc, null, 1), 2));
+      if (args.json === true)
+        io.out(combinedJsonElementStart(digests.length) + indentChunk(JSON.stringify(doc, null, 1), 2));
       digests.push(d);
       if (withJUnit) junit.push(digestJUnit(d, failOn));
     }
   }
   if (versions.size > 1) {
-    const list = [...versions].map(([v, files]) => `${v}: ${files.length === 1 ? files[0] : `${files.length} reports`}`).join(', ');
-    io.err(`mpa-dissect: merge: the reports come from different versions of mpa-dissect (${list}); merged as ${'mpa-dissect/report/v1'} documents\n`);
+    const list = [...versions]
+      .map(([v, files]) => `${v}: ${files.length === 1 ? files[0] : `${files.length} reports`}`)
+      .join(', ');
+    io.err(
+      `mpa-dissect: merge: the reports come from different versions of mpa-dissect (${list}); merged as ${'mpa-dissect/report/v1'} documents\n`,
+    );
   }
   const summary = combine(digests, failOn, args['allow-truncated'] === true, inputErrors);
   if (args.json === true) io.out(combinedJsonTail(summary, digests.length > 0));

@@ -49,7 +49,10 @@ function totalSize(captures: readonly string[]): { total: number | null; sizes: 
       return -1;
     }
   });
-  return { total: sizes.includes(-1) ? null : sizes.reduce((a, b) => a + b, 0), sizes: sizes.map((n) => Math.max(0, n)) };
+  return {
+    total: sizes.includes(-1) ? null : sizes.reduce((a, b) => a + b, 0),
+    sizes: sizes.map((n) => Math.max(0, n)),
+  };
 }
 
 /**
@@ -84,7 +87,12 @@ function copyOut(path: string, out: (s: string) => void, piece: (s: string, last
 }
 
 /** Runs every capture and prints as described above; returns the exit status. */
-export async function runMulti(base: RunOptions, captures: readonly string[], m: MultiOptions, ioIn: RunIo): Promise<number> {
+export async function runMulti(
+  base: RunOptions,
+  captures: readonly string[],
+  m: MultiOptions,
+  ioIn: RunIo,
+): Promise<number> {
   const started = Date.now();
   const { total, sizes } = totalSize(captures);
   const bar = m.progress ? new CapturesProgress(ioIn.err, captures.length, total) : null;
@@ -93,7 +101,10 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
   const st = makeStyle(base.color);
   const text = !base.json && !base.ndjson;
   const dir = mkdtempSync(join(tmpdir(), 'mpa-dissect-'));
-  const pool = new WorkerPool<CaptureJob, CaptureJobResult>(new URL('./capture-worker.js', import.meta.url), Math.min(m.jobs, captures.length));
+  const pool = new WorkerPool<CaptureJob, CaptureJobResult>(
+    new URL('./capture-worker.js', import.meta.url),
+    Math.min(m.jobs, captures.length),
+  );
   // Ctrl-C or a kill: the outputs waiting for their turn are removed, then the signal does its usual work.
   const onSignal = (sig: NodeJS.Signals): void => {
     rmSync(dir, { recursive: true, force: true });
@@ -121,13 +132,11 @@ export async function runMulti(base: RunOptions, captures: readonly string[], m:
           () => bar.finish(sizes[i]!),
         );
       }
-      return p.catch(
-        (e: unknown): CaptureJobResult => {
-          // The worker died (out of memory, an internal error): this capture failed, the others go on.
-          const msg = `${capture}: analysis stopped: ${e instanceof Error ? e.message : String(e)}`;
-          return { code: 2, stderr: `mpa-dissect: ${msg}\n`, digest: unopenedDigest(capture, msg), seconds: 0 };
-        },
-      );
+      return p.catch((e: unknown): CaptureJobResult => {
+        // The worker died (out of memory, an internal error): this capture failed, the others go on.
+        const msg = `${capture}: analysis stopped: ${e instanceof Error ? e.message : String(e)}`;
+        return { code: 2, stderr: `mpa-dissect: ${msg}\n`, digest: unopenedDigest(capture, msg), seconds: 0 };
+      });
     });
     const disabled = base.rules !== null ? [...loadRulesFile(base.rules).overrides.disabled] : [];
     const digests: CaptureDigest[] = [];

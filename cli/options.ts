@@ -16,7 +16,9 @@ export function parseForcedMpa(text: string): ForcedMpaSpec {
     if (i < 0) throw new UsageError(`--mpa: "${part}" is not key=value (keys: flow, markers, crc, seqstart, start)`);
     kv.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
   }
-  for (const k of kv.keys()) if (!['flow', 'markers', 'crc', 'seqstart', 'start'].includes(k)) throw new UsageError(`--mpa: unknown key "${k}" (keys: flow, markers, crc, seqstart, start)`);
+  for (const k of kv.keys())
+    if (!['flow', 'markers', 'crc', 'seqstart', 'start'].includes(k))
+      throw new UsageError(`--mpa: unknown key "${k}" (keys: flow, markers, crc, seqstart, start)`);
   const sel = kv.get('flow') ?? 'all';
   let selector: FlowSelector;
   if (sel === 'all') selector = { kind: 'all' };
@@ -26,7 +28,12 @@ export function parseForcedMpa(text: string): ForcedMpaSpec {
   else if (/:\d+$/.test(sel)) selector = { kind: 'endpoint', endpoint: sel };
   else throw new UsageError(`--mpa: flow "${sel}" must be all, a stream number (tcp.stream), port:N or ADDR:PORT`);
   const mk = kv.get('markers') ?? 'none';
-  const markers: [boolean, boolean] | undefined = ({ both: [true, true], none: [false, false], c2s: [true, false], s2c: [false, true] } as const satisfies Record<string, [boolean, boolean]>)[mk as 'both'] as [boolean, boolean] | undefined;
+  const markers: [boolean, boolean] | undefined = (
+    { both: [true, true], none: [false, false], c2s: [true, false], s2c: [false, true] } as const satisfies Record<
+      string,
+      [boolean, boolean]
+    >
+  )[mk as 'both'] as [boolean, boolean] | undefined;
   if (!markers) throw new UsageError(`--mpa: markers "${mk}" must be both, none, c2s or s2c`);
   const crcS = kv.get('crc') ?? 'on';
   if (crcS !== 'on' && crcS !== 'off') throw new UsageError(`--mpa: crc "${crcS}" must be on or off`);
@@ -34,7 +41,10 @@ export function parseForcedMpa(text: string): ForcedMpaSpec {
   const ss = kv.get('seqstart');
   if (ss !== undefined) {
     const m = /^(\d*):(\d*)$/.exec(ss);
-    if (!m) throw new UsageError(`--mpa: seqstart "${ss}" must be CLIENT:SERVER absolute sequence numbers (either may be empty)`);
+    if (!m)
+      throw new UsageError(
+        `--mpa: seqstart "${ss}" must be CLIENT:SERVER absolute sequence numbers (either may be empty)`,
+      );
     const n = (s: string) => (s === '' ? null : Number(s) >>> 0);
     seqStart = [n(m[1]!), n(m[2]!)];
   }
@@ -45,7 +55,10 @@ export function parseForcedMpa(text: string): ForcedMpaSpec {
     if (/^\d+$/.test(st)) startAny = Number(st) >>> 0;
     else {
       const m = /^(\d*):(\d*)$/.exec(st);
-      if (!m || (m[1] === '' && m[2] === '')) throw new UsageError(`--mpa: start "${st}" must be an absolute sequence number SEQ, or CLIENT:SERVER (either may be empty)`);
+      if (!m || (m[1] === '' && m[2] === ''))
+        throw new UsageError(
+          `--mpa: start "${st}" must be an absolute sequence number SEQ, or CLIENT:SERVER (either may be empty)`,
+        );
       const n = (s: string) => (s === '' ? null : Number(s) >>> 0);
       seqStart = [n(m[1]!), n(m[2]!)];
     }
@@ -68,7 +81,8 @@ export function parseForcedTuf(text: string): ForcedTufSpec {
     if (i < 0) throw new UsageError(`--tuf: "${part}" is not key=value (keys: ${keys.join(', ')})`);
     kv.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
   }
-  for (const k of kv.keys()) if (!keys.includes(k)) throw new UsageError(`--tuf: unknown key "${k}" (keys: ${keys.join(', ')})`);
+  for (const k of kv.keys())
+    if (!keys.includes(k)) throw new UsageError(`--tuf: unknown key "${k}" (keys: ${keys.join(', ')})`);
   const selector = parseSelector('--tuf', kv.get('flow') ?? 'all');
   const pair = <T>(name: string, v: string | undefined, one: (s: string) => T): [T | null, T | null] => {
     if (v === undefined) return [null, null];
@@ -81,22 +95,27 @@ export function parseForcedTuf(text: string): ForcedTufSpec {
   };
   const key = pair('key', kv.get('key'), (s) => {
     const h = s.replace(/^0x/i, '');
-    if (!/^[0-9a-fA-F]{1,12}$/.test(h)) throw new UsageError(`--tuf: key "${s}" must be the 48-bit framing key as up to 12 hex digits`);
+    if (!/^[0-9a-fA-F]{1,12}$/.test(h))
+      throw new UsageError(`--tuf: key "${s}" must be the 48-bit framing key as up to 12 hex digits`);
     return parseInt(h, 16);
   });
   const start = pair('start', kv.get('start'), (s) => {
-    if (!/^\d+$/.test(s) || Number(s) > 0xffffffff) throw new UsageError(`--tuf: start "${s}" must be an absolute TCP sequence number`);
+    if (!/^\d+$/.test(s) || Number(s) > 0xffffffff)
+      throw new UsageError(`--tuf: start "${s}" must be an absolute TCP sequence number`);
     return Number(s) >>> 0;
   });
   const iv = kv.get('interval');
   let interval: number | null = null;
   if (iv !== undefined) {
-    if (!/^\d+$/.test(iv) || Number(iv) < 8 || Number(iv) > 65536) throw new UsageError(`--tuf: interval "${iv}" must be the marker period in octets (8 to 65536)`);
+    if (!/^\d+$/.test(iv) || Number(iv) < 8 || Number(iv) > 65536)
+      throw new UsageError(`--tuf: interval "${iv}" must be the marker period in octets (8 to 65536)`);
     interval = Number(iv);
   }
   const hasKey = key[0] !== null || key[1] !== null;
-  if (hasKey && interval !== null) throw new UsageError('--tuf: key= is PDU alignment mode, interval= marker mode; give one of them');
-  if (!hasKey && interval === null) throw new UsageError('--tuf: give key=HEX (PDU alignment mode) or interval=N (marker mode)');
+  if (hasKey && interval !== null)
+    throw new UsageError('--tuf: key= is PDU alignment mode, interval= marker mode; give one of them');
+  if (!hasKey && interval === null)
+    throw new UsageError('--tuf: give key=HEX (PDU alignment mode) or interval=N (marker mode)');
   return { selector, tuf: { mode: hasKey ? 'alignment' : 'markers', key, interval, start } };
 }
 

@@ -102,7 +102,10 @@ export function writeFileOrFail(path: string, flag: string, text: string): void 
 }
 
 /** Output and error writers that call `erase` first: a status or progress line on the same terminal goes before the text. */
-export function erasingFirst<T extends { out(s: string): void; err(s: string): void }>(io: T, erase: () => void): { out(s: string): void; err(s: string): void } {
+export function erasingFirst<T extends { out(s: string): void; err(s: string): void }>(
+  io: T,
+  erase: () => void,
+): { out(s: string): void; err(s: string): void } {
   return {
     out: (s) => {
       erase();

@@ -13,18 +13,51 @@ import { UsageError } from './options.js';
 export async function runPeerCli(argv: string[]): Promise<number> {
   const a = await yargs(argv)
     .scriptName('mpa-dissect peer')
-    .usage('$0 (--listen [HOST:]PORT | --connect HOST:PORT) [options]\n\nAn MPA endpoint over real TCP sockets: the Responder listens, the Initiator connects.')
-    .option('listen', { type: 'string', describe: 'Be the Responder: accept one connection on [HOST:]PORT (PORT 0: any free port, printed on stderr)' })
+    .usage(
+      '$0 (--listen [HOST:]PORT | --connect HOST:PORT) [options]\n\nAn MPA endpoint over real TCP sockets: the Responder listens, the Initiator connects.',
+    )
+    .option('listen', {
+      type: 'string',
+      describe: 'Be the Responder: accept one connection on [HOST:]PORT (PORT 0: any free port, printed on stderr)',
+    })
     .option('connect', { type: 'string', describe: 'Be the Initiator: connect to HOST:PORT' })
-    .option('rev', { choices: [1, 2] as const, default: 1 as 1 | 2, describe: 'MPA revision (2: RFC 6581 enhanced startup with IRD/ORD)' })
-    .option('markers', { type: 'boolean', default: false, describe: 'M bit: ask for markers in what this side receives' })
-    .option('crc', { choices: ['on', 'off'] as const, default: 'on', describe: 'C bit (CRC is used when either side sets it)' })
+    .option('rev', {
+      choices: [1, 2] as const,
+      default: 1 as 1 | 2,
+      describe: 'MPA revision (2: RFC 6581 enhanced startup with IRD/ORD)',
+    })
+    .option('markers', {
+      type: 'boolean',
+      default: false,
+      describe: 'M bit: ask for markers in what this side receives',
+    })
+    .option('crc', {
+      choices: ['on', 'off'] as const,
+      default: 'on',
+      describe: 'C bit (CRC is used when either side sets it)',
+    })
     .option('ird', { type: 'number', default: PEER_DEFAULTS.ird, describe: 'Rev 2: IRD' })
     .option('ord', { type: 'number', default: PEER_DEFAULTS.ord, describe: 'Rev 2: ORD' })
-    .option('rtr', { choices: ['send', 'write', 'read'] as const, describe: 'Rev 2 peer-to-peer: the RTR offered (Initiator) or picked (Responder)' })
-    .option('script', { type: 'string', default: 'send:100', describe: 'Steps after startup: send:N, write:N, read:N, pause:MS, terminate (comma-separated)' })
-    .option('fault', { type: 'string', array: true, nargs: 1, describe: 'crc@K, fpduptr@K, pad@K (this side\'s FPDU K), key, responder-first' })
-    .option('max-ulpdu', { type: 'number', default: PEER_DEFAULTS.maxUlpdu, describe: 'Largest ULPDU sent (messages are cut into DDP segments)' })
+    .option('rtr', {
+      choices: ['send', 'write', 'read'] as const,
+      describe: 'Rev 2 peer-to-peer: the RTR offered (Initiator) or picked (Responder)',
+    })
+    .option('script', {
+      type: 'string',
+      default: 'send:100',
+      describe: 'Steps after startup: send:N, write:N, read:N, pause:MS, terminate (comma-separated)',
+    })
+    .option('fault', {
+      type: 'string',
+      array: true,
+      nargs: 1,
+      describe: "crc@K, fpduptr@K, pad@K (this side's FPDU K), key, responder-first",
+    })
+    .option('max-ulpdu', {
+      type: 'number',
+      default: PEER_DEFAULTS.maxUlpdu,
+      describe: 'Largest ULPDU sent (messages are cut into DDP segments)',
+    })
     .option('pace', { type: 'number', default: 0, describe: 'Milliseconds to wait after each FPDU' })
     .option('timeout', { type: 'number', default: 30, describe: 'Seconds before giving up' })
     .strict()
@@ -33,7 +66,8 @@ export async function runPeerCli(argv: string[]): Promise<number> {
       throw err ?? new UsageError(`peer: ${msg}`);
     })
     .parseAsync();
-  if ((a.listen === undefined) === (a.connect === undefined)) throw new UsageError('peer: give --listen [HOST:]PORT (Responder) or --connect HOST:PORT (Initiator)');
+  if ((a.listen === undefined) === (a.connect === undefined))
+    throw new UsageError('peer: give --listen [HOST:]PORT (Responder) or --connect HOST:PORT (Initiator)');
   const ep = (a.listen ?? a.connect)!;
   const m = /^(?:(.*):)?(\d+)$/.exec(ep);
   if (!m || Number(m[2]) > 65535) throw new UsageError(`peer: "${ep}" is not [HOST:]PORT`);
@@ -47,7 +81,8 @@ export async function runPeerCli(argv: string[]): Promise<number> {
     if (e instanceof ScriptError) throw new UsageError(`peer: ${e.message}`);
     throw e;
   }
-  if (!(a['max-ulpdu'] >= 64 && a['max-ulpdu'] <= 65535)) throw new UsageError('peer: --max-ulpdu must be between 64 and 65535');
+  if (!(a['max-ulpdu'] >= 64 && a['max-ulpdu'] <= 65535))
+    throw new UsageError('peer: --max-ulpdu must be between 64 and 65535');
   if (a.connect !== undefined && m[1] === undefined) throw new UsageError('peer: --connect needs HOST:PORT');
   const o: PeerOptions = {
     ...PEER_DEFAULTS,
@@ -75,5 +110,3 @@ export async function runPeerCli(argv: string[]): Promise<number> {
     throw new UsageError(`peer: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
-
-

@@ -12,14 +12,31 @@ import type { PacketRecord } from '../src/capture/packet.js';
 import { isGzipFile, openReason, readErrorRule } from '../src/capture/read-capture.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 import { buildReport, writeReport } from '../src/report/json-report.js';
-import { CaptureOrder, EventAssembler, groupFrame, isFpdu, isStartup, isTuf, type EventGroup } from '../src/report/events.js';
+import {
+  CaptureOrder,
+  EventAssembler,
+  groupFrame,
+  isFpdu,
+  isStartup,
+  isTuf,
+  type EventGroup,
+} from '../src/report/events.js';
 import type { FieldGetter } from '../src/report/fields.js';
 import type { CompiledFilter } from '../src/report/filter/filter.js';
 import type { FrameStore } from '../src/report/frame-store.js';
 import type { Progress } from '../src/report/progress.js';
 import type { RulesConfig } from '../src/report/rules-file.js';
 import type { FpduSizes, StatName } from '../src/report/stats.js';
-import { findingLine, fpduLine, makeStyle, plural, startupLine, summaryText, tufLine, type Style } from '../src/report/text.js';
+import {
+  findingLine,
+  fpduLine,
+  makeStyle,
+  plural,
+  startupLine,
+  summaryText,
+  tufLine,
+  type Style,
+} from '../src/report/text.js';
 import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/threshold-rules.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import type { FieldsFormat } from './fields-output.js';
@@ -81,7 +98,9 @@ export interface RunIo {
 function failed(r: AnalysisResult, failOn: FailOn): boolean {
   if (failOn === 'never') return false;
   const min = SEVERITY_RANK[failOn];
-  return (Object.keys(r.findings.bySeverity) as Severity[]).some((s) => SEVERITY_RANK[s] >= min && r.findings.bySeverity[s] > 0);
+  return (Object.keys(r.findings.bySeverity) as Severity[]).some(
+    (s) => SEVERITY_RANK[s] >= min && r.findings.bySeverity[s] > 0,
+  );
 }
 
 /** Compiles a filter option, turning a bad filter into a usage error that points at the column. */
@@ -93,7 +112,9 @@ export async function compileOption(flag: string, text: string | null): Promise<
     return compileEventFilter(text);
   } catch (e) {
     if (e instanceof FilterError) {
-      const hint = /is neither a field nor a protocol name/.test(e.message) ? '\n(mpa-dissect fields lists the field names)' : '';
+      const hint = /is neither a field nor a protocol name/.test(e.message)
+        ? '\n(mpa-dissect fields lists the field names)'
+        : '';
       const where = e.pointed ? `column ${e.column}: ` : '';
       throw new UsageError(`${flag}: ${where}${formatFilterError(text, e)}${hint}`);
     }
@@ -103,13 +124,21 @@ export async function compileOption(flag: string, text: string | null): Promise<
 
 export function checkCombinations(o: RunOptions): void {
   if (o.json && o.ndjson) throw new UsageError('--json and --ndjson are two forms of the same output; choose one');
-  if (o.json && (o.verbose || o.hex)) throw new UsageError('-V and -x add to the text output; the --json report has no event lines (use --ndjson for events)');
-  if (o.ndjson && (o.verbose || o.hex)) throw new UsageError('-V and -x add to the text output; they do not combine with --ndjson');
+  if (o.json && (o.verbose || o.hex))
+    throw new UsageError(
+      '-V and -x add to the text output; the --json report has no event lines (use --ndjson for events)',
+    );
+  if (o.ndjson && (o.verbose || o.hex))
+    throw new UsageError('-V and -x add to the text output; they do not combine with --ndjson');
   if (o.json && o.displayFilter !== null && o.displayFilter.trim() !== '') {
-    throw new UsageError('-Y filters event lines; the --json report always describes the whole capture (use --ndjson for filtered events)');
+    throw new UsageError(
+      '-Y filters event lines; the --json report always describes the whole capture (use --ndjson for filtered events)',
+    );
   }
-  if (o.writeFilter !== null && o.write === null) throw new UsageError('--write-filter chooses the frames -w writes; give -w FILE too');
-  if (o.fields && (o.json || o.ndjson || o.verbose || o.hex)) throw new UsageError('-T fields is an output of its own; it does not combine with --json, --ndjson, -V or -x');
+  if (o.writeFilter !== null && o.write === null)
+    throw new UsageError('--write-filter chooses the frames -w writes; give -w FILE too');
+  if (o.fields && (o.json || o.ndjson || o.verbose || o.hex))
+    throw new UsageError('-T fields is an output of its own; it does not combine with --json, --ndjson, -V or -x');
 }
 
 /**
@@ -146,12 +175,15 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   checkCombinations(o);
   const forced = o.mpa.map(parseForcedMpa);
   const forcedTuf = (o.tuf ?? []).map(parseForcedTuf);
-  const config: RulesConfig | null = o.rules !== null ? (await import('../src/report/rules-file.js')).loadRulesFile(o.rules) : null;
+  const config: RulesConfig | null =
+    o.rules !== null ? (await import('../src/report/rules-file.js')).loadRulesFile(o.rules) : null;
   const display = await compileOption('-Y', o.displayFilter);
   const writeFilter = await compileOption('--write-filter', o.writeFilter);
   // What only some outputs need is loaded only for them (start-up cost: see README, Benchmarks).
   const fieldsOut = o.fields ? await import('./fields-output.js') : null;
-  const trees = o.verbose ? { ...(await import('../src/report/tree-text.js')), ...(await import('../src/report/fields.js')) } : null;
+  const trees = o.verbose
+    ? { ...(await import('../src/report/tree-text.js')), ...(await import('../src/report/fields.js')) }
+    : null;
   const hexdump = o.hex ? await import('../src/report/hexdump.js') : null;
   const ndjson = o.ndjson ? await import('../src/report/ndjson.js') : null;
   const statsMod = o.stats.length > 0 ? await import('../src/report/stats.js') : null;
@@ -164,7 +196,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // -q with -z prints only the statistics (as tshark -q -z).
   const statsOnly = text && o.quiet && o.stats.length > 0;
   const eventLines = (text && !o.quiet) || o.ndjson || fieldsFmt !== null;
-  const quietRules = new Set([...QUIET_IN_EVENT_LINES].filter((id) => !o.verbose && display === null && !config?.overrides.severity.has(id) && !namedInRulesFile(o.rules, id)));
+  const quietRules = new Set(
+    [...QUIET_IN_EVENT_LINES].filter(
+      (id) => !o.verbose && display === null && !config?.overrides.severity.has(id) && !namedInRulesFile(o.rules, id),
+    ),
+  );
   const needEvents = (eventLines && !statsOnly) || o.write !== null;
 
   // Output buffering: lines go out in blocks (or one by one with -l, as tshark -l). io.out writes
@@ -198,7 +234,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     const { FileFrames, WindowFrames } = await import('../src/report/frame-store.js');
     store = stream ? new WindowFrames() : await FileFrames.open(o.capture);
   }
-  const exporter = exportFrames && store ? new (await import('../src/report/pcap-export.js')).FrameExport(store, stream) : null;
+  const exporter =
+    exportFrames && store ? new (await import('../src/report/pcap-export.js')).FrameExport(store, stream) : null;
 
   const flows = new Map<number, { client: string; server: string }>();
   const fields =
@@ -218,7 +255,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   };
 
   const upperInfo = (u: unknown): string | null => defaultUpper?.summarize?.(u) ?? null;
-  const matches = (f: CompiledFilter | null, get: FieldGetter | null): boolean => f === null || (get !== null && f.matches(get));
+  const matches = (f: CompiledFilter | null, get: FieldGetter | null): boolean =>
+    f === null || (get !== null && f.matches(get));
 
   let packets = 0;
   const onGroup = (g: EventGroup): void => {
@@ -249,13 +287,30 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     groupLines = [];
     if (fieldsFmt) {
       if (shownRec) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.record!));
-      for (const i of shownIdx) if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.findings[i]!));
+      for (const i of shownIdx)
+        if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.findings[i]!));
     } else if (ndjson) {
-      if (shownRec) eventLine(JSON.stringify(isFpdu(shownRec) ? ndjson.fpduEvent(shownRec) : isTuf(shownRec) ? ndjson.tufEvent(shownRec) : ndjson.startupEvent(shownRec)));
+      if (shownRec)
+        eventLine(
+          JSON.stringify(
+            isFpdu(shownRec)
+              ? ndjson.fpduEvent(shownRec)
+              : isTuf(shownRec)
+                ? ndjson.tufEvent(shownRec)
+                : ndjson.startupEvent(shownRec),
+          ),
+        );
       for (const f of shown) eventLine(JSON.stringify(ndjson.findingEvent(f)));
     } else {
       const time = rel(g.tsSec, g.tsNsec);
-      if (shownRec) eventLine(isFpdu(shownRec) ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st) : isTuf(shownRec) ? tufLine(shownRec, time, st) : startupLine(shownRec, time, st));
+      if (shownRec)
+        eventLine(
+          isFpdu(shownRec)
+            ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st)
+            : isTuf(shownRec)
+              ? tufLine(shownRec, time, st)
+              : startupLine(shownRec, time, st),
+        );
       for (const f of shown) if (!quietRules.has(f.rule) && !isCaptureFinding(f)) eventLine(findingLine(f, st));
       if (shownRec && (o.verbose || o.hex)) {
         if (trees) for (const l of trees.treeLines(trees.recordTree(shownRec))) eventLine(l);
@@ -348,12 +403,17 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // A file that is no capture (empty, another format, unreadable at its first record): one line,
   // exit 2, and no empty report after it.
   const capErr = r.capture.error;
-  const errLine = capErr ? `mpa-dissect: ${capErr.file}: offset ${capErr.offset}, frame ${capErr.frame}: ${capErr.message}\n` : '';
+  const errLine = capErr
+    ? `mpa-dissect: ${capErr.file}: offset ${capErr.offset}, frame ${capErr.frame}: ${capErr.message}\n`
+    : '';
   if (capErr && r.capture.packets === 0) {
     flush();
     store?.close();
     // `mpa-dissect` in a CI step that forgot its argument reads an empty standard input: say why.
-    const why = o.implicitStdin === true && capErr.offset === 0 ? ' (no capture was named, so standard input was read: name a capture file)' : '';
+    const why =
+      o.implicitStdin === true && capErr.offset === 0
+        ? ' (no capture was named, so standard input was read: name a capture file)'
+        : '';
     io.err(errLine.replace(/\n$/, `${why}\n`));
     return 2;
   }
@@ -362,7 +422,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   if (o.json) {
     writeReport(r, (s) => io.out(s)); // flow by flow: the document is never whole in memory
   } else if (ndjson) {
-    for (const e of ndjson.closingEvents(buildReport(r))) if (e['type'] !== 'flow' || !flowsOut.has(e['id'] as number)) line(JSON.stringify(e));
+    for (const e of ndjson.closingEvents(buildReport(r)))
+      if (e['type'] !== 'flow' || !flowsOut.has(e['id'] as number)) line(JSON.stringify(e));
     flush();
   } else if (fieldsFmt) {
     flush();
@@ -387,7 +448,10 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
       throw new OutputError(`-w ${o.write}: cannot write: ${writeReason(e)}`);
     }
     const notes: string[] = [];
-    if (res.missing) notes.push(`${plural(res.missing, 'selected frame was', 'selected frames were')} no longer available${stream ? ' (a stream keeps only its recent frames)' : ''}`);
+    if (res.missing)
+      notes.push(
+        `${plural(res.missing, 'selected frame was', 'selected frames were')} no longer available${stream ? ' (a stream keeps only its recent frames)' : ''}`,
+      );
     if (res.otherLinkType) notes.push(`${plural(res.otherLinkType, 'frame')} of another link type left out`);
     if (notes.length) io.err(`mpa-dissect: -w ${o.write}: ${notes.join('; ')}\n`);
   }
@@ -412,14 +476,17 @@ async function writeJUnit(o: RunOptions, r: AnalysisResult, seconds: number): Pr
     rules: allRules(),
     findings: r.findings.findings,
     failOn: o.failOn,
-    disabled: allRules().filter((x) => !r.findings.enabled(x.id)).map((x) => x.id),
+    disabled: allRules()
+      .filter((x) => !r.findings.enabled(x.id))
+      .map((x) => x.id),
   });
   writeFileOrFail(o.junit!, '--junit', xml);
 }
 
 /** Opens an output file before the run, so a bad path fails at once rather than after a long capture. */
 function checkWritable(path: string, flag: string, capture: string): void {
-  if (capture !== '-' && sameFile(path, capture)) throw new UsageError(`${flag} ${path}: that is the capture being read; choose another file`);
+  if (capture !== '-' && sameFile(path, capture))
+    throw new UsageError(`${flag} ${path}: that is the capture being read; choose another file`);
   try {
     // 'a', not 'w': an existing file is left as it is until the output is written at the end, so a
     // run that fails (no capture on standard input, a bad filter) destroys nothing.

@@ -39,22 +39,42 @@ export function nearest(word: string, known: readonly string[]): string | null {
  * yargs' strict-mode message "Unknown argument(s): a, b" turned into ours, with a suggestion per
  * unknown option. Returns null for any other message.
  */
-export function unknownOptionMessage(msg: string, longNames: readonly string[], shortNames: readonly string[], argv: readonly string[] = []): string | null {
+export function unknownOptionMessage(
+  msg: string,
+  longNames: readonly string[],
+  shortNames: readonly string[],
+  argv: readonly string[] = [],
+): string | null {
   const m = /^Unknown arguments?: (.*)$/s.exec(msg);
   if (!m) return null;
-  const parts = m[1]!.split(', ').map((s) => s.trim()).filter((s) => s !== '');
+  const parts = m[1]!
+    .split(', ')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const out: string[] = [];
   for (const p of parts) {
     const shown = p.length > 60 ? `${p.slice(0, 60)}…` : p;
     // yargs names extra positional arguments the same way: a word given without a dash is one.
-    if (argv.includes(p) && !argv.some((a) => a === `--${p}` || a.startsWith(`--${p}=`) || (p.length === 1 && /^-[^-]/.test(a) && a.includes(p)))) {
+    if (
+      argv.includes(p) &&
+      !argv.some(
+        (a) => a === `--${p}` || a.startsWith(`--${p}=`) || (p.length === 1 && /^-[^-]/.test(a) && a.includes(p)),
+      )
+    ) {
       out.push(`unexpected argument "${shown}"`);
       continue;
     }
     const flag = p.length === 1 ? `-${shown}` : p.startsWith('-') ? shown : `--${shown}`;
     const near = p.length === 1 ? null : nearest(p.replace(/^-+/, ''), longNames);
-    const nearShort = p.length === 1 ? nearest(p, shortNames.filter((s) => s.toLowerCase() === p.toLowerCase() && s !== p)) : null;
-    const hint = near !== null ? `; did you mean --${near}?` : nearShort !== null ? `; did you mean -${nearShort}?` : '';
+    const nearShort =
+      p.length === 1
+        ? nearest(
+            p,
+            shortNames.filter((s) => s.toLowerCase() === p.toLowerCase() && s !== p),
+          )
+        : null;
+    const hint =
+      near !== null ? `; did you mean --${near}?` : nearShort !== null ? `; did you mean -${nearShort}?` : '';
     out.push(`unknown option ${flag}${hint}`);
   }
   return `${out.join('; ')} (mpa-dissect --help lists the options)`;

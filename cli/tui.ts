@@ -56,7 +56,11 @@ export function analysisOptions(o: TuiOptions): { options: AnalysisOptions; thre
 }
 
 /** A capture file: read in the background, frames read back by offset. A FIFO keeps recent frames only. */
-export async function fileSource(path: string, options: AnalysisOptions, thresholds: TuiSource['thresholds']): Promise<TuiSource> {
+export async function fileSource(
+  path: string,
+  options: AnalysisOptions,
+  thresholds: TuiSource['thresholds'],
+): Promise<TuiSource> {
   let regular = true;
   let size: number | null = null;
   try {
@@ -67,15 +71,36 @@ export async function fileSource(path: string, options: AnalysisOptions, thresho
     // analyze() says what is wrong with the path; the UI shows it.
   }
   const frames = regular ? await FileFrames.open(path) : new WindowFrames();
-  return { label: path, path, options, frames, randomAccess: regular, totalBytes: size, ...(thresholds ? { thresholds } : {}) };
+  return {
+    label: path,
+    path,
+    options,
+    frames,
+    randomAccess: regular,
+    totalBytes: size,
+    ...(thresholds ? { thresholds } : {}),
+  };
 }
 
 /**
  * A source that cannot be read back (a pipe today; `tui -i IFACE` next): `options` carries the
  * stream or packet source for analyze(); the bytes pane and `w` see the frames still in the window.
  */
-export function streamSource(label: string, options: AnalysisOptions, thresholds: TuiSource['thresholds'], frames = new WindowFrames()): TuiSource {
-  return { label, path: label, options, frames, randomAccess: false, totalBytes: null, ...(thresholds ? { thresholds } : {}) };
+export function streamSource(
+  label: string,
+  options: AnalysisOptions,
+  thresholds: TuiSource['thresholds'],
+  frames = new WindowFrames(),
+): TuiSource {
+  return {
+    label,
+    path: label,
+    options,
+    frames,
+    randomAccess: false,
+    totalBytes: null,
+    ...(thresholds ? { thresholds } : {}),
+  };
 }
 
 /**
@@ -83,27 +108,49 @@ export function streamSource(label: string, options: AnalysisOptions, thresholds
  * takes the terminal, so "no permission", "no such interface" and "no backend" are the CLI's one
  * line and exit 2. Records older than the frame window keep their index entry; their octets are gone.
  */
-export function liveSource(a: TuiLiveArgs, options: AnalysisOptions, thresholds: TuiSource['thresholds']): { source: TuiSource; started: Promise<PacketSourceInfo> } {
+export function liveSource(
+  a: TuiLiveArgs,
+  options: AnalysisOptions,
+  thresholds: TuiSource['thresholds'],
+): { source: TuiSource; started: Promise<PacketSourceInfo> } {
   const opened = openLive(a.backend, { iface: a.iface, filter: a.filter, snaplen: a.snaplen });
   const inner = opened.source;
   let began!: (info: PacketSourceInfo) => void;
   const started = new Promise<PacketSourceInfo>((res) => (began = res));
   const packets: AnalysisOptions['source'] = {
-    run: (h) => inner.run({ ...h, started: (info) => { h.started?.(info); began(info); } }),
+    run: (h) =>
+      inner.run({
+        ...h,
+        started: (info) => {
+          h.started?.(info);
+          began(info);
+        },
+      }),
     stop: () => inner.stop(),
     stats: () => inner.stats(),
   };
   const base = streamSource(opened.iface, { ...options, source: packets, flowTimeout: a.flowTimeout }, thresholds);
-  return { source: { ...base, live: { iface: opened.iface, backend: opened.backend, stats: () => inner.stats(), stop: () => inner.stop() } }, started };
+  return {
+    source: {
+      ...base,
+      live: { iface: opened.iface, backend: opened.backend, stats: () => inner.stats(), stop: () => inner.stop() },
+    },
+    started,
+  };
 }
 
 export async function runTui(o: TuiOptions): Promise<number> {
   if (process.stdout.isTTY !== true || process.stdin.isTTY !== true) {
-    process.stderr.write('mpa-dissect tui: not a terminal (the TUI needs a terminal on standard input and output); use mpa-dissect CAPTURE, --json or --ndjson instead\n');
+    process.stderr.write(
+      'mpa-dissect tui: not a terminal (the TUI needs a terminal on standard input and output); use mpa-dissect CAPTURE, --json or --ndjson instead\n',
+    );
     return 2;
   }
   if (o.live) return runLiveTui(o, o.live);
-  if (o.capture === '-') throw new UsageError('tui reads keys from the terminal, so it cannot read the capture from standard input; give a file');
+  if (o.capture === '-')
+    throw new UsageError(
+      'tui reads keys from the terminal, so it cannot read the capture from standard input; give a file',
+    );
   checkDisplayFilter(o.displayFilter);
   const { options, thresholds } = analysisOptions(o);
   const source = await fileSource(o.capture, options, thresholds);

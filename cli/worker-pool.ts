@@ -67,7 +67,7 @@ export class WorkerPool<J, R> {
   }
 
   private start(p: Pending<J, R>): void {
-    const w = p.stdin ? this.spawn(true) : this.idle.pop() ?? this.spawn(false);
+    const w = p.stdin ? this.spawn(true) : (this.idle.pop() ?? this.spawn(false));
     let settled = false;
     const finish = (keep: boolean): void => {
       settled = true;

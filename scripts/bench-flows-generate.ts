@@ -7,7 +7,11 @@ import { once } from 'node:events';
 import { ACK, PSH, SYN, tcpFrame } from '../src/generate/frames.js';
 import { pcapHeader, pcapRecord, LINKTYPE_ETHERNET } from '../src/report/pcap-writer.js';
 
-export async function generateFlowsCapture(file: string, flows: number, payloadBytes = 100): Promise<{ packets: number }> {
+export async function generateFlowsCapture(
+  file: string,
+  flows: number,
+  payloadBytes = 100,
+): Promise<{ packets: number }> {
   const out = createWriteStream(file);
   const write = async (b: Uint8Array) => {
     if (!out.write(b)) await once(out, 'drain');

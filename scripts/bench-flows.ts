@@ -35,7 +35,14 @@ export function runFlows(file: string, mode: '-q' | '--json', dir: string, cli =
   });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const kb = Number(readFileSync(tf, 'utf8').trim().split('\n').pop());
-  return { mode, code: r.status, seconds, maxRssMB: kb / 1024, stdoutBytes: r.stdout?.length ?? 0, tail: r.stdout ? r.stdout.subarray(Math.max(0, r.stdout.length - 4096)).toString('utf8') : '' };
+  return {
+    mode,
+    code: r.status,
+    seconds,
+    maxRssMB: kb / 1024,
+    stdoutBytes: r.stdout?.length ?? 0,
+    tail: r.stdout ? r.stdout.subarray(Math.max(0, r.stdout.length - 4096)).toString('utf8') : '',
+  };
 }
 
 if (process.argv[1]?.endsWith('bench-flows.js')) {

@@ -179,7 +179,26 @@ export function generateShapedCapture(path: string, targetBytes: number, shape: 
     put(ulpdu >> 8);
     put(ulpdu & 0xff);
     // Untagged Send header (RFC 5041/5040): L, DV 1, RV 1, opcode 3, QN 0, MSN, MO 0.
-    const hdr = [0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, (msn >>> 24) & 0xff, (msn >>> 16) & 0xff, (msn >>> 8) & 0xff, msn & 0xff, 0, 0, 0, 0];
+    const hdr = [
+      0x41,
+      0x43,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      (msn >>> 24) & 0xff,
+      (msn >>> 16) & 0xff,
+      (msn >>> 8) & 0xff,
+      msn & 0xff,
+      0,
+      0,
+      0,
+      0,
+    ];
     for (const b of hdr) put(b);
     // Payload runs between markers are copied whole (the generator must outrun the analyzer).
     let i = 0;
@@ -209,9 +228,19 @@ export function generateShapedCapture(path: string, targetBytes: number, shape: 
     connections++;
     const n = connections;
     // 10.0.0.0/8 clients, one server: every connection has its own 4-tuple.
-    const client = (0x0a000000 | ((n >>> 14) & 0xffff) << 8 | 1) >>> 0;
+    const client = (0x0a000000 | (((n >>> 14) & 0xffff) << 8) | 1) >>> 0;
     const sport = 1024 + (n & 0x3fff);
-    const mk = (src: number, dst: number, sp: number, dp: number, seq: number): Dir => ({ src, dst, sport: sp, dport: dp, seq, rel: 0, pending: new Uint8Array(MSS), pendingLen: 0, msn: 1 });
+    const mk = (src: number, dst: number, sp: number, dp: number, seq: number): Dir => ({
+      src,
+      dst,
+      sport: sp,
+      dport: dp,
+      seq,
+      rel: 0,
+      pending: new Uint8Array(MSS),
+      pendingLen: 0,
+      msn: 1,
+    });
     const a = mk(client, 0x0a0000fe, sport, 4420, 1000 + n * 7);
     const b = mk(0x0a0000fe, client, 4420, sport, 900000 + n * 13);
     emit({ ...a, seq: a.seq - 1 }, 0, 0x02, empty, 0, 0);
@@ -268,7 +297,8 @@ export function generateShapedCapture(path: string, targetBytes: number, shape: 
     }
     c.bytes += bytes - start;
   };
-  const done = (c: Conn): boolean => (shape.fpdusPerConnection !== undefined ? c.fpdus >= shape.fpdusPerConnection : c.bytes >= perConn);
+  const done = (c: Conn): boolean =>
+    shape.fpdusPerConnection !== undefined ? c.fpdus >= shape.fpdusPerConnection : c.bytes >= perConn;
   const live: Conn[] = [];
   const finished: Conn[] = [];
   for (let i = 0; i < concurrent && bytes < targetBytes; i++) live.push(open());
@@ -287,7 +317,8 @@ export function generateShapedCapture(path: string, targetBytes: number, shape: 
       live[r] = live[live.length - 1]!;
       live.pop();
       // Keep `concurrent` connections open while the size target is not reached.
-      if (bytes < targetBytes && (shape.fpdusPerConnection === undefined || finished.length + live.length < concurrent)) live.push(open());
+      if (bytes < targetBytes && (shape.fpdusPerConnection === undefined || finished.length + live.length < concurrent))
+        live.push(open());
     } else r++;
   }
   if (heldBack !== null) {

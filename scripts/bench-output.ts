@@ -48,9 +48,22 @@ function measure(args: string[]): Promise<{ seconds: number; bytes: number; peak
 const dir = mkdtempSync(join(tmpdir(), 'mpa-bench-output-'));
 try {
   const zero = join(dir, 'zero-fpdus.pcap');
-  writeFileSync(zero, buildMpaConnection({ request: { c: true }, reply: { c: true }, i2r: Array.from({ length: 262_144 }, () => ({ ulpdu: new Uint8Array(0) })) }).pcap);
+  writeFileSync(
+    zero,
+    buildMpaConnection({
+      request: { c: true },
+      reply: { c: true },
+      i2r: Array.from({ length: 262_144 }, () => ({ ulpdu: new Uint8Array(0) })),
+    }).pcap,
+  );
   const empty = join(dir, 'empty-records.pcap');
-  writeFileSync(empty, buildPcap(1, Array.from({ length: 1_000_000 }, (_, i) => ({ tsSec: i, tsNsec: 0, data: new Uint8Array(0) }))));
+  writeFileSync(
+    empty,
+    buildPcap(
+      1,
+      Array.from({ length: 1_000_000 }, (_, i) => ({ tsSec: i, tsNsec: 0, data: new Uint8Array(0) })),
+    ),
+  );
   const cases: Array<[string, string[]]> = [
     ['256k zero-length FPDUs, -V -x', ['-V', '-x', zero]],
     ['256k zero-length FPDUs, text', [zero]],
@@ -62,7 +75,9 @@ try {
     const r = await measure(args);
     const pass = r.peak < LIMIT_MB && r.code !== null;
     ok &&= pass;
-    console.log(`${pass ? 'ok  ' : 'FAIL'} ${name}: ${r.seconds.toFixed(1)} s, ${(r.bytes / 1e6).toFixed(0)} MB of output, peak RSS ${r.peak.toFixed(0)} MB (limit ${LIMIT_MB}), exit ${r.code}`);
+    console.log(
+      `${pass ? 'ok  ' : 'FAIL'} ${name}: ${r.seconds.toFixed(1)} s, ${(r.bytes / 1e6).toFixed(0)} MB of output, peak RSS ${r.peak.toFixed(0)} MB (limit ${LIMIT_MB}), exit ${r.code}`,
+    );
   }
   process.exitCode = ok ? 0 : 1;
 } finally {

@@ -46,7 +46,10 @@ export function generateManyMpaFlows(file: string, spec: ManyFlowsSpec): { packe
   for (let first = 0; first < spec.flows; first += spec.concurrent) {
     const group = [];
     for (let i = first; i < Math.min(spec.flows, first + spec.concurrent); i++) {
-      const ulpdus = (dir: number) => Array.from({ length: spec.fpdus }, (_, k) => ({ ulpdu: sendUlpdu(k + 1, bodies[(k + dir + i) % bodies.length]!) }));
+      const ulpdus = (dir: number) =>
+        Array.from({ length: spec.fpdus }, (_, k) => ({
+          ulpdu: sendUlpdu(k + 1, bodies[(k + dir + i) % bodies.length]!),
+        }));
       const c = buildMpaConnection({
         request: { m: true, c: true },
         reply: { m: true, c: true },
@@ -76,6 +79,10 @@ export function generateManyMpaFlows(file: string, spec: ManyFlowsSpec): { packe
 if (process.argv[1]?.endsWith('bench-threads-generate.js')) {
   const file = process.argv[2];
   if (!file) throw new Error('usage: bench-threads-generate FILE [FLOWS [CONCURRENT [FPDUS]]]');
-  const r = generateManyMpaFlows(file, { flows: Number(process.argv[3] ?? 2000), concurrent: Number(process.argv[4] ?? 500), fpdus: Number(process.argv[5] ?? 60) });
+  const r = generateManyMpaFlows(file, {
+    flows: Number(process.argv[3] ?? 2000),
+    concurrent: Number(process.argv[4] ?? 500),
+    fpdus: Number(process.argv[5] ?? 60),
+  });
   console.log(`${file}: ${r.packets} packets, ${(r.bytes / 1e6).toFixed(1)} MB`);
 }

@@ -13,7 +13,13 @@ import { ViewModel } from '../src/tui/view-model.js';
 
 const file = process.argv[2]!;
 const t0 = performance.now();
-const { options, thresholds } = analysisOptions({ capture: file, displayFilter: null, rules: null, mpa: [], checksums: false });
+const { options, thresholds } = analysisOptions({
+  capture: file,
+  displayFilter: null,
+  rules: null,
+  mpa: [],
+  checksums: false,
+});
 const source = await fileSource(file, options, thresholds);
 const model = new CaptureModel(source);
 const vm = new ViewModel(model);

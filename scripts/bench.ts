@@ -47,8 +47,24 @@ interface Case {
 
 const MB = 1e6;
 const cases: Case[] = [
-  { id: 'a', name: '1 flow, markers+CRC, 1448-octet segments', bytes: quick ? 200 * MB : 1000 * MB, shape: { sizes: MIXED_SIZES }, args: ['-q'], target: { mbps: 1000, rssMB: 200 }, threads: true },
-  { id: 'b', name: 'small FPDUs, several per segment', bytes: quick ? 100 * MB : 1000 * MB, shape: { sizes: SMALL_SIZES }, args: ['-q'], target: {}, threads: false },
+  {
+    id: 'a',
+    name: '1 flow, markers+CRC, 1448-octet segments',
+    bytes: quick ? 200 * MB : 1000 * MB,
+    shape: { sizes: MIXED_SIZES },
+    args: ['-q'],
+    target: { mbps: 1000, rssMB: 200 },
+    threads: true,
+  },
+  {
+    id: 'b',
+    name: 'small FPDUs, several per segment',
+    bytes: quick ? 100 * MB : 1000 * MB,
+    shape: { sizes: SMALL_SIZES },
+    args: ['-q'],
+    target: {},
+    threads: false,
+  },
   {
     id: 'c',
     name: '10,000 concurrent flows',
@@ -67,8 +83,24 @@ const cases: Case[] = [
     target: { mbps: 100, rssMB: 1000 },
     threads: true,
   },
-  { id: 'e', name: 'reordering (5%) and loss (0.2%)', bytes: quick ? 50 * MB : 200 * MB, shape: { reorder: 0.05, loss: 0.002, perConnection: 1e15 }, args: ['-q'], target: {}, threads: false },
-  { id: 'f', name: `${quick ? '800 MB' : '4 GB'} of (a), linearity`, bytes: quick ? 800 * MB : 4000 * MB, shape: { sizes: MIXED_SIZES }, args: ['-q'], target: { note: 'MB/s as (a)' }, threads: false },
+  {
+    id: 'e',
+    name: 'reordering (5%) and loss (0.2%)',
+    bytes: quick ? 50 * MB : 200 * MB,
+    shape: { reorder: 0.05, loss: 0.002, perConnection: 1e15 },
+    args: ['-q'],
+    target: {},
+    threads: false,
+  },
+  {
+    id: 'f',
+    name: `${quick ? '800 MB' : '4 GB'} of (a), linearity`,
+    bytes: quick ? 800 * MB : 4000 * MB,
+    shape: { sizes: MIXED_SIZES },
+    args: ['-q'],
+    target: { note: 'MB/s as (a)' },
+    threads: false,
+  },
   // A storage test's pattern: connections opened and closed all along the capture. What a closed
   // flow keeps (its summary for the report) is what this case's peak RSS grows with.
   {
@@ -95,7 +127,11 @@ interface Timed {
 function timed(cmd: string[], dir: string, timeoutMs = 600_000): Timed {
   const tf = join(dir, 'time.txt');
   const t0 = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', '-o', tf, ...cmd], { stdio: ['ignore', 'ignore', 'ignore'], timeout: timeoutMs, env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', '-o', tf, ...cmd], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+    timeout: timeoutMs,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   let fields = [0, 0, 0];
   try {
@@ -123,7 +159,9 @@ const cores = availableParallelism();
 function commit(): string {
   try {
     const id = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim() !==
+      '';
     return dirty ? `${id}-dirty` : id;
   } catch {
     return 'unknown';
@@ -160,14 +198,26 @@ try {
     `start-up: --json captures/sample.pcap ${fmt(startup.seconds * 1000)} ms (CPU ${fmt(startup.cpuSeconds * 1000)}), node -e 0 ${fmt(bare.seconds * 1000)} ms (CPU ${fmt(bare.cpuSeconds * 1000)}): ` +
       `fixed cost ${fmt(fixedMs)} ms wall, ${fmt(fixedCpuMs)} ms CPU (target <= 60 ms)`,
   );
-  console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cores} cores (wall figures stretch with it; CPU figures less)`);
-  console.log(`CRC32c: ${crc32cImplementation() === 'native' ? 'native (@node-rs/crc32)' : 'JS (slicing-by-16)'}; ${cores} cores; runs per figure: ${RUNS}${quick ? '; --quick sizes' : ''}`);
+  console.log(
+    `load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} on ${cores} cores (wall figures stretch with it; CPU figures less)`,
+  );
+  console.log(
+    `CRC32c: ${crc32cImplementation() === 'native' ? 'native (@node-rs/crc32)' : 'JS (slicing-by-16)'}; ${cores} cores; runs per figure: ${RUNS}${quick ? '; --quick sizes' : ''}`,
+  );
   for (const c of cases) {
     const file = join(dir, `case-${c.id}.pcap`);
     const g0 = Date.now();
     const g = generateShapedCapture(file, c.bytes, c.shape);
     const size = statSync(file).size;
-    const file_ = { bytes: size, packets: g.packets, fpdus: g.fpdus, connections: g.connections, generateSeconds: (Date.now() - g0) / 1000 };
+    const file_ = {
+      bytes: size,
+      packets: g.packets,
+      fpdus: g.fpdus,
+      connections: g.connections,
+      generateSeconds: (Date.now() - g0) / 1000,
+    };
     // The file was just written: its pages are still being written back, which the first timed run
     // would pay for (in system time and wall time). Flush them first, then read it once untimed.
     spawnSync('sync', [], { stdio: 'ignore' });
@@ -181,11 +231,35 @@ try {
       const prefix = join(dir, 'prefix.pcap');
       const pb = size > TSHARK_PREFIX ? writePrefix(file, prefix, TSHARK_PREFIX) : size;
       const pf = size > TSHARK_PREFIX ? prefix : file;
-      const t = timed(['tshark', '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-r', pf, '-Y', 'iwarp_mpa', '-T', 'fields', '-e', 'iwarp_mpa.crc_check'], dir, TSHARK_TIMEOUT_MS);
+      const t = timed(
+        [
+          'tshark',
+          '-o',
+          'tcp.try_heuristic_first:TRUE',
+          '--disable-heuristic',
+          'rpcrdma_iwarp',
+          '-r',
+          pf,
+          '-Y',
+          'iwarp_mpa',
+          '-T',
+          'fields',
+          '-e',
+          'iwarp_mpa.crc_check',
+        ],
+        dir,
+        TSHARK_TIMEOUT_MS,
+      );
       if (t.code === null) tsharkNote = `tshark did not finish ${fmt(pb / MB)} MB within ${TSHARK_TIMEOUT_MS / 1000} s`;
       else {
         const mbps = pb / MB / t.seconds;
-        tshark = { prefixBytes: pb, seconds: t.seconds, mbps, ratio: size / MB / run.seconds / mbps, note: pb < size ? `first ${fmt(pb / MB)} MB, extrapolated` : 'whole file' };
+        tshark = {
+          prefixBytes: pb,
+          seconds: t.seconds,
+          mbps,
+          ratio: size / MB / run.seconds / mbps,
+          note: pb < size ? `first ${fmt(pb / MB)} MB, extrapolated` : 'whole file',
+        };
       }
       rmSync(prefix, { force: true });
     }
@@ -212,15 +286,22 @@ try {
       threads,
       threadsNote,
       target: c.target,
-      met: { mbps: c.target.mbps === undefined ? null : mbps >= c.target.mbps, rss: c.target.rssMB === undefined ? null : run.rssMB < c.target.rssMB },
+      met: {
+        mbps: c.target.mbps === undefined ? null : mbps >= c.target.mbps,
+        rss: c.target.rssMB === undefined ? null : run.rssMB < c.target.rssMB,
+      },
     };
     results.push(r);
     console.log(
       `(${c.id}) ${c.name}: ${fmt(size / MB)} MB, ${g.connections} flows, ${g.fpdus} FPDUs (generated in ${fmt(file_.generateSeconds, 1)} s): ` +
         `${fmt(run.seconds, 2)} s (CPU ${fmt(run.cpuSeconds, 2)} s), ${fmt(mbps)} MB/s, ${fmt(r.run.fpdusPerSec / 1e3)} k FPDUs/s, peak RSS ${fmt(run.rssMB)} MB, exit ${run.code}; ` +
         `bare walk ${fmt(walk.seconds, 2)} s (x${fmt(r.walkRatio, 1)}); ` +
-        (tshark ? `tshark ${fmt(tshark.mbps, 1)} MB/s on the ${tshark.note} (we are x${fmt(tshark.ratio, 1)} faster)` : `tshark: ${tsharkNote}`) +
-        (threads ? `; --threads 1 ${fmt(threads.one.seconds, 2)} s, --threads ${threads.n} ${fmt(threads.many.seconds, 2)} s (x${fmt(threads.speedup, 2)})` : ''),
+        (tshark
+          ? `tshark ${fmt(tshark.mbps, 1)} MB/s on the ${tshark.note} (we are x${fmt(tshark.ratio, 1)} faster)`
+          : `tshark: ${tsharkNote}`) +
+        (threads
+          ? `; --threads 1 ${fmt(threads.one.seconds, 2)} s, --threads ${threads.n} ${fmt(threads.many.seconds, 2)} s (x${fmt(threads.speedup, 2)})`
+          : ''),
     );
   }
   const lin = results.find((r) => r.id === 'f');
@@ -230,12 +311,15 @@ try {
   const verdict = (r: CaseResult): string => {
     const t = r.target;
     const parts: string[] = [];
-    if (t.mbps !== undefined) parts.push(`>= ${t.mbps} MB/s: ${r.met.mbps ? 'met' : `not met (${fmt((100 * r.run.mbps) / t.mbps)}%)`}`);
+    if (t.mbps !== undefined)
+      parts.push(`>= ${t.mbps} MB/s: ${r.met.mbps ? 'met' : `not met (${fmt((100 * r.run.mbps) / t.mbps)}%)`}`);
     if (t.rssMB !== undefined) parts.push(`RSS < ${t.rssMB} MB: ${r.met.rss ? 'met' : 'not met'}`);
     if (r.id === 'f' && base) parts.push(`${fmt((100 * r.run.mbps) / base.run.mbps)}% of (a)'s MB/s`);
     return parts.join('; ') || '-';
   };
-  console.log('\n| case | size | wall (CPU) | MB/s wall (CPU) | FPDUs/s | peak RSS | x bare walk | x tshark | --threads 1 / N | target (wall) |');
+  console.log(
+    '\n| case | size | wall (CPU) | MB/s wall (CPU) | FPDUs/s | peak RSS | x bare walk | x tshark | --threads 1 / N | target (wall) |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     console.log(
@@ -244,8 +328,12 @@ try {
         `${r.threads ? `${fmt(r.threads.one.seconds, 2)} / ${fmt(r.threads.many.seconds, 2)} s (x${fmt(r.threads.speedup, 2)})` : r.threadsNote} | ${verdict(r)} |`,
     );
   }
-  console.log(`\n* tshark timed on the first ${fmt(TSHARK_PREFIX / MB)} MB and extrapolated; "x tshark" is our MB/s over tshark's.`);
-  console.log(`start-up fixed cost: ${fmt(fixedMs)} ms wall, ${fmt(fixedCpuMs)} ms CPU (target <= 60 ms: ${fixedMs <= 60 ? 'met' : 'not met'} on the wall clock)`);
+  console.log(
+    `\n* tshark timed on the first ${fmt(TSHARK_PREFIX / MB)} MB and extrapolated; "x tshark" is our MB/s over tshark's.`,
+  );
+  console.log(
+    `start-up fixed cost: ${fmt(fixedMs)} ms wall, ${fmt(fixedCpuMs)} ms CPU (target <= 60 ms: ${fixedMs <= 60 ? 'met' : 'not met'} on the wall clock)`,
+  );
   if (lin && base) console.log(`linearity: (f) runs at ${fmt(lin.run.mbps)} MB/s, (a) at ${fmt(base.run.mbps)} MB/s`);
   const id = commit();
   const outDir = join(root, 'bench', 'results');
@@ -263,7 +351,15 @@ try {
         loadAverage: loadavg(),
         cores,
         crc32c: crc32cImplementation(),
-        startup: { seconds: startup.seconds, cpuSeconds: startup.cpuSeconds, nodeSeconds: bare.seconds, nodeCpuSeconds: bare.cpuSeconds, fixedMs, fixedCpuMs, rssMB: startup.rssMB },
+        startup: {
+          seconds: startup.seconds,
+          cpuSeconds: startup.cpuSeconds,
+          nodeSeconds: bare.seconds,
+          nodeCpuSeconds: bare.cpuSeconds,
+          fixedMs,
+          fixedCpuMs,
+          rssMB: startup.rssMB,
+        },
         threadsOption: hasThreads,
         tshark: hasTshark,
         cases: results,
@@ -279,7 +375,17 @@ try {
     // The older benches: terminal UI model, output into a stalled pipe, 100,000 one-segment flows.
     const tuiFile = join(dir, 'tui.pcap');
     generateShapedCapture(tuiFile, quick ? 200 * MB : 1000 * MB, { sizes: MIXED_SIZES });
-    const tui = JSON.parse(execFileSync(process.execPath, [join(here, 'bench-tui.js'), tuiFile], { encoding: 'utf8' })) as { readSeconds: number; firstFlowMs: number | null; maxStallMs: number; items: number; indexMB: number; middlePduMs: number; maxRssMB: number };
+    const tui = JSON.parse(
+      execFileSync(process.execPath, [join(here, 'bench-tui.js'), tuiFile], { encoding: 'utf8' }),
+    ) as {
+      readSeconds: number;
+      firstFlowMs: number | null;
+      maxStallMs: number;
+      items: number;
+      indexMB: number;
+      middlePduMs: number;
+      maxRssMB: number;
+    };
     rmSync(tuiFile, { force: true });
     console.log(
       `terminal UI: read in ${fmt(tui.readSeconds, 1)} s, first flow after ${tui.firstFlowMs?.toFixed(0) ?? '-'} ms, longest event-loop stall ${fmt(tui.maxStallMs)} ms, ` +

@@ -9,7 +9,17 @@
  * give the same cases. Failing inputs are kept (with a repro.sh) under a temp directory; the exit
  * status is 1 when anything failed.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -27,12 +37,21 @@ const root = resolve(here, '../..'); // dist/scripts -> project
 const mainJs = join(root, 'dist/cli/main.js');
 
 function usage(msg: string): never {
-  process.stderr.write(`fuzz: ${msg}\nusage: npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules] [--timeout S] [--max-rss MB] [--jobs 1|2]\n`);
+  process.stderr.write(
+    `fuzz: ${msg}\nusage: npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules] [--timeout S] [--max-rss MB] [--jobs 1|2]\n`,
+  );
   process.exit(2);
 }
 
 function parseArgs(argv: readonly string[]) {
-  const o = { seconds: 60, seed: (Date.now() % 0x7fffffff) | 1, targets: [...ALL_TARGETS], timeout: 20, maxRss: 300, jobs: 2 };
+  const o = {
+    seconds: 60,
+    seed: (Date.now() % 0x7fffffff) | 1,
+    targets: [...ALL_TARGETS],
+    timeout: 20,
+    maxRss: 300,
+    jobs: 2,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const v = argv[i + 1];
@@ -50,7 +69,8 @@ function parseArgs(argv: readonly string[]) {
     else if (a === '--targets') {
       if (v === undefined) usage('--targets needs a list');
       const ts = v.split(',').map((t) => t.trim());
-      for (const t of ts) if (!ALL_TARGETS.includes(t as Target)) usage(`unknown target "${t}" (captures, filters, rules)`);
+      for (const t of ts)
+        if (!ALL_TARGETS.includes(t as Target)) usage(`unknown target "${t}" (captures, filters, rules)`);
       o.targets = ts as Target[];
       i++;
     } else usage(`unknown option ${a}`);
@@ -80,9 +100,20 @@ function fieldNames(): string[] {
 }
 
 const CAPTURE_ARGS: readonly (readonly string[])[] = [
-  [], ['--json'], ['--ndjson'], ['-V'], ['-V', '-x'], ['-q', '-z', 'conv', '-z', 'fpdu-sizes', '-z', 'alignment', '-z', 'opcodes', '-z', 'rules'],
-  ['--mpa', 'flow=all'], ['--mpa', 'flow=all,markers=both,crc=off'], ['--mpa', 'flow=all,markers=c2s,crc=on'], ['--checksums'],
-  ['--tcp-buffer-flow', '1', '--tcp-reorder-window', '1'], ['-q', '-w', '@OUT'], ['--fail-on', 'warning'], ['-q', '--junit', '@OUT'],
+  [],
+  ['--json'],
+  ['--ndjson'],
+  ['-V'],
+  ['-V', '-x'],
+  ['-q', '-z', 'conv', '-z', 'fpdu-sizes', '-z', 'alignment', '-z', 'opcodes', '-z', 'rules'],
+  ['--mpa', 'flow=all'],
+  ['--mpa', 'flow=all,markers=both,crc=off'],
+  ['--mpa', 'flow=all,markers=c2s,crc=on'],
+  ['--checksums'],
+  ['--tcp-buffer-flow', '1', '--tcp-reorder-window', '1'],
+  ['-q', '-w', '@OUT'],
+  ['--fail-on', 'warning'],
+  ['-q', '--junit', '@OUT'],
 ];
 
 interface Case {
@@ -98,7 +129,13 @@ function pick<T>(r: Rand, xs: readonly T[]): T {
   return xs[Math.floor(r() * xs.length)]!;
 }
 
-function makeCase(r: Rand, target: Target, corpus: readonly string[], bytes: Map<string, Uint8Array>, fields: readonly string[]): Case {
+function makeCase(
+  r: Rand,
+  target: Target,
+  corpus: readonly string[],
+  bytes: Map<string, Uint8Array>,
+  fields: readonly string[],
+): Case {
   const files = new Map<string, Uint8Array | string>();
   const pipe = r() < 0.2;
   const input = pick(r, corpus);
@@ -107,13 +144,21 @@ function makeCase(r: Rand, target: Target, corpus: readonly string[], bytes: Map
     const mutated = mutateCapture(r, bytes.get(input)!, bytes.get(pick(r, corpus))!, kind);
     files.set('input.pcap', mutated);
     const extra = pick(r, CAPTURE_ARGS).map((a) => (a === '@OUT' ? '@DIR/out.file' : a));
-    return { target, name: `${kind} of ${basename(input)} ${extra.join(' ')}`.trim(), args: [...extra, '@DIR/input.pcap'], files, pipe };
+    return {
+      target,
+      name: `${kind} of ${basename(input)} ${extra.join(' ')}`.trim(),
+      args: [...extra, '@DIR/input.pcap'],
+      files,
+      pipe,
+    };
   }
   if (target === 'filters') {
     const f = hostileFilter(r, fields);
     files.set('filter.txt', f.text);
     const write = r() < 0.3;
-    const args = write ? ['-q', '-w', '@DIR/out.pcap', '--write-filter', f.text, input] : ['-Y', f.text, ...(r() < 0.3 ? ['-V'] : []), input];
+    const args = write
+      ? ['-q', '-w', '@DIR/out.pcap', '--write-filter', f.text, input]
+      : ['-Y', f.text, ...(r() < 0.3 ? ['-V'] : []), input];
     return { target, name: `${write ? '--write-filter' : '-Y'} ${f.name} on ${basename(input)}`, args, files, pipe };
   }
   const h = hostileRules(r);
@@ -123,7 +168,13 @@ function makeCase(r: Rand, target: Target, corpus: readonly string[], bytes: Map
     path = '@DIR/rules.json';
   }
   const cmd = r() < 0.2 ? ['rules', '--rules', path!] : ['--rules', path!, ...(r() < 0.3 ? ['--json'] : []), input];
-  return { target, name: `--rules ${h.name}${cmd[0] === 'rules' ? ' (rules command)' : ''} on ${basename(input)}`, args: cmd, files, pipe };
+  return {
+    target,
+    name: `--rules ${h.name}${cmd[0] === 'rules' ? ' (rules command)' : ''} on ${basename(input)}`,
+    args: cmd,
+    files,
+    pipe,
+  };
 }
 
 const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -140,12 +191,16 @@ async function main(): Promise<void> {
   const bytes = new Map(corpus.map((p) => [p, new Uint8Array(readFileSync(p))] as const));
   const fields = o.targets.includes('filters') ? fieldNames() : DEFAULT_FIELDS;
   const work = mkdtempSync(join(tmpdir(), 'mpa-dissect-fuzz-'));
-  console.log(`fuzz: seed ${o.seed}, targets ${o.targets.join(',')}, ${o.seconds} s, ${o.jobs} jobs, ${corpus.length} captures (${shared}${existsSync(shared) ? '' : ': absent'}), limits ${o.timeout} s and ${o.maxRss} MB per run`);
+  console.log(
+    `fuzz: seed ${o.seed}, targets ${o.targets.join(',')}, ${o.seconds} s, ${o.jobs} jobs, ${corpus.length} captures (${shared}${existsSync(shared) ? '' : ': absent'}), limits ${o.timeout} s and ${o.maxRss} MB per run`,
+  );
   console.log(`fuzz: work directory ${work}`);
 
   const r = rng(o.seed);
   const deadline = Date.now() + o.seconds * 1000;
-  const stats = new Map<Target, { runs: number; failures: number; maxMs: number; maxRss: number }>(o.targets.map((t) => [t, { runs: 0, failures: 0, maxMs: 0, maxRss: 0 }]));
+  const stats = new Map<Target, { runs: number; failures: number; maxMs: number; maxRss: number }>(
+    o.targets.map((t) => [t, { runs: 0, failures: 0, maxMs: 0, maxRss: 0 }]),
+  );
   const failures: Array<{ dir: string; c: Case; out: RunOutcome }> = [];
   let n = 0;
 
@@ -158,7 +213,14 @@ async function main(): Promise<void> {
       mkdirSync(dir);
       for (const [name, content] of c.files) writeFileSync(join(dir, name), content);
       const args = c.args.map((a) => a.replace('@DIR', dir));
-      const out = await runCase(process.execPath, mainJs, args, join(work, `time-${w}.txt`), { timeoutMs: o.timeout * 1000, maxRssMB: o.maxRss }, c.pipe);
+      const out = await runCase(
+        process.execPath,
+        mainJs,
+        args,
+        join(work, `time-${w}.txt`),
+        { timeoutMs: o.timeout * 1000, maxRssMB: o.maxRss },
+        c.pipe,
+      );
       const s = stats.get(c.target)!;
       s.runs++;
       s.maxMs = Math.max(s.maxMs, out.ms);
@@ -170,18 +232,28 @@ async function main(): Promise<void> {
       s.failures++;
       failures.push({ dir, c, out });
       const cmd = `node ${shellQuote(mainJs)} ${args.map(shellQuote).join(' ')}${c.pipe ? ' | cat >/dev/null' : ' >/dev/null'}`;
-      writeFileSync(join(dir, 'repro.sh'), `#!/bin/sh\n# ${c.target}: ${c.name}\n# ${out.problem}: status ${out.status ?? out.signal}, ${out.ms} ms, ${out.rssMB?.toFixed(0) ?? '?'} MB\n${cmd}\n`, { mode: 0o755 });
+      writeFileSync(
+        join(dir, 'repro.sh'),
+        `#!/bin/sh\n# ${c.target}: ${c.name}\n# ${out.problem}: status ${out.status ?? out.signal}, ${out.ms} ms, ${out.rssMB?.toFixed(0) ?? '?'} MB\n${cmd}\n`,
+        { mode: 0o755 },
+      );
       writeFileSync(join(dir, 'stderr.txt'), out.stderr);
-      for (const a of args) if (a.startsWith('/') && !a.startsWith(dir) && existsSync(a) && statSync(a).isFile() && corpus.includes(a)) copyFileSync(a, join(dir, basename(a)));
+      for (const a of args)
+        if (a.startsWith('/') && !a.startsWith(dir) && existsSync(a) && statSync(a).isFile() && corpus.includes(a))
+          copyFileSync(a, join(dir, basename(a)));
       const first = out.stderr.split('\n').find((l) => l.trim() !== '') ?? '';
-      console.log(`FAIL ${out.problem} [${c.target}] ${c.name.slice(0, 120)}: ${first.slice(0, 160)} -> ${dir}/repro.sh`);
+      console.log(
+        `FAIL ${out.problem} [${c.target}] ${c.name.slice(0, 120)}: ${first.slice(0, 160)} -> ${dir}/repro.sh`,
+      );
     }
   }
   await Promise.all(Array.from({ length: o.jobs }, (_, w) => worker(w)));
 
   console.log('\ntarget     runs  failures  slowest  peak RSS');
   for (const [t, s] of stats) {
-    console.log(`${t.padEnd(9)} ${String(s.runs).padStart(5)}  ${String(s.failures).padStart(8)}  ${(s.maxMs / 1000).toFixed(1).padStart(6)} s  ${s.maxRss.toFixed(0).padStart(5)} MB`);
+    console.log(
+      `${t.padEnd(9)} ${String(s.runs).padStart(5)}  ${String(s.failures).padStart(8)}  ${(s.maxMs / 1000).toFixed(1).padStart(6)} s  ${s.maxRss.toFixed(0).padStart(5)} MB`,
+    );
   }
   const kinds = new Map<string, number>();
   for (const f of failures) kinds.set(f.out.problem!, (kinds.get(f.out.problem!) ?? 0) + 1);
@@ -190,7 +262,9 @@ async function main(): Promise<void> {
     console.log(`\nfuzz: no crash, hang, stack trace or memory blow-up in ${n} runs (seed ${o.seed})`);
     return;
   }
-  console.log(`\nfuzz: ${failures.length} failing run(s) of ${n} (${[...kinds].map(([k, v]) => `${v} ${k}`).join(', ')}); inputs and repro.sh kept in ${work} (seed ${o.seed})`);
+  console.log(
+    `\nfuzz: ${failures.length} failing run(s) of ${n} (${[...kinds].map(([k, v]) => `${v} ${k}`).join(', ')}); inputs and repro.sh kept in ${work} (seed ${o.seed})`,
+  );
   process.exitCode = 1;
 }
 

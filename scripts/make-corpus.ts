@@ -42,7 +42,15 @@ for (const rev of ['1', '2']) {
       entries.push({
         file: `clean-rev${rev}-markers-${markers}-crc-${crc}.${rev === '2' ? 'pcapng' : 'pcap'}`,
         scenario: 'clean',
-        knobs: { rev, markers, crc, ...(rev === '2' ? { rtr: 'write' } : {}), segmentation: markers === 'none' ? 'one-per-segment' : 'mss', count: '6', size: '1200' },
+        knobs: {
+          rev,
+          markers,
+          crc,
+          ...(rev === '2' ? { rtr: 'write' } : {}),
+          segmentation: markers === 'none' ? 'one-per-segment' : 'mss',
+          count: '6',
+          size: '1200',
+        },
       });
     }
   }
@@ -51,12 +59,17 @@ const knownMarkerAtSeqStart = (truth: number): KnownDifference => ({
   path: 'flows.0.mpa.directions.0.markerCount',
   truth,
   analyzer: truth + 1,
-  why: 'the analyzer counts the 4 octets at SeqStart, where RFC 5044 §4.3 puts a marker, as one before it diagnoses the sender\'s mistake',
+  why: "the analyzer counts the 4 octets at SeqStart, where RFC 5044 §4.3 puts a marker, as one before it diagnoses the sender's mistake",
 });
 // Every other scenario once, with the first seed that can carry it.
 for (const s of allScenarios()) {
   if (s.name === 'clean') continue;
-  const known = s.name === 'marker-origin' ? [knownMarkerAtSeqStart(NaN)] : s.name === 'rule-markers-missing' ? [knownMarkerAtSeqStart(0)] : undefined;
+  const known =
+    s.name === 'marker-origin'
+      ? [knownMarkerAtSeqStart(NaN)]
+      : s.name === 'rule-markers-missing'
+        ? [knownMarkerAtSeqStart(0)]
+        : undefined;
   entries.push({ file: `${s.name}.pcap`, scenario: s.name, ...(known ? { known } : {}) });
 }
 
@@ -95,13 +108,22 @@ for (const e of entries) {
   writeFileSync(join(dir, e.file.replace(/\.pcap(ng)?$/, '.json')), JSON.stringify(truth, null, 1) + '\n');
   bytes += res.capture.length;
   const sc = findScenario(e.scenario)!;
-  const what = e.knobs ? `${sc.summary.split(':')[0]}: ${Object.entries(e.knobs).map(([k, v]) => `--${k} ${v}`).join(' ')}` : sc.summary;
+  const what = e.knobs
+    ? `${sc.summary.split(':')[0]}: ${Object.entries(e.knobs)
+        .map(([k, v]) => `--${k} ${v}`)
+        .join(' ')}`
+    : sc.summary;
   const counts = truth.flows
     .filter((f) => f.mpa)
     .map((f) => f.mpa!.directions.map((d) => `${d.fpdus}${d.markers ? `/${d.markerCount}m` : ''}`).join(' + '))
     .join('; ');
-  const rules = [...new Set(truth.findings.map((f) => f.rule))].map((r) => `\`${r}\`${truth.findings.filter((f) => f.rule === r).length > 1 ? ` ×${truth.findings.filter((f) => f.rule === r).length}` : ''}`);
-  rows.push(`| \`corpus/${e.file}\` | ${what.replace(/\|/g, '\\|')} | ${counts || '-'} | ${rules.join(', ') || 'none'}${truth.args.length ? ` (read with \`${truth.args.join(' ')}\`)` : ''} |`);
+  const rules = [...new Set(truth.findings.map((f) => f.rule))].map(
+    (r) =>
+      `\`${r}\`${truth.findings.filter((f) => f.rule === r).length > 1 ? ` ×${truth.findings.filter((f) => f.rule === r).length}` : ''}`,
+  );
+  rows.push(
+    `| \`corpus/${e.file}\` | ${what.replace(/\|/g, '\\|')} | ${counts || '-'} | ${rules.join(', ') || 'none'}${truth.args.length ? ` (read with \`${truth.args.join(' ')}\`)` : ''} |`,
+  );
 }
 
 // The table in captures/README.md, between its markers.
@@ -109,9 +131,23 @@ const readme = join(root, 'README.md');
 const text = readFileSync(readme, 'utf8');
 const begin = '<!-- corpus:begin (written by scripts/make-corpus.ts) -->';
 const end = '<!-- corpus:end -->';
-const uncoveredRows = Object.entries(UNCOVERED).map(([id, why]) => `| - | \`${id}\` is shown by no capture: ${why} | - | - |`);
-const table = [begin, '| file | what it shows | FPDUs (Initiator + Responder; /Nm: markers) | expected findings |', '|---|---|---|---|', ...rows, ...uncoveredRows, end].join('\n');
+const uncoveredRows = Object.entries(UNCOVERED).map(
+  ([id, why]) => `| - | \`${id}\` is shown by no capture: ${why} | - | - |`,
+);
+const table = [
+  begin,
+  '| file | what it shows | FPDUs (Initiator + Responder; /Nm: markers) | expected findings |',
+  '|---|---|---|---|',
+  ...rows,
+  ...uncoveredRows,
+  end,
+].join('\n');
 const i = text.indexOf(begin);
 const j = text.indexOf(end);
-writeFileSync(readme, i >= 0 && j > i ? text.slice(0, i) + table + text.slice(j + end.length) : `${text.trimEnd()}\n\n${table}\n`);
-console.log(`wrote ${entries.length} captures (${bytes} bytes) and their truth to ${dir}; ${readdirSync(dir).length} files`);
+writeFileSync(
+  readme,
+  i >= 0 && j > i ? text.slice(0, i) + table + text.slice(j + end.length) : `${text.trimEnd()}\n\n${table}\n`,
+);
+console.log(
+  `wrote ${entries.length} captures (${bytes} bytes) and their truth to ${dir}; ${readdirSync(dir).length} files`,
+);

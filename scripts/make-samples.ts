@@ -16,10 +16,22 @@ const payload = (n: number, seed: number) => patternBytes(n, seed);
 // and Writes of assorted sizes, segments cut at random places (what the newcomer sees first).
 const i2r: FpduSpec[] = [{ ulpdu: writeUlpdu(1, 0, new Uint8Array(0)) }];
 const r2i: FpduSpec[] = [];
-for (let i = 0; i < 12; i++) i2r.push({ ulpdu: i % 3 === 2 ? writeUlpdu(0x1000 + i, i * 8192, payload(200 + i * 97, i)) : sendUlpdu(i - Math.floor(i / 3) + 1, payload(40 + i * 61, i)) });
+for (let i = 0; i < 12; i++)
+  i2r.push({
+    ulpdu:
+      i % 3 === 2
+        ? writeUlpdu(0x1000 + i, i * 8192, payload(200 + i * 97, i))
+        : sendUlpdu(i - Math.floor(i / 3) + 1, payload(40 + i * 61, i)),
+  });
 for (let i = 0; i < 6; i++) r2i.push({ ulpdu: sendUlpdu(i + 1, payload(64 + i * 150, 100 + i)) });
 const sample = buildMpaConnection({
-  request: { m: true, c: true, rev: 2, enhanced: true, pd: enhancedPd({ ird: 16, ord: 16, p2p: true, write: true, read: true }) },
+  request: {
+    m: true,
+    c: true,
+    rev: 2,
+    enhanced: true,
+    pd: enhancedPd({ ird: 16, ord: 16, p2p: true, write: true, read: true }),
+  },
   reply: { m: true, c: true, rev: 2, enhanced: true, pd: enhancedPd({ ird: 16, ord: 16, p2p: true, write: true }) },
   i2r,
   r2i,
@@ -34,9 +46,17 @@ for (let i = 0; i < 10; i++) bad.push({ ulpdu: sendUlpdu(i + 1, payload(300 + i 
 bad[3]!.fault = { badCrc: true };
 bad[6]!.fault = { fpduptrDelta: 8 };
 bad[8] = { ulpdu: sendUlpdu(9, payload(21, 9)), fault: { padByte: 0xee } };
-const errors = buildMpaConnection({ request: { m: true, c: true }, reply: { m: true, c: true }, i2r: bad, r2i: [{ ulpdu: sendUlpdu(1, payload(100, 1)) }], cutI2r: { random: 1, seed: 5, max: 1400 } });
+const errors = buildMpaConnection({
+  request: { m: true, c: true },
+  reply: { m: true, c: true },
+  i2r: bad,
+  r2i: [{ ulpdu: sendUlpdu(1, payload(100, 1)) }],
+  cutI2r: { random: 1, seed: 5, max: 1400 },
+});
 writeFileSync(join(dir, 'errors.pcap'), errors.pcap);
-console.log(`wrote ${dir}/sample.pcap (${sample.pcap.length} bytes) and ${dir}/errors.pcap (${errors.pcap.length} bytes)`);
+console.log(
+  `wrote ${dir}/sample.pcap (${sample.pcap.length} bytes) and ${dir}/errors.pcap (${errors.pcap.length} bytes)`,
+);
 
 // golden.pcap: small, for the CLI's golden output tests (test/cli/golden/). A Rev 2 peer-to-peer
 // connection with markers both ways and CRC: a Write RTR, Sends, a Read Request and its Read

@@ -67,9 +67,26 @@ async function main(): Promise<void> {
   // Short connections reuse a band of ports: the filter covers the long one and the band.
   const band = 41000 + Math.floor(Math.random() * 20000);
   const filter = `tcp port ${ports.long} or tcp portrange ${band}-${band + 999}`;
-  const child = spawn(process.execPath, [CLI, '-i', 'lo', '--capture-backend', backend, '-f', filter, '--ndjson', '--flow-timeout', String(flowTimeout), '-a', `duration:${seconds + 30}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      '-i',
+      'lo',
+      '--capture-backend',
+      backend,
+      '-f',
+      filter,
+      '--ndjson',
+      '--flow-timeout',
+      String(flowTimeout),
+      '-a',
+      `duration:${seconds + 30}`,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const counts: Record<string, number> = {};
   let tail = '';
   child.stdout.setEncoding('utf8');
@@ -90,14 +107,21 @@ async function main(): Promise<void> {
   await sleep(500);
   const started = Date.now();
   const end = started + seconds * 1000;
-  console.log(`soak: ${seconds} s, backend ${backend}, flow timeout ${flowTimeout} s, one message every ${interval} ms on a long connection, a short connection every 2 s`);
+  console.log(
+    `soak: ${seconds} s, backend ${backend}, flow timeout ${flowTimeout} s, one message every ${interval} ms on a long connection, a short connection every 2 s`,
+  );
 
   // The long connection: a Send (or every 10th a Write) every `interval` ms, for the whole run.
   const steps: Step[] = [];
   for (let i = 0, n = Math.floor((seconds * 1000) / Math.max(1, interval)); i < n; i++) {
-    steps.push(i % 10 === 9 ? { op: 'write', size: 6000 } : { op: 'send', size: 200 + (i % 7) * 300 }, { op: 'pause', ms: interval });
+    steps.push(i % 10 === 9 ? { op: 'write', size: 6000 } : { op: 'send', size: 200 + (i % 7) * 300 }, {
+      op: 'pause',
+      ms: interval,
+    });
   }
-  const long = connection(ports.long, steps, parseScript('send:100')).catch((e: unknown) => console.error(`long connection: ${String(e)}`));
+  const long = connection(ports.long, steps, parseScript('send:100')).catch((e: unknown) =>
+    console.error(`long connection: ${String(e)}`),
+  );
 
   const samples: Array<[number, number]> = [];
   let shorts = 0;
@@ -111,7 +135,9 @@ async function main(): Promise<void> {
       const t = (Date.now() - started) / 1000;
       const rss = rssMB(child.pid!);
       samples.push([t, rss]);
-      console.log(`${t.toFixed(0).padStart(5)} s  RSS ${rss.toFixed(1)} MB  events ${JSON.stringify(counts)}  short connections ${shorts}`);
+      console.log(
+        `${t.toFixed(0).padStart(5)} s  RSS ${rss.toFixed(1)} MB  events ${JSON.stringify(counts)}  short connections ${shorts}`,
+      );
       nextSample += 15_000;
     }
     await sleep(2000);

@@ -192,13 +192,13 @@ interface OutstandingRead {
   swapped: boolean;
 }
 
-const bswap32 = (v: number): number => (((v & 0xff) << 24) | ((v & 0xff00) << 8) | ((v >>> 8) & 0xff00) | (v >>> 24)) >>> 0;
+const bswap32 = (v: number): number =>
+  (((v & 0xff) << 24) | ((v & 0xff00) << 8) | ((v >>> 8) & 0xff00) | (v >>> 24)) >>> 0;
 function bswap64(v: bigint): bigint {
   let r = 0n;
   for (let i = 0; i < 8; i++) r = (r << 8n) | ((v >> BigInt(8 * i)) & 0xffn);
   return r;
 }
-
 
 interface NotedError {
   code: number;
@@ -407,8 +407,7 @@ export class DdpFlowAnalyzer {
     private readonly ctx: MpaContext,
     private readonly sink: FindingSink,
     private readonly opts: DdpAnalyzerOptions = {},
-  ) {
-  }
+  ) {}
 
   private dir(d: Dir): DirState {
     if (d === 0) return (this.dir0 ??= new DirState(this.historySize));
@@ -484,7 +483,12 @@ export class DdpFlowAnalyzer {
     const bad = u.crc === 'bad';
     if (first && st.lossEpoch === 0) this.checkRtr(u, st, pdu, rec, bad);
     else if (first && this.rtrExpected(u.dir)) {
-      this.emit('ddp.capture-loss', u, rec, `RTR check not possible: data was missing from the capture (${st.lastLoss}) before the Initiator's first FPDU seen`);
+      this.emit(
+        'ddp.capture-loss',
+        u,
+        rec,
+        `RTR check not possible: data was missing from the capture (${st.lastLoss}) before the Initiator's first FPDU seen`,
+      );
     }
 
     if (pdu.kind === 'truncated') {
@@ -507,14 +511,19 @@ export class DdpFlowAnalyzer {
       st.lastLoss = `the segment at seq ${u.seq} (${framesText(u.frames)}) left out because its CRC does not verify`;
       st.lastLossKind = 'crc';
       // Every Terminate is reported, even one a receiver would discard (its note says why).
-      if (pdu.kind === 'untagged' && pdu.body.type === 'terminate') this.handleTerminate(u, st, pdu, pdu.body.term, rec);
+      if (pdu.kind === 'untagged' && pdu.body.type === 'terminate')
+        this.handleTerminate(u, st, pdu, pdu.body.term, rec);
       return;
     }
 
     if (st.terminated && !st.afterTerminateReported && pdu.rdmap.opcode !== OP.TERMINATE) {
       st.afterTerminateReported = true;
-      this.emit('rdmap.after-terminate', u, rec,
-        `${opcodeName(pdu.rdmap.opcode)} sent after this side's Terminate at seq ${st.terminated.seq} (${framesText(st.terminated.frames)})`);
+      this.emit(
+        'rdmap.after-terminate',
+        u,
+        rec,
+        `${opcodeName(pdu.rdmap.opcode)} sent after this side's Terminate at seq ${st.terminated.seq} (${framesText(st.terminated.frames)})`,
+      );
     }
     this.checkVersions(u, rec, pdu);
     this.checkHeader(u, rec, pdu);
@@ -548,9 +557,10 @@ export class DdpFlowAnalyzer {
     }
     st.lossEpoch++;
     st.lastLossKind = 'capture';
-    st.lastLoss = extra > 0
-      ? `${extra} octets missing from the stream between seq ${prevSeq} and seq ${u.seq} (FPDUs lost from the capture or not framed)`
-      : `FPDU at seq ${u.seq} overlapping the previous one at seq ${prevSeq}`;
+    st.lastLoss =
+      extra > 0
+        ? `${extra} octets missing from the stream between seq ${prevSeq} and seq ${u.seq} (FPDUs lost from the capture or not framed)`
+        : `FPDU at seq ${u.seq} overlapping the previous one at seq ${prevSeq}`;
   }
 
   // --- header checks ---
@@ -564,10 +574,20 @@ export class DdpFlowAnalyzer {
     if (expected !== null) {
       if (dvv !== expected) {
         const term = p.kind === 'tagged' ? 'DDP/Tagged 0x04' : 'DDP/Untagged 0x06';
-        this.emit('ddp.invalid-dv', u, rec, `DV=${dvv}, expected ${expected} after a Rev ${rev} MPA startup (a receiver answers Terminate ${term} Invalid DDP version)`);
+        this.emit(
+          'ddp.invalid-dv',
+          u,
+          rec,
+          `DV=${dvv}, expected ${expected} after a Rev ${rev} MPA startup (a receiver answers Terminate ${term} Invalid DDP version)`,
+        );
       }
       if (rvv !== expected) {
-        this.emit('rdmap.invalid-rv', u, rec, `RV=${rvv}, expected ${expected} after a Rev ${rev} MPA startup (a receiver answers Terminate RDMAP/Remote Operation 0x05 Invalid RDMAP version)`);
+        this.emit(
+          'rdmap.invalid-rv',
+          u,
+          rec,
+          `RV=${rvv}, expected ${expected} after a Rev ${rev} MPA startup (a receiver answers Terminate RDMAP/Remote Operation 0x05 Invalid RDMAP version)`,
+        );
       }
       return;
     }
@@ -576,66 +596,147 @@ export class DdpFlowAnalyzer {
     if (rvv > 1) this.emit('rdmap.invalid-rv', u, rec, `RV=${rvv} is neither 1 (IETF) nor 0 (RDMA Consortium)`);
     if (dvv > 1 || rvv > 1) return;
     if (dvv !== rvv) {
-      this.emit('ddp.version-mix', u, rec, `DV=${dvv} with RV=${rvv}: DDP and RDMAP versions must match (RFC 5044 Appendix C)`);
+      this.emit(
+        'ddp.version-mix',
+        u,
+        rec,
+        `DV=${dvv} with RV=${rvv}: DDP and RDMAP versions must match (RFC 5044 Appendix C)`,
+      );
       return;
     }
     if (this.connVersion === null) this.connVersion = { v: dvv, seq: u.seq, frames: [...u.frames] };
     else if (this.connVersion.v !== dvv) {
-      this.emit('ddp.version-mix', u, rec,
-        `version ${dvv}, but the connection started with version ${this.connVersion.v} (seq ${this.connVersion.seq}, ${framesText(this.connVersion.frames)}); versions must be identical in both directions (RFC 5044 Appendix C)`);
+      this.emit(
+        'ddp.version-mix',
+        u,
+        rec,
+        `version ${dvv}, but the connection started with version ${this.connVersion.v} (seq ${this.connVersion.seq}, ${framesText(this.connVersion.frames)}); versions must be identical in both directions (RFC 5044 Appendix C)`,
+      );
     }
   }
 
   private checkHeader(u: Ulpdu, rec: DdpSegmentRecord, p: TaggedPdu | UntaggedPdu): void {
     const op = p.rdmap.opcode;
     const spec = OPCODE_SPECS[op];
-    if (p.ddp.rsvd !== 0) this.emit('ddp.reserved-nonzero', u, rec, `DDP Rsvd bits = 0x${(p.ddp.rsvd << 2).toString(16)} (control octet 0x${p.ddp.raw.toString(16).padStart(2, '0')})`);
-    if (p.rdmap.rsv !== 0) this.emit('rdmap.reserved-nonzero', u, rec, `RDMAP Rsv bits = 0x${(p.rdmap.rsv << 4).toString(16)} (control octet 0x${p.rdmap.raw.toString(16).padStart(2, '0')})`);
+    if (p.ddp.rsvd !== 0)
+      this.emit(
+        'ddp.reserved-nonzero',
+        u,
+        rec,
+        `DDP Rsvd bits = 0x${(p.ddp.rsvd << 2).toString(16)} (control octet 0x${p.ddp.raw.toString(16).padStart(2, '0')})`,
+      );
+    if (p.rdmap.rsv !== 0)
+      this.emit(
+        'rdmap.reserved-nonzero',
+        u,
+        rec,
+        `RDMAP Rsv bits = 0x${(p.rdmap.rsv << 4).toString(16)} (control octet 0x${p.rdmap.raw.toString(16).padStart(2, '0')})`,
+      );
     if (p.kind === 'untagged' && p.reservedWord !== null && p.reservedWord !== 0) {
-      this.emit('rdmap.reserved-nonzero', u, rec, `reserved bytes 2..5 of the ${opcodeName(op)} header = ${hex32(p.reservedWord)}`);
+      this.emit(
+        'rdmap.reserved-nonzero',
+        u,
+        rec,
+        `reserved bytes 2..5 of the ${opcodeName(op)} header = ${hex32(p.reservedWord)}`,
+      );
     }
     if (!spec) {
-      this.emit('rdmap.unexpected-opcode', u, rec,
-        `opcode 0x${op.toString(16)} is ${op === 0xf ? 'reserved for experiments' : 'unassigned'} (a receiver answers Terminate RDMAP/Remote Operation 0x06 Unexpected OpCode)`);
+      this.emit(
+        'rdmap.unexpected-opcode',
+        u,
+        rec,
+        `opcode 0x${op.toString(16)} is ${op === 0xf ? 'reserved for experiments' : 'unassigned'} (a receiver answers Terminate RDMAP/Remote Operation 0x06 Unexpected OpCode)`,
+      );
       return;
     }
     if (spec.tagged !== (p.kind === 'tagged')) {
-      this.emit('rdmap.opcode-buffer-model', u, rec, `${opcodeName(op)} sent ${p.kind}; it uses the ${spec.tagged ? 'tagged' : 'untagged'} buffer model`);
+      this.emit(
+        'rdmap.opcode-buffer-model',
+        u,
+        rec,
+        `${opcodeName(op)} sent ${p.kind}; it uses the ${spec.tagged ? 'tagged' : 'untagged'} buffer model`,
+      );
       return;
     }
     if (p.kind === 'untagged' && spec.qn !== null && p.qn !== spec.qn) {
       if (spec.qnProvisional) {
-        this.emit('rdmap.rfc7306-qn', u, rec, `${opcodeName(op)} on QN ${p.qn}; expected QN ${spec.qn} (RFC 7306 queue assignment not verified)`);
+        this.emit(
+          'rdmap.rfc7306-qn',
+          u,
+          rec,
+          `${opcodeName(op)} on QN ${p.qn}; expected QN ${spec.qn} (RFC 7306 queue assignment not verified)`,
+        );
       } else {
-        const invalid = p.qn > 3 ? ' (QN above 3 is unassigned: a receiver answers Terminate DDP/Untagged 0x01 Invalid QN)' : '';
+        const invalid =
+          p.qn > 3 ? ' (QN above 3 is unassigned: a receiver answers Terminate DDP/Untagged 0x01 Invalid QN)' : '';
         this.emit('ddp.invalid-qn', u, rec, `${opcodeName(op)} on QN ${p.qn}; it must use QN ${spec.qn}${invalid}`);
       }
     }
     const immediate = op === OP.IMMEDIATE_DATA || op === OP.IMMEDIATE_DATA_SE;
     const single = immediate ? 'rdmap.immediate-length' : 'rdmap.not-single-segment';
     if (spec.single && p.kind === 'untagged' && (!p.ddp.l || p.mo !== 0)) {
-      this.emit(single, u, rec, `${opcodeName(op)} must be a single DDP segment, but has L=${p.ddp.l ? 1 : 0} MO=${p.mo}`);
+      this.emit(
+        single,
+        u,
+        rec,
+        `${opcodeName(op)} must be a single DDP segment, but has L=${p.ddp.l ? 1 : 0} MO=${p.mo}`,
+      );
     }
     const b = p.body;
     if (b.type === 'truncated') {
-      this.emit(immediate ? 'rdmap.immediate-length' : 'rdmap.truncated-header', u, rec, `${b.what} needs a ${b.need}-octet ULPDU; this one has ${p.length}`);
+      this.emit(
+        immediate ? 'rdmap.immediate-length' : 'rdmap.truncated-header',
+        u,
+        rec,
+        `${b.what} needs a ${b.need}-octet ULPDU; this one has ${p.length}`,
+      );
       return;
     }
-    const fixed = op === OP.READ_REQUEST ? 46 : op === OP.ATOMIC_REQUEST ? 70 : op === OP.ATOMIC_RESPONSE ? 30 : immediate ? 26 : null;
+    const fixed =
+      op === OP.READ_REQUEST
+        ? 46
+        : op === OP.ATOMIC_REQUEST
+          ? 70
+          : op === OP.ATOMIC_RESPONSE
+            ? 30
+            : immediate
+              ? 26
+              : null;
     if (fixed !== null && p.length > fixed) {
-      this.emit(single, u, rec, `${opcodeName(op)} segment is ${p.length} octets; it should be exactly ${fixed} (${p.length - fixed} octets beyond its header)`);
+      this.emit(
+        single,
+        u,
+        rec,
+        `${opcodeName(op)} segment is ${p.length} octets; it should be exactly ${fixed} (${p.length - fixed} octets beyond its header)`,
+      );
     }
     if (b.type === 'terminate') {
       const t = b.term;
-      if (t.rsvd !== 0) this.emit('rdmap.reserved-nonzero', u, rec, `Terminate reserved bits = 0x${t.rsvd.toString(16)}`);
+      if (t.rsvd !== 0)
+        this.emit('rdmap.reserved-nonzero', u, rec, `Terminate reserved bits = 0x${t.rsvd.toString(16)}`);
       if ((t.m || t.d) && t.ddpSegmentLength === null) {
-        this.emit('rdmap.truncated-header', u, rec, `Terminate has ${t.m ? 'M' : 'D'} set but ends before the DDP Segment Length field`);
+        this.emit(
+          'rdmap.truncated-header',
+          u,
+          rec,
+          `Terminate has ${t.m ? 'M' : 'D'} set but ends before the DDP Segment Length field`,
+        );
       } else if (t.d && (t.ddpHeader === null || t.ddpHeader.header === null)) {
-        this.emit('rdmap.truncated-header', u, rec, `Terminate has D set but ${t.ddpHeader ? `only ${t.ddpHeader.bytes.length} octets of` : 'no'} terminated DDP header`);
+        this.emit(
+          'rdmap.truncated-header',
+          u,
+          rec,
+          `Terminate has D set but ${t.ddpHeader ? `only ${t.ddpHeader.bytes.length} octets of` : 'no'} terminated DDP header`,
+        );
       }
     }
     if (b.type === 'atomic-request' && b.req.reserved !== 0) {
-      this.emit('rdmap.reserved-nonzero', u, rec, `Atomic Request reserved bits = 0x${(b.req.reserved << 4 >>> 0).toString(16)}`);
+      this.emit(
+        'rdmap.reserved-nonzero',
+        u,
+        rec,
+        `Atomic Request reserved bits = 0x${((b.req.reserved << 4) >>> 0).toString(16)}`,
+      );
     }
   }
 
@@ -654,7 +755,12 @@ export class DdpFlowAnalyzer {
     if (!this.ctx.p2p) {
       // cxgb4 sends a Read RTR even after falling back to Rev 1 without peer-to-peer (SPEC-NOTES quirks).
       if (kind === 'write' || kind === 'read') {
-        this.emit('rdmap.rtr-without-p2p', u, rec, `the Initiator's first FPDU is a zero-length ${kind === 'write' ? 'RDMA Write' : 'Read Request'}, shaped like a ${kind} RTR, but peer-to-peer mode was not negotiated`);
+        this.emit(
+          'rdmap.rtr-without-p2p',
+          u,
+          rec,
+          `the Initiator's first FPDU is a zero-length ${kind === 'write' ? 'RDMA Write' : 'Read Request'}, shaped like a ${kind} RTR, but peer-to-peer mode was not negotiated`,
+        );
       }
       return;
     }
@@ -665,8 +771,14 @@ export class DdpFlowAnalyzer {
     if (want !== null && kind === want) return;
     if (want === null && kind !== null) return; // A set but no choice recorded: any RTR form will do
     const what = kind !== null ? `a zero-length ${kind} RTR` : ddpSummary(p);
-    const expected = want !== null ? `the negotiated zero-length ${want} RTR (${rtrDescription(want)})` : 'a zero-length RTR';
-    this.emit('rdmap.rtr-mismatch', u, rec, `peer-to-peer mode: the Initiator's first FPDU should be ${expected}, but it is ${what}${crcNote}; expect a Terminate LLP/MPA 0x07 No matching RTR option from the Responder`);
+    const expected =
+      want !== null ? `the negotiated zero-length ${want} RTR (${rtrDescription(want)})` : 'a zero-length RTR';
+    this.emit(
+      'rdmap.rtr-mismatch',
+      u,
+      rec,
+      `peer-to-peer mode: the Initiator's first FPDU should be ${expected}, but it is ${what}${crcNote}; expect a Terminate LLP/MPA 0x07 No matching RTR option from the Responder`,
+    );
     st.rtrMismatch = { seq: u.seq, frames: rec.frames };
   }
 
@@ -678,7 +790,8 @@ export class DdpFlowAnalyzer {
       const qs = st.queues;
       if (qs !== null && qs.length >= MAX_QUEUES) return; // garbage QNs must not grow the table
       q = { qn: p.qn, expected: null, open: null, missing: null, epoch: st.lossEpoch };
-      if (qs === null) st.queues = [q]; // room for one queue, not the 17 a first push reserves
+      if (qs === null)
+        st.queues = [q]; // room for one queue, not the 17 a first push reserves
       else qs.push(q);
     }
     // Single-segment opcodes (Read Request, Terminate, RFC 7306) end with their one segment even
@@ -691,8 +804,12 @@ export class DdpFlowAnalyzer {
         // MO in host order (SoftUiWarp after the first segment): one finding per direction.
         if (!st.byteOrderReported.has('MO')) {
           st.byteOrderReported.add('MO');
-          this.emit('ddp.mo-byte-order', u, rec,
-            `QN ${p.qn} MSN ${p.msn}: MO 0x${p.mo.toString(16).padStart(8, '0')} (${p.mo}) in network byte order is ${m.length} byte-swapped, the offset the message has reached; the sender writes MO in host (little-endian) order, RFC 5041 section 4 puts it in network order`);
+          this.emit(
+            'ddp.mo-byte-order',
+            u,
+            rec,
+            `QN ${p.qn} MSN ${p.msn}: MO 0x${p.mo.toString(16).padStart(8, '0')} (${p.mo}) in network byte order is ${m.length} byte-swapped, the offset the message has reached; the sender writes MO in host (little-endian) order, RFC 5041 section 4 puts it in network order`,
+          );
         }
       } else if (p.mo !== m.length) {
         const why = p.mo > m.length ? `${p.mo - m.length} octets missing` : `${m.length - p.mo} octets overlap`;
@@ -728,7 +845,14 @@ export class DdpFlowAnalyzer {
           this.emit('ddp.invalid-mo', u, rec, `${text} (a message starts at MO 0)`);
         }
       }
-      m = this.open(u, st, p, { qn: p.qn, msn: p.msn, stag: null, to: null, startSeen: p.mo === 0, rtr: rec.rtr !== null });
+      m = this.open(u, st, p, {
+        qn: p.qn,
+        msn: p.msn,
+        stag: null,
+        to: null,
+        startSeen: p.mo === 0,
+        rtr: rec.rtr !== null,
+      });
       m.length = p.mo;
       // A message that ends with this segment is never looked up: it does not enter the table.
       inTable = !ends;
@@ -752,7 +876,12 @@ export class DdpFlowAnalyzer {
       if (st.lossEpoch > 0) this.lossExplained(u, st, rec, text);
       else {
         st.msnErrors++;
-        this.emit('ddp.msn-first', u, rec, `${text} (${p.msn === 0 ? 'a counter starting at 0?' : `${(p.msn - 1) >>> 0} earlier messages missing?`})`);
+        this.emit(
+          'ddp.msn-first',
+          u,
+          rec,
+          `${text} (${p.msn === 0 ? 'a counter starting at 0?' : `${(p.msn - 1) >>> 0} earlier messages missing?`})`,
+        );
       }
       return;
     }
@@ -773,16 +902,31 @@ export class DdpFlowAnalyzer {
       if (st.lossEpoch !== q.epoch) this.lossExplained(u, st, rec, text);
       else {
         st.msnErrors++;
-        this.emit('ddp.msn-gap', u, rec, `${text}; a receiver answers Terminate DDP/Untagged 0x03 Invalid MSN - MSN range is not valid`);
+        this.emit(
+          'ddp.msn-gap',
+          u,
+          rec,
+          `${text}; a receiver answers Terminate DDP/Untagged 0x03 Invalid MSN - MSN range is not valid`,
+        );
       }
       q.expected = (p.msn + 1) >>> 0;
       return;
     }
     st.msnErrors++;
     if (q.missing?.delete(p.msn)) {
-      this.emit('ddp.msn-reorder', u, rec, `QN ${p.qn}: MSN ${p.msn} arrived after MSN ${(q.expected - 1) >>> 0} (out of order)`);
+      this.emit(
+        'ddp.msn-reorder',
+        u,
+        rec,
+        `QN ${p.qn}: MSN ${p.msn} arrived after MSN ${(q.expected - 1) >>> 0} (out of order)`,
+      );
     } else {
-      this.emit('ddp.msn-duplicate', u, rec, `QN ${p.qn}: MSN ${p.msn} repeats an earlier message (next expected ${q.expected})`);
+      this.emit(
+        'ddp.msn-duplicate',
+        u,
+        rec,
+        `QN ${p.qn}: MSN ${p.msn} repeats an earlier message (next expected ${q.expected})`,
+      );
     }
   }
 
@@ -795,7 +939,13 @@ export class DdpFlowAnalyzer {
       const rr = b.rr;
       const outstanding = st.outstandingList();
       outstanding.push({
-        seq: u.seq, frames: rec.frames, sinkStag: rr.sinkStag, sinkTo: rr.sinkTo, size: rr.size, rtr, swapped: false,
+        seq: u.seq,
+        frames: rec.frames,
+        sinkStag: rr.sinkStag,
+        sinkTo: rr.sinkTo,
+        size: rr.size,
+        rtr,
+        swapped: false,
         wire: { sinkStag: rr.sinkStag, sinkTo: rr.sinkTo, size: rr.size, srcStag: rr.srcStag, srcTo: rr.srcTo },
       });
       if (outstanding.length > this.maxReads) outstanding.shift();
@@ -803,7 +953,12 @@ export class DdpFlowAnalyzer {
       if (limit !== null && !rtr) {
         const n = st.outstanding.filter((r) => !r.rtr).length;
         if (n > limit.value) {
-          this.emit('rdmap.ird-exceeded', u, rec, `${n} Read Requests outstanding; the negotiated limit is ${limit.value} (${limit.why})`);
+          this.emit(
+            'rdmap.ird-exceeded',
+            u,
+            rec,
+            `${n} Read Requests outstanding; the negotiated limit is ${limit.value} (${limit.why})`,
+          );
         }
       }
       m.rtr = rtr;
@@ -815,7 +970,8 @@ export class DdpFlowAnalyzer {
       if (peer.rare.atomics?.delete(b.resp.originalRequestId)) return;
       const text = `Atomic Response for Request Identifier ${b.resp.originalRequestId}, which no captured Atomic Request from the peer carries`;
       if (this.ctx.rev === null) return; // the Request may precede the capture
-      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
+      if (peer.lossEpoch > 0)
+        this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
       else this.emit('rdmap.atomic-response-unmatched', u, rec, text);
     }
   }
@@ -846,7 +1002,12 @@ export class DdpFlowAnalyzer {
         if (st.lossEpoch !== m.epoch) this.lossExplained(u, st, rec, text);
         else {
           st.toErrors++;
-          this.emit('ddp.to-discontinuity', u, rec, `${text}; a receiver answers Terminate DDP/Tagged 0x01 Base or bounds violation`);
+          this.emit(
+            'ddp.to-discontinuity',
+            u,
+            rec,
+            `${text}; a receiver answers Terminate DDP/Tagged 0x01 Base or bounds violation`,
+          );
         }
       }
     } else {
@@ -871,14 +1032,24 @@ export class DdpFlowAnalyzer {
     this.append(u, st, m, p, rec);
     if (m.read && !m.sizeReported && m.length > m.read.size) {
       m.sizeReported = true;
-      this.emit('rdmap.read-response-size', u, rec, `Read Response already ${m.length} octets; the Read Request at seq ${m.read.seq} (${framesText(m.read.frames)}) asked for ${m.read.size}`);
+      this.emit(
+        'rdmap.read-response-size',
+        u,
+        rec,
+        `Read Response already ${m.length} octets; the Read Request at seq ${m.read.seq} (${framesText(m.read.frames)}) asked for ${m.read.size}`,
+      );
     }
     if (p.ddp.l) {
       const open = st.tagged();
       open.splice(open.indexOf(m), 1);
       if (m.read && !m.sizeReported && !this.swappedSizeChecked(u, rec, m) && m.length !== m.read.size) {
         m.sizeReported = true;
-        this.emit('rdmap.read-response-size', u, rec, `Read Response of ${m.length} octets; the Read Request at seq ${m.read.seq} (${framesText(m.read.frames)}) asked for ${m.read.size}`);
+        this.emit(
+          'rdmap.read-response-size',
+          u,
+          rec,
+          `Read Response of ${m.length} octets; the Read Request at seq ${m.read.seq} (${framesText(m.read.frames)}) asked for ${m.read.size}`,
+        );
       }
       this.close(u.dir, st, m, true);
     }
@@ -892,7 +1063,8 @@ export class DdpFlowAnalyzer {
       // Without the startup the Requests may precede the capture, until one pairing shows otherwise.
       if (this.ctx.rev === null && !st.pairedResponse) return;
       const text = `Read Response to STag ${hex32(p.stag)} TO ${hex64(p.to)} with no outstanding Read Request from the peer`;
-      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
+      if (peer.lossEpoch > 0)
+        this.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
       else this.emit('rdmap.read-response-unsolicited', u, rec, text);
       return;
     }
@@ -901,13 +1073,25 @@ export class DdpFlowAnalyzer {
     m.rtr = m.rtr || req.rtr;
     rec.readRequest = { seq: req.seq, frames: req.frames };
     // A Request written in host order: the Response matches it byte-swapped (SoftUiWarp does this).
-    if (!req.rtr && (p.stag !== req.sinkStag || p.to !== req.sinkTo) && p.stag === bswap32(req.sinkStag) && p.to === bswap64(req.sinkTo)) {
+    if (
+      !req.rtr &&
+      (p.stag !== req.sinkStag || p.to !== req.sinkTo) &&
+      p.stag === bswap32(req.sinkStag) &&
+      p.to === bswap64(req.sinkTo)
+    ) {
       this.readRequestSwapped(u, rec, req);
     }
     // siw: STag/TO of zero-length RTR operations must not be checked.
     if (!req.rtr && (p.stag !== req.sinkStag || p.to !== req.sinkTo)) {
       const text = `Read Response to STag ${hex32(p.stag)} TO ${hex64(p.to)}; the Read Request at seq ${req.seq} (${framesText(req.frames)}) named Data Sink ${hex32(req.sinkStag)}/${hex64(req.sinkTo)}`;
-      if (peer.lossEpoch > 0) this.lossExplained(u, st, rec, `${text}; paired by order, and the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
+      if (peer.lossEpoch > 0)
+        this.lossExplained(
+          u,
+          st,
+          rec,
+          `${text}; paired by order, and the peer's direction lost ${peer.lastLoss}`,
+          peer.lastLossKind,
+        );
       else this.emit('rdmap.read-response-mismatch', u, rec, text);
     }
   }
@@ -940,12 +1124,25 @@ export class DdpFlowAnalyzer {
     }
   }
 
-  private reportSwapped(requester: Dir, req: OutstandingRead, name: string, wire: string, swapped: string, why: string): void {
+  private reportSwapped(
+    requester: Dir,
+    req: OutstandingRead,
+    name: string,
+    wire: string,
+    swapped: string,
+    why: string,
+  ): void {
     const st = this.dir(requester);
     if (st.byteOrderReported.has(name)) return;
     st.byteOrderReported.add(name);
-    this.report('rdmap.read-request-byte-order', requester, st.from, req.frames, req.seq,
-      `Read Request at seq ${req.seq}: ${name} ${wire} in network byte order, ${swapped} byte-swapped (${why}); the sender writes it in host (little-endian) order, RFC 5040 section 4 puts it in network order`);
+    this.report(
+      'rdmap.read-request-byte-order',
+      requester,
+      st.from,
+      req.frames,
+      req.seq,
+      `Read Request at seq ${req.seq}: ${name} ${wire} in network byte order, ${swapped} byte-swapped (${why}); the sender writes it in host (little-endian) order, RFC 5040 section 4 puts it in network order`,
+    );
   }
 
   /** A Read Response under a byte-swapped Request ended: its length tells which reading of the size holds. */
@@ -953,8 +1150,14 @@ export class DdpFlowAnalyzer {
     const req = m.read;
     if (!req?.swapped || req.wire.size === req.size) return false;
     if (m.length === req.size) {
-      this.reportSwapped(other(u.dir), req, 'RDMA Read Message Size', `${req.wire.size}`, `${req.size}`,
-        `the Read Response at seq ${u.seq} (${framesText(rec.frames)}) carries ${m.length} octets`);
+      this.reportSwapped(
+        other(u.dir),
+        req,
+        'RDMA Read Message Size',
+        `${req.wire.size}`,
+        `${req.size}`,
+        `the Read Response at seq ${u.seq} (${framesText(rec.frames)}) carries ${m.length} octets`,
+      );
       return true;
     }
     return m.length === req.wire.size; // the size was in network order after all
@@ -986,7 +1189,8 @@ export class DdpFlowAnalyzer {
       parts.push(`copied Read Request: sink ${hex32(rr.sinkStag)}/${hex64(rr.sinkTo)} size ${rr.size}`);
     }
     for (const pr of t.problems) if (!pr.startsWith('D ') && !pr.startsWith('M ')) parts.push(pr);
-    const announced = 4 + (t.ddpSegmentLength !== null ? 2 : 0) + (t.ddpHeader?.bytes.length ?? 0) + (t.rdmapHeader?.bytes.length ?? 0);
+    const announced =
+      4 + (t.ddpSegmentLength !== null ? 2 : 0) + (t.ddpHeader?.bytes.length ?? 0) + (t.rdmapHeader?.bytes.length ?? 0);
     if (t.bodyLength > announced) parts.push(`${t.bodyLength - announced} trailing octets not announced by M/D/R`);
     if (u.crc === 'bad') parts.push('its own CRC does not verify');
 
@@ -999,11 +1203,20 @@ export class DdpFlowAnalyzer {
     this.emit('rdmap.terminate', u, rec, parts.join('; '));
     if (unexplained) {
       const local = t.code === 5 ? ' (a local catastrophic error is by nature not visible on the wire)' : '';
-      this.emit('rdmap.terminate-unexplained', u, rec,
-        `Terminate LLP/MPA code 0x${t.code.toString(16).padStart(2, '0')} (${t.codeName ?? 'unregistered'}): no such MPA error was seen on the peer's half connection${local}`);
+      this.emit(
+        'rdmap.terminate-unexplained',
+        u,
+        rec,
+        `Terminate LLP/MPA code 0x${t.code.toString(16).padStart(2, '0')} (${t.codeName ?? 'unregistered'}): no such MPA error was seen on the peer's half connection${local}`,
+      );
     }
     if (t.codeName === null) {
-      this.emit('rdmap.terminate-unknown-code', u, rec, `Terminate layer 0x${t.layer.toString(16)} etype 0x${t.etype.toString(16)} code 0x${t.code.toString(16).padStart(2, '0')} is not a registered error`);
+      this.emit(
+        'rdmap.terminate-unknown-code',
+        u,
+        rec,
+        `Terminate layer 0x${t.layer.toString(16)} etype 0x${t.etype.toString(16)} code 0x${t.code.toString(16).padStart(2, '0')} is not a registered error`,
+      );
     }
     if (!st.terminated) st.terminated = { seq: u.seq, frames: rec.frames };
   }
@@ -1022,12 +1235,14 @@ export class DdpFlowAnalyzer {
       const list = this.dir(d).mpaErrors;
       for (let i = list.length - 1; i >= 0; i--) {
         const e = list[i]!;
-        if (e.code === code) return `${notedText(e)}${d === ownDir ? ' noted on the terminating side\'s own direction' : ' on the peer\'s half connection'}`;
+        if (e.code === code)
+          return `${notedText(e)}${d === ownDir ? " noted on the terminating side's own direction" : " on the peer's half connection"}`;
       }
     }
     if (code === 7) {
       const mm = this.dir(peerDir).rtrMismatch;
-      if (mm) return `the Initiator's first FPDU at seq ${mm.seq} (${framesText(mm.frames)}) not being the negotiated RTR (rdmap.rtr-mismatch)`;
+      if (mm)
+        return `the Initiator's first FPDU at seq ${mm.seq} (${framesText(mm.frames)}) not being the negotiated RTR (rdmap.rtr-mismatch)`;
     }
     return null;
   }
@@ -1038,7 +1253,14 @@ export class DdpFlowAnalyzer {
     u: Ulpdu,
     st: DirState,
     p: TaggedPdu | UntaggedPdu,
-    o: { qn: number | null; msn: number | null; stag: number | null; to: bigint | null; startSeen: boolean; rtr: boolean },
+    o: {
+      qn: number | null;
+      msn: number | null;
+      stag: number | null;
+      to: bigint | null;
+      startSeen: boolean;
+      rtr: boolean;
+    },
   ): OpenMsg {
     if (st.openCount >= this.maxOpen) this.evictOldest(u.dir, st);
     st.openCount++;
@@ -1101,7 +1323,8 @@ export class DdpFlowAnalyzer {
 
   private evictOldest(dir: Dir, st: DirState): void {
     let oldest: OpenMsg | null = null;
-    for (const q of st.queues ?? NO_QUEUES) if (q.open) for (const m of q.open.values()) if (!oldest || m.index < oldest.index) oldest = m;
+    for (const q of st.queues ?? NO_QUEUES)
+      if (q.open) for (const m of q.open.values()) if (!oldest || m.index < oldest.index) oldest = m;
     for (const m of st.openTagged ?? NO_MSGS) if (!oldest || m.index < oldest.index) oldest = m;
     if (!oldest) return;
     if (oldest.tagged) st.tagged().splice(st.tagged().indexOf(oldest), 1);
@@ -1155,7 +1378,12 @@ export class DdpFlowAnalyzer {
     };
     for (const m of this.openMessages(st)) {
       if (reason !== 'eof') {
-        at(m.lastSeq, m.frames, `${opcodeName(m.opcode)} ${m.tagged ? `to STag ${hex32(m.stag ?? 0)}` : `QN ${m.qn} MSN ${m.msn}`} (${m.segments} segment${m.segments === 1 ? '' : 's'}, ${m.length} octets) had no L segment when the direction closed (${reason})`, 'ddp.incomplete-message');
+        at(
+          m.lastSeq,
+          m.frames,
+          `${opcodeName(m.opcode)} ${m.tagged ? `to STag ${hex32(m.stag ?? 0)}` : `QN ${m.qn} MSN ${m.msn}`} (${m.segments} segment${m.segments === 1 ? '' : 's'}, ${m.length} octets) had no L segment when the direction closed (${reason})`,
+          'ddp.incomplete-message',
+        );
       }
       this.close(dir, st, m, false);
     }
@@ -1167,25 +1395,35 @@ export class DdpFlowAnalyzer {
     if (reason !== 'eof') {
       for (const r of peer.outstanding) {
         // A RST (RFC 9293 §3.5.3) aborts both directions: name it, and its frame, as the end.
-        const how = reason === 'rst' && frame !== null ? `the connection was reset (RST in frame ${frame})` : `the responder's direction closed (${reason})`;
-        this.report('rdmap.read-unanswered', other(dir), peer.from, frame !== null && reason === 'rst' ? [...r.frames, frame] : r.frames, r.seq,
-          `${r.rtr ? 'Read RTR' : 'Read Request'} for ${r.size} octets (sink ${hex32(r.sinkStag)}/${hex64(r.sinkTo)}) not answered before ${how}`);
+        const how =
+          reason === 'rst' && frame !== null
+            ? `the connection was reset (RST in frame ${frame})`
+            : `the responder's direction closed (${reason})`;
+        this.report(
+          'rdmap.read-unanswered',
+          other(dir),
+          peer.from,
+          frame !== null && reason === 'rst' ? [...r.frames, frame] : r.frames,
+          r.seq,
+          `${r.rtr ? 'Read RTR' : 'Read Request'} for ${r.size} octets (sink ${hex32(r.sinkStag)}/${hex64(r.sinkTo)}) not answered before ${how}`,
+        );
       }
     }
     if (peer.outstanding.length > 0) peer.rare.outstanding = [];
     // Say how many findings of each rule were held back by the per-rule cap.
     const reported = st.reportedSoFar;
-    if (reported) for (const [rule, n] of reported) {
-      if (n > this.maxPerRule) {
-        this.sink.report(rule, {
-          flow: this.flowId,
-          from: st.from || null,
-          frames: [],
-          seq: null,
-          message: `${n - this.maxPerRule} further ${rule} findings in this direction were not reported individually`,
-        });
+    if (reported)
+      for (const [rule, n] of reported) {
+        if (n > this.maxPerRule) {
+          this.sink.report(rule, {
+            flow: this.flowId,
+            from: st.from || null,
+            frames: [],
+            seq: null,
+            message: `${n - this.maxPerRule} further ${rule} findings in this direction were not reported individually`,
+          });
+        }
       }
-    }
     reported?.clear();
   }
 
@@ -1200,7 +1438,9 @@ export class DdpFlowAnalyzer {
     if (ops) for (let i = 0; i < ops.length; i += 2) byOpcode[keyOf(ops[i]!)] = ops[i + 1]!;
     const sizes: Partial<Record<OpcodeKey, DdpSizeStats>> = {};
     const t = st.sizeStats;
-    if (t) for (let i = 0; i < t.length; i += SIZE_STRIDE) sizes[keyOf(t[i]!)] = { messages: t[i + 1]!, min: t[i + 2]!, max: t[i + 3]!, total: t[i + 4]! };
+    if (t)
+      for (let i = 0; i < t.length; i += SIZE_STRIDE)
+        sizes[keyOf(t[i]!)] = { messages: t[i + 1]!, min: t[i + 2]!, max: t[i + 3]!, total: t[i + 4]! };
     const open = st.openCount;
     return {
       segments: st.segments,
@@ -1255,11 +1495,29 @@ export class DdpFlowAnalyzer {
     ops.push(key, 1);
   }
 
-  private lossExplained(u: Ulpdu, st: DirState, rec: DdpSegmentRecord, text: string, kind: DirState['lastLossKind'] = st.lastLossKind): void {
+  private lossExplained(
+    u: Ulpdu,
+    st: DirState,
+    rec: DdpSegmentRecord,
+    text: string,
+    kind: DirState['lastLossKind'] = st.lastLossKind,
+  ): void {
     st.lossExplained++;
     // A segment the analyzer itself left out (its CRC failed) is no capture loss: say which it is.
-    if (kind === 'crc') this.emit('ddp.after-crc-discard', u, rec, `${text}; explained by ${st.lastLoss ?? 'a segment left out for its CRC'}`);
-    else this.emit('ddp.capture-loss', u, rec, `${text}; plausibly explained by ${st.lastLoss ?? 'data missing from the capture'}`);
+    if (kind === 'crc')
+      this.emit(
+        'ddp.after-crc-discard',
+        u,
+        rec,
+        `${text}; explained by ${st.lastLoss ?? 'a segment left out for its CRC'}`,
+      );
+    else
+      this.emit(
+        'ddp.capture-loss',
+        u,
+        rec,
+        `${text}; plausibly explained by ${st.lastLoss ?? 'data missing from the capture'}`,
+      );
   }
 
   private emit(rule: string, u: Ulpdu, rec: DdpSegmentRecord, message: string): void {
@@ -1267,12 +1525,25 @@ export class DdpFlowAnalyzer {
     this.report(rule, u.dir, u.from, u.frames, u.seq, message);
   }
 
-  private report(rule: string, dir: Dir, from: string, frames: readonly number[], seq: number | null, message: string): void {
+  private report(
+    rule: string,
+    dir: Dir,
+    from: string,
+    frames: readonly number[],
+    seq: number | null,
+    message: string,
+  ): void {
     const st = this.dir(dir);
     const n = (st.reported.get(rule) ?? 0) + 1;
     st.reported.set(rule, n);
     if (n > this.maxPerRule) return;
-    this.sink.report(rule, { flow: this.flowId, from: from || null, frames: [...frames].sort((a, b) => a - b), seq, message });
+    this.sink.report(rule, {
+      flow: this.flowId,
+      from: from || null,
+      frames: [...frames].sort((a, b) => a - b),
+      seq,
+      message,
+    });
   }
 }
 
@@ -1282,7 +1553,14 @@ export function rtrShape(p: DdpPdu): RtrKind | null {
   const op = p.rdmap.opcode;
   if (p.kind === 'tagged') return op === OP.WRITE && p.payloadLength === 0 ? 'write' : null;
   if (op === OP.SEND && p.qn === 0 && p.msn === 1 && p.mo === 0 && p.payloadLength === 0) return 'send';
-  if (op === OP.READ_REQUEST && p.qn === 1 && p.msn === 1 && p.mo === 0 && p.body.type === 'read-request' && p.body.rr.size === 0) {
+  if (
+    op === OP.READ_REQUEST &&
+    p.qn === 1 &&
+    p.msn === 1 &&
+    p.mo === 0 &&
+    p.body.type === 'read-request' &&
+    p.body.rr.size === 0
+  ) {
     return 'read';
   }
   return null;

@@ -216,7 +216,12 @@ export function decodeDdpControl(raw: number): DdpControl {
   return DDP_CONTROLS[raw & 0xff]!;
 }
 
-const RDMAP_CONTROLS: readonly RdmapControl[] = Array.from({ length: 256 }, (_, raw) => ({ raw, rv: (raw & RDMA_RV_MASK) >> 6, rsv: (raw & RDMA_RSV_MASK) >> 4, opcode: raw & RDMA_OPCODE_MASK }));
+const RDMAP_CONTROLS: readonly RdmapControl[] = Array.from({ length: 256 }, (_, raw) => ({
+  raw,
+  rv: (raw & RDMA_RV_MASK) >> 6,
+  rsv: (raw & RDMA_RSV_MASK) >> 4,
+  opcode: raw & RDMA_OPCODE_MASK,
+}));
 
 export function decodeRdmapControl(raw: number): RdmapControl {
   return RDMAP_CONTROLS[raw & 0xff]!;
@@ -300,7 +305,8 @@ function decodeTerminate(b: Uint8Array, avail: number): RdmapBody {
     const want = (b[off]! & DDP_TAGGED_FLAG) !== 0 ? DDP_TAGGED_HEADER_LEN : DDP_UNTAGGED_HEADER_LEN;
     const n = Math.min(want, avail - off);
     const bytes = b.slice(off, off + n);
-    if (n < want) problems.push(`D is set but only ${n} of the ${want} octets of the terminated DDP header are present`);
+    if (n < want)
+      problems.push(`D is set but only ${n} of the ${want} octets of the terminated DDP header are present`);
     ddpHeader = { offset: off, bytes, header: decodeDdpHeader(bytes) };
     off += n;
   } else if (d) {
@@ -310,7 +316,8 @@ function decodeTerminate(b: Uint8Array, avail: number): RdmapBody {
   if (r && off < avail) {
     const n = Math.min(RDMA_TERMINATED_RDMA_LEN, avail - off);
     const bytes = b.slice(off, off + n);
-    if (n < RDMA_TERMINATED_RDMA_LEN) problems.push(`R is set but only ${n} of the 28 octets of the terminated RDMAP header are present`);
+    if (n < RDMA_TERMINATED_RDMA_LEN)
+      problems.push(`R is set but only ${n} of the 28 octets of the terminated RDMAP header are present`);
     rdmapHeader = { offset: off, bytes, readRequest: decodeReadRequestHeader(bytes, 0) };
     off += n;
   } else if (r) {

@@ -93,8 +93,18 @@ export type OpcodeKey =
   | 'unknown';
 
 const OPCODE_KEYS: readonly OpcodeKey[] = [
-  'write', 'read-request', 'read-response', 'send', 'send-invalidate', 'send-se', 'send-se-invalidate',
-  'terminate', 'immediate-data', 'immediate-data-se', 'atomic-request', 'atomic-response',
+  'write',
+  'read-request',
+  'read-response',
+  'send',
+  'send-invalidate',
+  'send-se',
+  'send-se-invalidate',
+  'terminate',
+  'immediate-data',
+  'immediate-data-se',
+  'atomic-request',
+  'atomic-response',
 ];
 
 export function opcodeKey(opcode: number): OpcodeKey {
@@ -244,7 +254,7 @@ export function termCodeName(layer: number, etype: number, code: number): string
     if (etype === 0x3) return 'Reserved for use by the LLP'; // IANA: code ALL
     return null;
   }
-  if (layer === TERM_LAYER.LLP) return etype === 0x0 ? MPA_ERRCODE_NAMES[code] ?? null : null;
+  if (layer === TERM_LAYER.LLP) return etype === 0x0 ? (MPA_ERRCODE_NAMES[code] ?? null) : null;
   return null;
 }
 
@@ -273,27 +283,54 @@ export const DDP_FIELDS: readonly FieldDef[] = [
   f('iwarp_ddp.tagged_flag', 'Tagged flag', 'bool', 'T: tagged buffer model', { mask: DDP_TAGGED_FLAG, bits: 8 }),
   f('iwarp_ddp.last_flag', 'Last flag', 'bool', 'L: last segment of the DDP message', { mask: DDP_LAST_FLAG, bits: 8 }),
   f('iwarp_ddp.rsvd', 'Reserved', 'uint', 'Reserved, sent as zero', { base: 'hex', mask: DDP_RSVD_MASK, bits: 8 }),
-  f('iwarp_ddp.dv', 'DDP protocol version', 'uint', 'DV: 1 (IETF), 0 (RDMA Consortium)', { base: 'dec', mask: DDP_DV_MASK, bits: 8 }),
-  f('iwarp_ddp.rsvdulp', 'Reserved for use by the ULP', 'bytes', 'RsvdULP[8:39] of an untagged header (RDMAP: Invalidate STag or reserved)'),
+  f('iwarp_ddp.dv', 'DDP protocol version', 'uint', 'DV: 1 (IETF), 0 (RDMA Consortium)', {
+    base: 'dec',
+    mask: DDP_DV_MASK,
+    bits: 8,
+  }),
+  f(
+    'iwarp_ddp.rsvdulp',
+    'Reserved for use by the ULP',
+    'bytes',
+    'RsvdULP[8:39] of an untagged header (RDMAP: Invalidate STag or reserved)',
+  ),
   f('iwarp_ddp.tagged', 'Tagged buffer model', 'protocol', 'DDP Tagged Buffer Model Header'),
   f('iwarp_ddp.stag', '(Data Sink) Steering Tag', 'uint', 'STag of the Data Sink buffer', { base: 'hex' }),
-  f('iwarp_ddp.tagged_offset', '(Data Sink) Tagged offset', 'uint64', 'TO: 64-bit offset in the Data Sink buffer', { base: 'hex' }),
+  f('iwarp_ddp.tagged_offset', '(Data Sink) Tagged offset', 'uint64', 'TO: 64-bit offset in the Data Sink buffer', {
+    base: 'hex',
+  }),
   f('iwarp_ddp.untagged', 'Untagged buffer model', 'protocol', 'DDP Untagged Buffer Model Header'),
   f('iwarp_ddp.qn', 'Queue number', 'uint', 'QN', { base: 'dec', strings: QN_NAMES }),
   f('iwarp_ddp.msn', 'Message sequence number', 'uint', 'MSN, per queue, +1 per message', { base: 'dec' }),
   f('iwarp_ddp.mo', 'Message offset', 'uint', 'MO: offset of this payload within the message', { base: 'dec' }),
-  f('iwarp_ddp.payload_length', 'DDP payload length', 'uint', 'ULPDU_Length minus the DDP header length', { base: 'dec' }),
+  f('iwarp_ddp.payload_length', 'DDP payload length', 'uint', 'ULPDU_Length minus the DDP header length', {
+    base: 'dec',
+  }),
   f('iwarp_ddp.malformed', 'Malformed DDP segment', 'string', 'The ULPDU is too short for the headers it announces'),
 ];
 
 export const RDMA_FIELDS: readonly FieldDef[] = [
   f('iwarp_rdma', 'Remote Direct Memory Access Protocol', 'protocol', 'RDMAP header (RFC 5040, RFC 7306)'),
-  f('iwarp_rdma.control_field', 'RDMAP control field', 'uint', 'RDMA Control Field (DDP RsvdULP[0:7])', { base: 'hex', width: 8 }),
-  f('iwarp_rdma.version', 'Version', 'uint', 'RV: 1 (IETF), 0 (RDMA Consortium)', { base: 'dec', mask: RDMA_RV_MASK, bits: 8 }),
+  f('iwarp_rdma.control_field', 'RDMAP control field', 'uint', 'RDMA Control Field (DDP RsvdULP[0:7])', {
+    base: 'hex',
+    width: 8,
+  }),
+  f('iwarp_rdma.version', 'Version', 'uint', 'RV: 1 (IETF), 0 (RDMA Consortium)', {
+    base: 'dec',
+    mask: RDMA_RV_MASK,
+    bits: 8,
+  }),
   f('iwarp_rdma.rsv', 'Reserved', 'uint', 'RDMA Control Field Reserved', { base: 'hex', mask: RDMA_RSV_MASK, bits: 8 }),
-  f('iwarp_rdma.opcode', 'OpCode', 'uint', 'RDMA OpCode Field', { base: 'hex', mask: RDMA_OPCODE_MASK, bits: 8, strings: OPCODE_NAMES }),
+  f('iwarp_rdma.opcode', 'OpCode', 'uint', 'RDMA OpCode Field', {
+    base: 'hex',
+    mask: RDMA_OPCODE_MASK,
+    bits: 8,
+    strings: OPCODE_NAMES,
+  }),
   f('iwarp_rdma.reserved', 'Reserved', 'bytes', 'Reserved RsvdULP[8:39], sent as zero'),
-  f('iwarp_rdma.inval_stag', 'Invalidate STag', 'uint', 'STag the Send asks the receiver to invalidate', { base: 'hex' }),
+  f('iwarp_rdma.inval_stag', 'Invalidate STag', 'uint', 'STag the Send asks the receiver to invalidate', {
+    base: 'hex',
+  }),
   // Read Request (SPEC-NOTES 2.3)
   f('iwarp_rdma.rr', 'Read request', 'protocol', 'RDMA Read Request Header'),
   f('iwarp_rdma.sinkstag', 'Data Sink STag', 'uint', 'STag the Read Response will be placed into', { base: 'hex' }),
@@ -304,28 +341,115 @@ export const RDMA_FIELDS: readonly FieldDef[] = [
   // Terminate (SPEC-NOTES 2.4 - 2.6)
   f('iwarp_rdma.terminate', 'Terminate', 'protocol', 'RDMA Terminate Header'),
   f('iwarp_rdma.term_ctrl', 'Terminate Control', 'uint', 'Layer, EType, Error Code (24 bits)', { base: 'hex' }),
-  f('iwarp_rdma.term_layer', 'Layer', 'uint', 'Layer that detected the error', { base: 'hex', mask: TERM_LAYER_MASK, bits: 8, strings: TERM_LAYER_NAMES }),
-  f('iwarp_rdma.term_etype_rdma', 'Error Types for RDMA layer', 'uint', 'Terminate Control Field: Error Type', { base: 'hex', mask: TERM_ETYPE_MASK, bits: 8, strings: RDMAP_ETYPE_NAMES }),
-  f('iwarp_rdma.term_etype_ddp', 'Error Types for DDP layer', 'uint', 'Terminate Control Field: Error Type', { base: 'hex', mask: TERM_ETYPE_MASK, bits: 8, strings: DDP_ETYPE_NAMES }),
-  f('iwarp_rdma.term_etype_llp', 'Error Types for LLP layer', 'uint', 'Terminate Control Field: Error Type', { base: 'hex', mask: TERM_ETYPE_MASK, bits: 8, strings: LLP_ETYPE_NAMES }),
-  f('iwarp_rdma.term_etype', 'Error Types', 'uint', 'Terminate Control Field: Error Type (unknown layer)', { base: 'hex', mask: TERM_ETYPE_MASK, bits: 8 }),
-  f('iwarp_rdma.term_errcode_rdma', 'Error Code for RDMA layer', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', strings: RDMAP_ERRCODE_NAMES, width: 8 }),
-  f('iwarp_rdma.term_errcode_ddp_tagged', 'Error Code for DDP Tagged Buffer', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', strings: DDP_TAGGED_ERRCODE_NAMES, width: 8 }),
-  f('iwarp_rdma.term_errcode_ddp_untagged', 'Error Code for DDP Untagged Buffer', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', strings: DDP_UNTAGGED_ERRCODE_NAMES, width: 8 }),
-  f('iwarp_rdma.term_errcode_llp', 'Error Code for LLP layer', 'uint', 'Terminate Control Field: Lower Layer Protocol Error Code', { base: 'hex', strings: MPA_ERRCODE_NAMES, width: 8 }),
+  f('iwarp_rdma.term_layer', 'Layer', 'uint', 'Layer that detected the error', {
+    base: 'hex',
+    mask: TERM_LAYER_MASK,
+    bits: 8,
+    strings: TERM_LAYER_NAMES,
+  }),
+  f('iwarp_rdma.term_etype_rdma', 'Error Types for RDMA layer', 'uint', 'Terminate Control Field: Error Type', {
+    base: 'hex',
+    mask: TERM_ETYPE_MASK,
+    bits: 8,
+    strings: RDMAP_ETYPE_NAMES,
+  }),
+  f('iwarp_rdma.term_etype_ddp', 'Error Types for DDP layer', 'uint', 'Terminate Control Field: Error Type', {
+    base: 'hex',
+    mask: TERM_ETYPE_MASK,
+    bits: 8,
+    strings: DDP_ETYPE_NAMES,
+  }),
+  f('iwarp_rdma.term_etype_llp', 'Error Types for LLP layer', 'uint', 'Terminate Control Field: Error Type', {
+    base: 'hex',
+    mask: TERM_ETYPE_MASK,
+    bits: 8,
+    strings: LLP_ETYPE_NAMES,
+  }),
+  f('iwarp_rdma.term_etype', 'Error Types', 'uint', 'Terminate Control Field: Error Type (unknown layer)', {
+    base: 'hex',
+    mask: TERM_ETYPE_MASK,
+    bits: 8,
+  }),
+  f('iwarp_rdma.term_errcode_rdma', 'Error Code for RDMA layer', 'uint', 'Terminate Control Field: Error Code', {
+    base: 'hex',
+    strings: RDMAP_ERRCODE_NAMES,
+    width: 8,
+  }),
+  f(
+    'iwarp_rdma.term_errcode_ddp_tagged',
+    'Error Code for DDP Tagged Buffer',
+    'uint',
+    'Terminate Control Field: Error Code',
+    { base: 'hex', strings: DDP_TAGGED_ERRCODE_NAMES, width: 8 },
+  ),
+  f(
+    'iwarp_rdma.term_errcode_ddp_untagged',
+    'Error Code for DDP Untagged Buffer',
+    'uint',
+    'Terminate Control Field: Error Code',
+    { base: 'hex', strings: DDP_UNTAGGED_ERRCODE_NAMES, width: 8 },
+  ),
+  f(
+    'iwarp_rdma.term_errcode_llp',
+    'Error Code for LLP layer',
+    'uint',
+    'Terminate Control Field: Lower Layer Protocol Error Code',
+    { base: 'hex', strings: MPA_ERRCODE_NAMES, width: 8 },
+  ),
   f('iwarp_rdma.term_errcode', 'Error Code', 'uint', 'Terminate Control Field: Error Code', { base: 'hex', width: 8 }),
-  f('iwarp_rdma.term_hdrct', 'Header control bits', 'uint', 'Terminate Control Field: Header control bits', { base: 'hex', mask: 0xe000, bits: 16 }),
-  f('iwarp_rdma.term_hdrct_m', 'M bit', 'bool', 'Header control bit m: DDP Segment Length valid', { mask: TERM_HDRCT_M, bits: 16 }),
-  f('iwarp_rdma.hdrct_d', 'D bit', 'bool', 'Header control bit d: DDP Header Included', { mask: TERM_HDRCT_D, bits: 16 }),
-  f('iwarp_rdma.hdrct_r', 'R bit', 'bool', 'Header control bit r: RDMAP Header Included', { mask: TERM_HDRCT_R, bits: 16 }),
-  f('iwarp_rdma.term_rsvd', 'Reserved', 'uint', 'Reserved, sent as zero', { base: 'hex', mask: TERM_RSVD_MASK, bits: 16 }),
-  f('iwarp_rdma.term_ddp_seg_len', 'DDP Segment Length', 'uint', 'Length of the terminated DDP segment', { base: 'dec', width: 16 }),
-  f('iwarp_rdma.term_ddp_h', 'Terminated DDP Header', 'bytes', 'First 14 (tagged) or 18 (untagged) octets of the offending segment'),
-  f('iwarp_rdma.term_rdma_h', 'Terminated RDMA Header', 'bytes', 'RDMAP header (Read Request) of the offending segment'),
+  f('iwarp_rdma.term_hdrct', 'Header control bits', 'uint', 'Terminate Control Field: Header control bits', {
+    base: 'hex',
+    mask: 0xe000,
+    bits: 16,
+  }),
+  f('iwarp_rdma.term_hdrct_m', 'M bit', 'bool', 'Header control bit m: DDP Segment Length valid', {
+    mask: TERM_HDRCT_M,
+    bits: 16,
+  }),
+  f('iwarp_rdma.hdrct_d', 'D bit', 'bool', 'Header control bit d: DDP Header Included', {
+    mask: TERM_HDRCT_D,
+    bits: 16,
+  }),
+  f('iwarp_rdma.hdrct_r', 'R bit', 'bool', 'Header control bit r: RDMAP Header Included', {
+    mask: TERM_HDRCT_R,
+    bits: 16,
+  }),
+  f('iwarp_rdma.term_rsvd', 'Reserved', 'uint', 'Reserved, sent as zero', {
+    base: 'hex',
+    mask: TERM_RSVD_MASK,
+    bits: 16,
+  }),
+  f('iwarp_rdma.term_ddp_seg_len', 'DDP Segment Length', 'uint', 'Length of the terminated DDP segment', {
+    base: 'dec',
+    width: 16,
+  }),
+  f(
+    'iwarp_rdma.term_ddp_h',
+    'Terminated DDP Header',
+    'bytes',
+    'First 14 (tagged) or 18 (untagged) octets of the offending segment',
+  ),
+  f(
+    'iwarp_rdma.term_rdma_h',
+    'Terminated RDMA Header',
+    'bytes',
+    'RDMAP header (Read Request) of the offending segment',
+  ),
   // RFC 7306 (SPEC-NOTES 2.7)
-  f('iwarp_rdma.atomic.reserved', 'Reserved', 'uint', 'Atomic Request reserved bits', { base: 'hex', mask: 0xfffffff0, bits: 32 }),
-  f('iwarp_rdma.atomic.opcode', 'OpCode', 'uint', 'Atomic operation', { base: 'dec', mask: 0x0000000f, bits: 32, strings: ATOMIC_OPCODE_NAMES }),
-  f('iwarp_rdma.atomic.request_identifier', 'Request Identifier', 'uint', 'Echoed in the Atomic Response', { base: 'dec' }),
+  f('iwarp_rdma.atomic.reserved', 'Reserved', 'uint', 'Atomic Request reserved bits', {
+    base: 'hex',
+    mask: 0xfffffff0,
+    bits: 32,
+  }),
+  f('iwarp_rdma.atomic.opcode', 'OpCode', 'uint', 'Atomic operation', {
+    base: 'dec',
+    mask: 0x0000000f,
+    bits: 32,
+    strings: ATOMIC_OPCODE_NAMES,
+  }),
+  f('iwarp_rdma.atomic.request_identifier', 'Request Identifier', 'uint', 'Echoed in the Atomic Response', {
+    base: 'dec',
+  }),
   f('iwarp_rdma.atomic.remote_stag', 'Remote STag', 'uint', 'STag of the target buffer', { base: 'hex' }),
   f('iwarp_rdma.atomic.remote_tagged_offset', 'Remote Tagged Offset', 'uint64', 'TO of the target', { base: 'hex' }),
   f('iwarp_rdma.atomic.add_data', 'Add Data', 'uint64', 'FetchAdd operand', { base: 'dec' }),
@@ -334,20 +458,69 @@ export const RDMA_FIELDS: readonly FieldDef[] = [
   f('iwarp_rdma.atomic.swap_mask', 'Swap Mask', 'uint64', 'CmpSwap mask', { base: 'hex' }),
   f('iwarp_rdma.atomic.compare_data', 'Compare Data', 'uint64', 'CmpSwap compare operand', { base: 'dec' }),
   f('iwarp_rdma.atomic.compare_mask', 'Compare Mask', 'uint64', 'CmpSwap compare mask', { base: 'hex' }),
-  f('iwarp_rdma.atomic.original_request_identifier', 'Original Request Identifier', 'uint', 'Request Identifier of the answered Atomic Request', { base: 'dec' }),
-  f('iwarp_rdma.atomic.original_remote_data_value', 'Original Remote Data Value', 'uint64', 'Value at the target before the operation', { base: 'hex' }),
-  f('iwarp_rdma.immediate_data', 'Immediate Data', 'bytes', 'Eight octets of Immediate Data (RFC 7306; layout provisional)'),
+  f(
+    'iwarp_rdma.atomic.original_request_identifier',
+    'Original Request Identifier',
+    'uint',
+    'Request Identifier of the answered Atomic Request',
+    { base: 'dec' },
+  ),
+  f(
+    'iwarp_rdma.atomic.original_remote_data_value',
+    'Original Remote Data Value',
+    'uint64',
+    'Value at the target before the operation',
+    { base: 'hex' },
+  ),
+  f(
+    'iwarp_rdma.immediate_data',
+    'Immediate Data',
+    'bytes',
+    'Eight octets of Immediate Data (RFC 7306; layout provisional)',
+  ),
 ];
 
 /** Generated analysis fields (Wireshark's "[...]" items): not on the wire. */
 export const DDP_ANALYSIS_FIELDS: readonly FieldDef[] = [
-  f('iwarp_ddp.analysis', 'DDP/RDMAP analysis', 'protocol', 'Results of mpa-dissect\'s DDP/RDMAP checks for this segment'),
-  f('iwarp_ddp.analysis.skipped', 'Not used for sequence checks', 'string', 'Why this segment was decoded but left out of MSN/MO/TO bookkeeping'),
-  f('iwarp_ddp.analysis.message', 'Message number', 'uint', 'Index of the RDMA message (per direction) this segment belongs to', { base: 'dec' }),
-  f('iwarp_ddp.analysis.message_length', 'Message length so far', 'uint', 'DDP payload octets of the message up to and including this segment', { base: 'dec' }),
+  f(
+    'iwarp_ddp.analysis',
+    'DDP/RDMAP analysis',
+    'protocol',
+    "Results of mpa-dissect's DDP/RDMAP checks for this segment",
+  ),
+  f(
+    'iwarp_ddp.analysis.skipped',
+    'Not used for sequence checks',
+    'string',
+    'Why this segment was decoded but left out of MSN/MO/TO bookkeeping',
+  ),
+  f(
+    'iwarp_ddp.analysis.message',
+    'Message number',
+    'uint',
+    'Index of the RDMA message (per direction) this segment belongs to',
+    { base: 'dec' },
+  ),
+  f(
+    'iwarp_ddp.analysis.message_length',
+    'Message length so far',
+    'uint',
+    'DDP payload octets of the message up to and including this segment',
+    { base: 'dec' },
+  ),
   f('iwarp_ddp.analysis.message_complete', 'Message complete', 'bool', 'This segment carried L=1'),
   f('iwarp_ddp.analysis.rtr', 'RTR', 'string', 'This segment is the RFC 6581 ready-to-receive indication'),
-  f('iwarp_ddp.analysis.request_frames', 'Read Request in frames', 'string', 'Frames of the Read Request this Read Response answers'),
-  f('iwarp_ddp.analysis.terminated', 'Terminated segment', 'string', 'Segment whose copied header this Terminate carries'),
+  f(
+    'iwarp_ddp.analysis.request_frames',
+    'Read Request in frames',
+    'string',
+    'Frames of the Read Request this Read Response answers',
+  ),
+  f(
+    'iwarp_ddp.analysis.terminated',
+    'Terminated segment',
+    'string',
+    'Segment whose copied header this Terminate carries',
+  ),
   f('iwarp_ddp.analysis.finding', 'Finding', 'string', 'A rule that fired on this segment'),
 ];

@@ -42,7 +42,8 @@ export function plausibleDdpSegmentStart(head: Uint8Array, length: number): bool
   if (length < DDP_TAGGED_HEADER_LEN || head.length < 2) return false;
   const ctrl = head[0]!;
   const rdma = head[1]!;
-  if ((ctrl & DDP_RSVD_MASK) !== 0 || (ctrl & DDP_DV_MASK) > 1 || rdma >> 6 > 1 || (rdma & RDMA_RSV_MASK) !== 0) return false;
+  if ((ctrl & DDP_RSVD_MASK) !== 0 || (ctrl & DDP_DV_MASK) > 1 || rdma >> 6 > 1 || (rdma & RDMA_RSV_MASK) !== 0)
+    return false;
   const spec = OPCODE_SPECS[rdma & RDMA_OPCODE_MASK];
   if (!spec || ((ctrl & DDP_TAGGED_FLAG) !== 0) !== spec.tagged) return false;
   if (spec.tagged) return true;

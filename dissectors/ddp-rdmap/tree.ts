@@ -129,16 +129,23 @@ function readRequestNodes(rr: ReadRequestHeader, base: number): TreeNode[] {
 function terminateNode(t: TerminateMessage): TreeNode {
   const base = DDP_UNTAGGED_HEADER_LEN;
   const etypeField =
-    t.layer === TERM_LAYER.RDMAP ? 'iwarp_rdma.term_etype_rdma'
-    : t.layer === TERM_LAYER.DDP ? 'iwarp_rdma.term_etype_ddp'
-    : t.layer === TERM_LAYER.LLP ? 'iwarp_rdma.term_etype_llp'
-    : 'iwarp_rdma.term_etype';
+    t.layer === TERM_LAYER.RDMAP
+      ? 'iwarp_rdma.term_etype_rdma'
+      : t.layer === TERM_LAYER.DDP
+        ? 'iwarp_rdma.term_etype_ddp'
+        : t.layer === TERM_LAYER.LLP
+          ? 'iwarp_rdma.term_etype_llp'
+          : 'iwarp_rdma.term_etype';
   const codeField =
-    t.layer === TERM_LAYER.RDMAP && t.etype !== 0 ? 'iwarp_rdma.term_errcode_rdma'
-    : t.layer === TERM_LAYER.DDP && t.etype === 1 ? 'iwarp_rdma.term_errcode_ddp_tagged'
-    : t.layer === TERM_LAYER.DDP && t.etype === 2 ? 'iwarp_rdma.term_errcode_ddp_untagged'
-    : t.layer === TERM_LAYER.LLP ? 'iwarp_rdma.term_errcode_llp'
-    : 'iwarp_rdma.term_errcode';
+    t.layer === TERM_LAYER.RDMAP && t.etype !== 0
+      ? 'iwarp_rdma.term_errcode_rdma'
+      : t.layer === TERM_LAYER.DDP && t.etype === 1
+        ? 'iwarp_rdma.term_errcode_ddp_tagged'
+        : t.layer === TERM_LAYER.DDP && t.etype === 2
+          ? 'iwarp_rdma.term_errcode_ddp_untagged'
+          : t.layer === TERM_LAYER.LLP
+            ? 'iwarp_rdma.term_errcode_llp'
+            : 'iwarp_rdma.term_errcode';
   const hdrct = t.ctrlWord & 0xe000;
   const ctrl = t.ctrlWord >>> 8; // Layer, EType, Error Code and the Hdrct octet: 24 bits
   const kids: TreeNode[] = [
@@ -152,7 +159,11 @@ function terminateNode(t: TerminateMessage): TreeNode {
           length: 1,
           display: `${t.layerName ?? 'Unknown'} (0x${t.layer.toString(16)})`,
         }),
-        node(etypeField, t.etype, { offset: base, length: 1, display: `${t.etypeName ?? 'Unknown'} (0x${t.etype.toString(16)})` }),
+        node(etypeField, t.etype, {
+          offset: base,
+          length: 1,
+          display: `${t.etypeName ?? 'Unknown'} (0x${t.etype.toString(16)})`,
+        }),
         node(codeField, t.code, {
           offset: base + 1,
           length: 1,
@@ -205,7 +216,9 @@ function rdmaNodes(p: Exclude<DdpPdu, { kind: 'truncated' }>): TreeNode[] {
   const kids: TreeNode[] = [rdmaControlNode(p.rdmap.raw, 1)];
   if (p.kind === 'untagged') {
     if (p.invalidateStag !== null) {
-      kids.push(node('iwarp_rdma.inval_stag', p.invalidateStag, { offset: 2, length: 4, display: hex32(p.invalidateStag) }));
+      kids.push(
+        node('iwarp_rdma.inval_stag', p.invalidateStag, { offset: 2, length: 4, display: hex32(p.invalidateStag) }),
+      );
     } else if (p.reservedWord !== null) {
       kids.push(node('iwarp_rdma.reserved', p.rsvdUlp, { offset: 2, length: 4, display: hexBytes(p.rsvdUlp) }));
     }
@@ -214,7 +227,9 @@ function rdmaNodes(p: Exclude<DdpPdu, { kind: 'truncated' }>): TreeNode[] {
   const base = p.headerLength;
   switch (b.type) {
     case 'read-request':
-      kids.push(node('iwarp_rdma.rr', 'Read request', { offset: base, length: 28, children: readRequestNodes(b.rr, base) }));
+      kids.push(
+        node('iwarp_rdma.rr', 'Read request', { offset: base, length: 28, children: readRequestNodes(b.rr, base) }),
+      );
       break;
     case 'terminate':
       kids.push(terminateNode(b.term));
@@ -230,12 +245,31 @@ function rdmaNodes(p: Exclude<DdpPdu, { kind: 'truncated' }>): TreeNode[] {
           display: `${ATOMIC_OPCODE_NAMES[r.atomicOpcode] ?? 'Unassigned'} (${r.atomicOpcode})`,
         }),
         node('iwarp_rdma.atomic.request_identifier', r.requestId, { offset: base + 4, length: 4 }),
-        node('iwarp_rdma.atomic.remote_stag', r.remoteStag, { offset: base + 8, length: 4, display: hex32(r.remoteStag) }),
-        node('iwarp_rdma.atomic.remote_tagged_offset', r.remoteTo, { offset: base + 12, length: 8, display: hex64(r.remoteTo) }),
-        node(swap ? 'iwarp_rdma.atomic.swap_data' : 'iwarp_rdma.atomic.add_data', r.data, { offset: base + 20, length: 8 }),
-        node(swap ? 'iwarp_rdma.atomic.swap_mask' : 'iwarp_rdma.atomic.add_mask', r.mask, { offset: base + 28, length: 8, display: hex64(r.mask) }),
+        node('iwarp_rdma.atomic.remote_stag', r.remoteStag, {
+          offset: base + 8,
+          length: 4,
+          display: hex32(r.remoteStag),
+        }),
+        node('iwarp_rdma.atomic.remote_tagged_offset', r.remoteTo, {
+          offset: base + 12,
+          length: 8,
+          display: hex64(r.remoteTo),
+        }),
+        node(swap ? 'iwarp_rdma.atomic.swap_data' : 'iwarp_rdma.atomic.add_data', r.data, {
+          offset: base + 20,
+          length: 8,
+        }),
+        node(swap ? 'iwarp_rdma.atomic.swap_mask' : 'iwarp_rdma.atomic.add_mask', r.mask, {
+          offset: base + 28,
+          length: 8,
+          display: hex64(r.mask),
+        }),
         node('iwarp_rdma.atomic.compare_data', r.compareData, { offset: base + 36, length: 8 }),
-        node('iwarp_rdma.atomic.compare_mask', r.compareMask, { offset: base + 44, length: 8, display: hex64(r.compareMask) }),
+        node('iwarp_rdma.atomic.compare_mask', r.compareMask, {
+          offset: base + 44,
+          length: 8,
+          display: hex64(r.compareMask),
+        }),
       );
       break;
     }
@@ -272,10 +306,21 @@ function pduNodes(p: DdpPdu): TreeNode[] {
     if (p.ddp) kids.push(ddpControlNode(p.ddp.raw, 0));
     kids.push(node('iwarp_ddp.malformed', p.reason, { offset: 0, length: p.available }));
     const out: TreeNode[] = [
-      node('iwarp_ddp', 'Direct Data Placement Protocol', { offset: 0, length: p.available, display: `[Malformed: ${p.reason}]`, children: kids }),
+      node('iwarp_ddp', 'Direct Data Placement Protocol', {
+        offset: 0,
+        length: p.available,
+        display: `[Malformed: ${p.reason}]`,
+        children: kids,
+      }),
     ];
     if (p.rdmap) {
-      out.push(node('iwarp_rdma', 'Remote Direct Memory Access Protocol', { offset: 1, length: 1, children: [rdmaControlNode(p.rdmap.raw, 1)] }));
+      out.push(
+        node('iwarp_rdma', 'Remote Direct Memory Access Protocol', {
+          offset: 1,
+          length: 1,
+          children: [rdmaControlNode(p.rdmap.raw, 1)],
+        }),
+      );
     }
     return out;
   }
@@ -290,7 +335,12 @@ function pduNodes(p: DdpPdu): TreeNode[] {
       ? `Tagged, ${p.ddp.l ? 'Last' : 'More'}, STag ${hex32(p.stag)}, TO ${hex64(p.to)}`
       : `Untagged, ${p.ddp.l ? 'Last' : 'More'}, QN ${p.qn}, MSN ${p.msn}, MO ${p.mo}`;
   return [
-    node('iwarp_ddp', 'Direct Data Placement Protocol', { offset: 0, length: p.headerLength, display: ddpDisplay, children: ddpKids }),
+    node('iwarp_ddp', 'Direct Data Placement Protocol', {
+      offset: 0,
+      length: p.headerLength,
+      display: ddpDisplay,
+      children: ddpKids,
+    }),
     node('iwarp_rdma', 'Remote Direct Memory Access Protocol', {
       offset: 1,
       length: p.length - 1,
@@ -310,10 +360,14 @@ function analysisNode(rec: DdpSegmentRecord): TreeNode | null {
   }
   if (rec.rtr) kids.push(node('iwarp_ddp.analysis.rtr', `zero-length ${rec.rtr} RTR (RFC 6581)`));
   if (rec.readRequest) {
-    kids.push(node('iwarp_ddp.analysis.request_frames', `${rec.readRequest.frames.join(',')} (seq ${rec.readRequest.seq})`));
+    kids.push(
+      node('iwarp_ddp.analysis.request_frames', `${rec.readRequest.frames.join(',')} (seq ${rec.readRequest.seq})`),
+    );
   }
   if (rec.terminated) {
-    kids.push(node('iwarp_ddp.analysis.terminated', `seq ${rec.terminated.seq}, frames ${rec.terminated.frames.join(',')}`));
+    kids.push(
+      node('iwarp_ddp.analysis.terminated', `seq ${rec.terminated.seq}, frames ${rec.terminated.frames.join(',')}`),
+    );
   }
   for (const f of rec.findings) kids.push(node('iwarp_ddp.analysis.finding', `${f.rule}: ${f.message}`));
   return kids.length ? node('iwarp_ddp.analysis', 'DDP/RDMAP analysis', { children: kids }) : null;

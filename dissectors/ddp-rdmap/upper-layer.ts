@@ -32,7 +32,11 @@ export interface UpperLayerLabel {
   readonly basis: 'private-data' | 'port';
   /** Human-readable evidence, e.g. "RFC 8797 magic 0xF6AB0E18 in the Request private data". */
   readonly evidence: string;
-  readonly detail?: { readonly rpcRdma?: RpcRdmaPrivateData; readonly smbdIrdOrd?: SmbdLegacyIrdOrd; readonly from?: 'request' | 'reply' };
+  readonly detail?: {
+    readonly rpcRdma?: RpcRdmaPrivateData;
+    readonly smbdIrdOrd?: SmbdLegacyIrdOrd;
+    readonly from?: 'request' | 'reply';
+  };
 }
 
 export interface UpperLayerInput {
@@ -132,7 +136,8 @@ export function labelUpperLayer(i: UpperLayerInput): UpperLayerLabel | null {
     ] as const) {
       const irdOrd = pd ? parseSmbdLegacyIrdOrd(pd) : null;
       if (irdOrd) {
-        const exact = pd!.length === 8 ? '' : ` (${pd!.length} octets of ULP private data; ksmbd checks only exactly 8)`;
+        const exact =
+          pd!.length === 8 ? '' : ` (${pd!.length} octets of ULP private data; ksmbd checks only exactly 8)`;
         return {
           protocol: 'SMB Direct',
           basis: 'private-data',

@@ -189,7 +189,10 @@ export class ByteLog implements LentBytesHolder {
   }
 
   /** Hands out the held pieces from stream offset `from` on, in order, as the reassembler would. */
-  replay(from: number, fn: (data: Uint8Array, offset: number, frame: number, segStart: boolean, segEnd: boolean) => void): void {
+  replay(
+    from: number,
+    fn: (data: Uint8Array, offset: number, frame: number, segStart: boolean, segEnd: boolean) => void,
+  ): void {
     this.own();
     const p = this.pieces;
     for (let i = 0; i < p.length; i += 3) {

@@ -60,7 +60,11 @@ function shift(reg: number, m: number): number {
   for (let k = 0; m !== 0; k++, m >>>= 1) {
     if (m & 1) {
       const o = k * 1024;
-      reg = t[o + (reg & 0xff)]! ^ t[o + 256 + ((reg >>> 8) & 0xff)]! ^ t[o + 512 + ((reg >>> 16) & 0xff)]! ^ t[o + 768 + (reg >>> 24)]!;
+      reg =
+        t[o + (reg & 0xff)]! ^
+        t[o + 256 + ((reg >>> 8) & 0xff)]! ^
+        t[o + 512 + ((reg >>> 16) & 0xff)]! ^
+        t[o + 768 + (reg >>> 24)]!;
     }
   }
   return reg;

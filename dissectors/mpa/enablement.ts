@@ -102,7 +102,13 @@ function probe(q: EnablementQuery, offset: number, params: FramerParams): Probe 
   const fr = new FpduFramer(params, offset, q.baseSeq, { onFpdu: check });
   fr.push(q.bytes, offset, 0, false, false, offset - q.base, q.bytes.length);
   return {
-    bad, count, draft, rfc, framed: fr.position - offset, endsAtEnd: !bad && fr.atBoundary && fr.position === q.base + q.bytes.length };
+    bad,
+    count,
+    draft,
+    rfc,
+    framed: fr.position - offset,
+    endsAtEnd: !bad && fr.atBoundary && fr.position === q.base + q.bytes.length,
+  };
 }
 
 /** A cheap first look at a candidate: a possible ULPDU_Length and a DDP header after it. */
@@ -182,7 +188,14 @@ export function judgeEnablementAt(q: EnablementQuery, off: number, params: Frame
   const r = probe(q, off, p);
   if (r.count >= NEED || (q.final && r.count >= 1 && r.endsAtEnd)) {
     if (p.markers && r.rfc > r.draft) p.fpduptrFrom = 'length';
-    return { offset: off, params: p, fpdus: r.count, draftMarkers: r.draft, rfcMarkers: r.rfc, evidence: `${r.count} FPDU(s) verified from the given start` };
+    return {
+      offset: off,
+      params: p,
+      fpdus: r.count,
+      draftMarkers: r.draft,
+      rfcMarkers: r.rfc,
+      evidence: `${r.count} FPDU(s) verified from the given start`,
+    };
   }
   return r.bad || q.final ? 'no' : 'more';
 }
@@ -211,8 +224,14 @@ function acceptAll(): boolean {
  * `--mpa` (which has its own `start=`).
  */
 export function enablementOpen(flow: EnablementHost, d: MpaDirection): boolean {
-  return (flow.detection === null || flow.detection === 'prestandard') && d.info.synSeen === true && d.enableSpent < ENABLEMENT_BUDGET
-    && d.log.base === 0 && flow.request === null && flow.reply === null;
+  return (
+    (flow.detection === null || flow.detection === 'prestandard') &&
+    d.info.synSeen === true &&
+    d.enableSpent < ENABLEMENT_BUDGET &&
+    d.log.base === 0 &&
+    flow.request === null &&
+    flow.reply === null
+  );
 }
 
 /** MPA enabled without startup frames at `en.offset`: frame from there (draft-00 §7.1, seed 002 §8.1). */
@@ -224,11 +243,18 @@ export function enable(flow: EnablementHost, d: MpaDirection, en: Enablement): v
   d.enabledAt = en.offset;
   d.enabledFrame = d.log.frameAt(en.offset);
   const seq = d.seqOf(en.offset);
-  const rule = !en.params.markers ? '' : en.params.fpduptrFrom === 'length'
-    ? `; FPDUPTR counted from the ULPDU_Length field (RFC 5044 §4.3: ${en.rfcMarkers} marker(s) fit only that)`
-    : '; FPDUPTR counted from the FPDU\'s first octet (draft-ietf-rddp-mpa-00 §7.1)';
-  flow.find(d, 'mpa.enabled-without-startup', seq, [d.enabledFrame],
-    `MPA enabled without startup frames at seq ${seq}${en.offset === 0 ? ' (the stream\'s first octet)' : ` after ${en.offset} octets of streaming-mode data`} (${en.evidence}); markers ${en.params.markers ? 'on' : 'off'}, CRC ${en.params.crc ? 'on' : 'off'}${rule}`);
+  const rule = !en.params.markers
+    ? ''
+    : en.params.fpduptrFrom === 'length'
+      ? `; FPDUPTR counted from the ULPDU_Length field (RFC 5044 §4.3: ${en.rfcMarkers} marker(s) fit only that)`
+      : "; FPDUPTR counted from the FPDU's first octet (draft-ietf-rddp-mpa-00 §7.1)";
+  flow.find(
+    d,
+    'mpa.enabled-without-startup',
+    seq,
+    [d.enabledFrame],
+    `MPA enabled without startup frames at seq ${seq}${en.offset === 0 ? " (the stream's first octet)" : ` after ${en.offset} octets of streaming-mode data`} (${en.evidence}); markers ${en.params.markers ? 'on' : 'off'}, CRC ${en.params.crc ? 'on' : 'off'}${rule}`,
+  );
   // Octets before the enablement point are streaming-mode data (a Hello exchange), not skipped MPA.
   d.startFramer(en.params, en.offset);
   d.replayInto(en.offset);
@@ -239,8 +265,18 @@ export function enable(flow: EnablementHost, d: MpaDirection, en: Enablement): v
  * octets there that are not MPA are the analysis draft's enablement error (a receiver expecting
  * MPA gets octet-stream data, seed 002 §8.1, Figure 4 and 5).
  */
-export function forcedEnablement(flow: EnablementHost, d: MpaDirection, off: number, final: boolean, holdBytes: number): void {
-  const v = judgeEnablementAt({ bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: acceptAll }, off, d.params!);
+export function forcedEnablement(
+  flow: EnablementHost,
+  d: MpaDirection,
+  off: number,
+  final: boolean,
+  holdBytes: number,
+): void {
+  const v = judgeEnablementAt(
+    { bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: acceptAll },
+    off,
+    d.params!,
+  );
   if (v === 'more') {
     if (d.log.length <= holdBytes) return;
   }
@@ -257,8 +293,13 @@ export function forcedEnablement(flow: EnablementHost, d: MpaDirection, off: num
   const b = d.log.bytes;
   const i = off - d.log.base;
   const head = Array.from(b.subarray(i, Math.min(b.length, i + 8)), (x) => x.toString(16).padStart(2, '0')).join(' ');
-  flow.find(d, 'mpa.enablement-error', seq, d.log.framesIn(off, Math.min(d.log.end, off + 64)),
-    `MPA was to start at seq ${seq} (--mpa start=) but the octets there (${head}) are not ${d.params!.markers ? 'a zero marker leading ' : ''}FPDUs with ${d.params!.crc ? 'valid CRCs' : 'DDP headers'}: octet-stream data where MPA was expected (seed 002 section 8.1, Figure 4 and 5)`);
+  flow.find(
+    d,
+    'mpa.enablement-error',
+    seq,
+    d.log.framesIn(off, Math.min(d.log.end, off + 64)),
+    `MPA was to start at seq ${seq} (--mpa start=) but the octets there (${head}) are not ${d.params!.markers ? 'a zero marker leading ' : ''}FPDUs with ${d.params!.crc ? 'valid CRCs' : 'DDP headers'}: octet-stream data where MPA was expected (seed 002 section 8.1, Figure 4 and 5)`,
+  );
   d.enablementReported = true;
   d.seqStartExact = true;
   d.state = 'hunt';
@@ -278,7 +319,12 @@ export function checkEnablementError(flow: EnablementHost): void {
     const after = b.unframed.filter(([, fr]) => fr > a.enabledFrame);
     if (after.length === 0) continue;
     const [seq] = after[0]!;
-    flow.find(b, 'mpa.enablement-error', seq, after.map(([, fr]) => fr),
-      `${a.info.from} enabled MPA at seq ${a.seqOf(a.enabledAt)} (frame ${a.enabledFrame}) but ${b.info.from} sent octet-stream data from seq ${seq} that never frames as MPA: one side is not MPA-enabled (seed 002 section 8, Figure 4 and 5)`);
+    flow.find(
+      b,
+      'mpa.enablement-error',
+      seq,
+      after.map(([, fr]) => fr),
+      `${a.info.from} enabled MPA at seq ${a.seqOf(a.enabledAt)} (frame ${a.enabledFrame}) but ${b.info.from} sent octet-stream data from seq ${seq} that never frames as MPA: one side is not MPA-enabled (seed 002 section 8, Figure 4 and 5)`,
+    );
   }
 }

@@ -199,7 +199,15 @@ export class FpduFramer {
   }
 
   /** Feeds data[from, to) whose first octet is at stream offset `offset` (must equal position). */
-  push(data: Uint8Array, offset: number, frame: number, segStart = false, segEnd = false, from = 0, to = data.length): void {
+  push(
+    data: Uint8Array,
+    offset: number,
+    frame: number,
+    segStart = false,
+    segEnd = false,
+    from = 0,
+    to = data.length,
+  ): void {
     if (this.stopped) return;
     if (offset !== this.pos) throw new Error(`framer fed offset ${offset}, expected ${this.pos}`);
     const whole = segStart && segEnd;

@@ -178,7 +178,11 @@ interface ProbeResult {
  * An FPDU carries its own evidence of framing: a possible ULPDU_Length and, with CRC, a CRC that
  * verifies (as sent or only byte-swapped), without CRC a ULPDU that starts like a DDP segment.
  */
-export function vouches(f: FramedFpdu, crc: boolean, plausible: (head: Uint8Array, length: number) => boolean): boolean {
+export function vouches(
+  f: FramedFpdu,
+  crc: boolean,
+  plausible: (head: Uint8Array, length: number) => boolean,
+): boolean {
   if (f.ulpduLength > MAX_ULPDU_LENGTH) return false;
   if (crc) return f.crcStatus === 'good' || f.crcStatus === 'byte-swapped';
   return plausible(f.head, f.ulpduLength);
@@ -240,7 +244,13 @@ function markerPhases(q: LockQuery, s: LockSearch): number[] {
 }
 
 /** With markers at a known phase: lock through the first marker whose FPDUPTR leads to a verified FPDU. */
-function lockViaMarkers(q: LockQuery, s: LockSearch, markerBase: number, crc: boolean, need: number): LockResult | null {
+function lockViaMarkers(
+  q: LockQuery,
+  s: LockSearch,
+  markerBase: number,
+  crc: boolean,
+  need: number,
+): LockResult | null {
   const params: FramerParams = { markers: true, markerBase, crc };
   const b = q.bytes;
   const end = q.base + b.length;
@@ -248,7 +258,8 @@ function lockViaMarkers(q: LockQuery, s: LockSearch, markerBase: number, crc: bo
   const tried = new Map<number, boolean>();
   if (q.preferStart) {
     const r = probe(q, s, q.base, params, need);
-    if (accepted(r, need, q.final)) return { offset: q.base, params, fpdus: r.count, evidence: 'framing continues where it was' };
+    if (accepted(r, need, q.final))
+      return { offset: q.base, params, fpdus: r.count, evidence: 'framing continues where it was' };
     tried.set(q.base, r.bad);
   }
   // Marker slots before `from` led only to FPDU chains that broke within bytes seen (earlier attempts).
@@ -272,7 +283,12 @@ function lockViaMarkers(q: LockQuery, s: LockSearch, markerBase: number, crc: bo
         } else {
           const r = probe(q, s, target, params, need);
           if (accepted(r, need, q.final)) {
-            return { offset: target, params, fpdus: r.count, evidence: `marker at stream offset ${q.base + i} (FPDUPTR ${ptr})` };
+            return {
+              offset: target,
+              params,
+              fpdus: r.count,
+              evidence: `marker at stream offset ${q.base + i} (FPDUPTR ${ptr})`,
+            };
           }
           decided = r.bad;
         }
@@ -332,7 +348,12 @@ function lockViaChain(q: LockQuery, s: LockSearch, crc: boolean, need: number): 
         } else {
           const r = probe(q, s, q.base + i, params, need);
           if (accepted(r, need, q.final)) {
-            return { offset: q.base + i, params, fpdus: r.count, evidence: `${r.count} chained FPDUs with ${crc ? 'valid CRCs' : 'plausible DDP headers'}` };
+            return {
+              offset: q.base + i,
+              params,
+              fpdus: r.count,
+              evidence: `${r.count} chained FPDUs with ${crc ? 'valid CRCs' : 'plausible DDP headers'}`,
+            };
           }
           decided = r.bad;
         }
@@ -392,7 +413,8 @@ function search(q: LockQuery, s: LockSearch): LockResult | null {
       if (q.preferStart) {
         const params: FramerParams = { markers: false, markerBase: 0, crc };
         const r = probe(q, s, q.base, params, 3);
-        if (accepted(r, 3, q.final)) return { offset: q.base, params, fpdus: r.count, evidence: 'framing continues where it was' };
+        if (accepted(r, 3, q.final))
+          return { offset: q.base, params, fpdus: r.count, evidence: 'framing continues where it was' };
       }
       const r = lockViaChain(q, s, crc, 3);
       if (r) return r;

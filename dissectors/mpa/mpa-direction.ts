@@ -138,7 +138,8 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   fpdus = 0;
   ulpduBytes = 0;
   // alignment counters of framers that have been retired
-  retired: { segments: number; fpduAligned: number; headerAligned: number; spanning: number; markers: number } | null = null;
+  retired: { segments: number; fpduAligned: number; headerAligned: number; spanning: number; markers: number } | null =
+    null;
   /** Bad FPDUs in a row (read for every FPDU: a field of its own, not a rare one). */
   consecutiveBad = 0;
   firstFpduFirstFrame: number | null = null;
@@ -256,7 +257,8 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
 
   data(c: StreamChunk): void {
     if (this.state === 'ended') return;
-    if (this.cachedInfo === null) this.cachedInfo = this.flow.handle.view?.(this.dir) ?? this.flow.handle.info(this.dir);
+    if (this.cachedInfo === null)
+      this.cachedInfo = this.flow.handle.view?.(this.dir) ?? this.flow.handle.info(this.dir);
     this.feed(c.data, c.offset, c.frame, c.segmentStart, c.segmentEnd);
   }
 
@@ -272,7 +274,8 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
         const keep = Math.min(this.lastStart ?? fr.pendingStart, fr.pendingStart) - this.log.base;
         // Dropping lent views moves nothing: they go as soon as they are behind (less to copy when
         // the reader recycles); owned octets go in batches (each is moved at most once more).
-        if (keep > 0 && (keep >= this.log.ownedLength || (keep >= DROP_MIN && keep * 2 >= this.log.length))) this.log.dropBefore(this.log.base + keep);
+        if (keep > 0 && (keep >= this.log.ownedLength || (keep >= DROP_MIN && keep * 2 >= this.log.length)))
+          this.log.dropBefore(this.log.base + keep);
         return;
       }
       this.flow.afterFramerStop(this);

@@ -3,17 +3,41 @@ import type { DirectionConsumer, FlowConsumer, FlowHandle, EndReason, StreamChun
 import { byteSwap32 } from './crc32c.js';
 import { crcHex } from './fields.js';
 import { MARKER_INTERVAL, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
-import { ENABLEMENT_BUDGET, ENABLEMENT_WINDOW, checkEnablementError, enable, enablementOpen, findEnablement, forcedEnablement, type EnablementQuery } from './enablement.js';
+import {
+  ENABLEMENT_BUDGET,
+  ENABLEMENT_WINDOW,
+  checkEnablementError,
+  enable,
+  enablementOpen,
+  findEnablement,
+  forcedEnablement,
+  type EnablementQuery,
+} from './enablement.js';
 import { findLock, LockSearch, MAX_ULPDU_LENGTH, type LockResult } from './lock-on.js';
 import { STARTUP_HEADER_LEN, classifyKey, type StartupRecord } from './startup.js';
 import { StartupNegotiation, type NegotiationHost, type RdmacInterop } from './startup-negotiation.js';
 import { MpaDirection, type State } from './mpa-direction.js';
 import { diagnoseBreak, type Hypothesis } from './sender-mistakes.js';
 import type { MpaContext } from './ulpdu.js';
-import type { EnablementPoint, FpduRecord, ForcedMpa, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
+import type {
+  EnablementPoint,
+  FpduRecord,
+  ForcedMpa,
+  MpaFlowOptions,
+  MpaFlowSummary,
+  MpaOutputs,
+  UpperLayer,
+} from './mpa-types.js';
 
-export type { ForcedMpa, FpduRecord, MpaDirectionSummary, MpaFlowOptions, MpaFlowSummary, MpaOutputs, UpperLayer } from './mpa-types.js';
-
+export type {
+  ForcedMpa,
+  FpduRecord,
+  MpaDirectionSummary,
+  MpaFlowOptions,
+  MpaFlowSummary,
+  MpaOutputs,
+  UpperLayer,
+} from './mpa-types.js';
 
 /**
  * MPA on one TCP connection: finds the startup frames wherever MPA starts (RFC 5044 §7.1, delayed
@@ -115,7 +139,13 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
   }
 
   find(d: MpaDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void {
-    this.sink.report(rule, { flow: this.handle.id, from: d.info.from, frames: [...new Set(frames)].sort((a, b) => a - b), seq, message });
+    this.sink.report(rule, {
+      flow: this.handle.id,
+      from: d.info.from,
+      frames: [...new Set(frames)].sort((a, b) => a - b),
+      seq,
+      message,
+    });
   }
 
   private peer(d: MpaDirection): MpaDirection {
@@ -163,7 +193,15 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     if (d.huntScanned < this.huntBudget && d.log.length >= 64 && d.shouldTryHunt(final)) {
       const open = enablementOpen(this, d);
       if (open) {
-        const q: EnablementQuery = { bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: this.plausible, from: d.enableFrom, budget: Math.min(8 * 1024 * 1024, ENABLEMENT_BUDGET - d.enableSpent) };
+        const q: EnablementQuery = {
+          bytes: d.log.bytes,
+          base: d.log.base,
+          baseSeq: d.info.baseSeq,
+          final,
+          plausible: this.plausible,
+          from: d.enableFrom,
+          budget: Math.min(8 * 1024 * 1024, ENABLEMENT_BUDGET - d.enableSpent),
+        };
         const en = findEnablement(q);
         if (en) {
           enable(this, d, en);
@@ -180,15 +218,27 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       if (lock && open && lock.params.crc && !lock.params.markers) {
         // The stream's start was captured and no startup frame came: MPA without markers enabled at
         // the first octet of a verified FPDU chain (draft-00 §8.1 rule 7: no marker when they are off).
-        enable(this, d, { offset: lock.offset, params: { ...lock.params, fpduptrFrom: 'fpdu' }, fpdus: lock.fpdus, draftMarkers: 0, rfcMarkers: 0, evidence: lock.evidence });
+        enable(this, d, {
+          offset: lock.offset,
+          params: { ...lock.params, fpduptrFrom: 'fpdu' },
+          fpdus: lock.fpdus,
+          draftMarkers: 0,
+          rfcMarkers: 0,
+          evidence: lock.evidence,
+        });
         return;
       }
       if (lock) {
         this.detection ??= 'heuristic';
         d.seqStartExact = false;
         d.seqStartOffset = lock.params.markers ? firstMarkerOffset(lock) : null;
-        this.find(d, 'mpa.mid-stream', d.seqOf(lock.offset), d.log.framesIn(lock.offset, lock.offset + 1),
-          `MPA framing found mid-stream at seq ${d.seqOf(lock.offset)} (${lock.evidence}); markers ${lock.params.markers ? 'on' : 'off'}, CRC ${lock.params.crc ? 'on' : 'off'} inferred`);
+        this.find(
+          d,
+          'mpa.mid-stream',
+          d.seqOf(lock.offset),
+          d.log.framesIn(lock.offset, lock.offset + 1),
+          `MPA framing found mid-stream at seq ${d.seqOf(lock.offset)} (${lock.evidence}); markers ${lock.params.markers ? 'on' : 'off'}, CRC ${lock.params.crc ? 'on' : 'off'} inferred`,
+        );
         if (this.crc === null) this.crc = lock.params.crc;
         this.lock(d, lock);
         return;
@@ -204,7 +254,6 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       d.resetHuntTries();
     }
   }
-
 
   private stepAwait(d: MpaDirection, final: boolean): void {
     const forced = this.opts.forced;
@@ -241,7 +290,7 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       d.state = 'streaming';
       return;
     }
-    if ((this.neg?.negotiated(d) ?? null)) {
+    if (this.neg?.negotiated(d) ?? null) {
       this.resolveAwait(d, final);
       return;
     }
@@ -258,14 +307,19 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     }
     if (this.skipRepeatedStartup(d)) return;
     const ss = d.seqStartOffset!;
-    const params = (this.neg?.negotiated(d) ?? null);
+    const params = this.neg?.negotiated(d) ?? null;
     if (d.startupRec?.kind === 'request' && d.log.length > 0 && !d.earlyReported) {
       // RFC 5044 §7.1.2: the Initiator sends no FPDU before it has the Reply (judged in capture order).
       const first = d.log.frameAt(d.log.base);
       if (!this.reply || this.reply.dir === d.dir || first < this.reply.frame) {
         d.earlyReported = true;
-        this.find(d, 'mpa.initiator-before-reply', d.seqOf(d.log.base), [first],
-          `Initiator sent octets after its Request (frame ${first}) before ${this.reply && this.reply.dir !== d.dir ? `the Reply (frame ${this.reply.frame})` : 'any Reply'}`);
+        this.find(
+          d,
+          'mpa.initiator-before-reply',
+          d.seqOf(d.log.base),
+          [first],
+          `Initiator sent octets after its Request (frame ${first}) before ${this.reply && this.reply.dir !== d.dir ? `the Reply (frame ${this.reply.frame})` : 'any Reply'}`,
+        );
       }
     }
     if (params) {
@@ -295,15 +349,24 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     if (k === null) return false;
     const total = STARTUP_HEADER_LEN + ((b[18]! << 8) | b[19]!);
     if (b.length < total) return false;
-    this.find(d, 'mpa.startup-after-mpa', d.seqOf(d.log.base), d.log.framesIn(d.log.base, d.log.base + total),
-      `another MPA ${k === 'request' ? 'Request' : 'Reply'} at seq ${d.seqOf(d.log.base)} where FPDUs should start; ignored for negotiation`);
+    this.find(
+      d,
+      'mpa.startup-after-mpa',
+      d.seqOf(d.log.base),
+      d.log.framesIn(d.log.base, d.log.base + total),
+      `another MPA ${k === 'request' ? 'Request' : 'Reply'} at seq ${d.seqOf(d.log.base)} where FPDUs should start; ignored for negotiation`,
+    );
     d.seqStartOffset += total;
     d.log.dropBefore(d.seqStartOffset);
     return false;
   }
 
   /** Searches held bytes for FPDU boundaries; what is known (markers, CRC, SeqStart) narrows it. */
-  private tryLock(d: MpaDirection, final: boolean, known: { markerBase: number; alignBase: number; preferStart: boolean } | null): LockResult | null {
+  private tryLock(
+    d: MpaDirection,
+    final: boolean,
+    known: { markerBase: number; alignBase: number; preferStart: boolean } | null,
+  ): LockResult | null {
     const search = (d.lockSearch ??= new LockSearch(this.opts.lockBudget));
     const lock = findLock({
       bytes: d.log.bytes,
@@ -323,8 +386,13 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     if (search.exhaustions > 0 && !search.reported && this.isMpa) {
       search.reported = true;
       const at = Math.max(search.stoppedAt, d.log.base);
-      this.find(d, 'mpa.lock-on-budget', d.seqOf(at), d.log.framesIn(at, at + 1),
-        `FPDU boundary search gave up at seq ${d.seqOf(at)} after ${search.spentUnits} units of work (budget ${search.budget.initial} + ${search.budget.perOctet} per octet); octets it could not examine are skipped`);
+      this.find(
+        d,
+        'mpa.lock-on-budget',
+        d.seqOf(at),
+        d.log.framesIn(at, at + 1),
+        `FPDU boundary search gave up at seq ${d.seqOf(at)} after ${search.spentUnits} units of work (budget ${search.budget.initial} + ${search.budget.perOctet} per octet); octets it could not examine are skipped`,
+      );
     }
     return lock;
   }
@@ -356,7 +424,15 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     const forced = this.opts.forced;
     if (forced?.prestandard && d.enabledAt === null && !d.enablementReported && d.params) {
       // `start=` named the other direction: this one's enablement point is found by its zero marker.
-      const en = findEnablement({ bytes: d.log.bytes, base: d.log.base, baseSeq: d.info.baseSeq, final, plausible: ACCEPT_ALL, markers: d.params.markers, crc: d.params.crc });
+      const en = findEnablement({
+        bytes: d.log.bytes,
+        base: d.log.base,
+        baseSeq: d.info.baseSeq,
+        final,
+        plausible: ACCEPT_ALL,
+        markers: d.params.markers,
+        crc: d.params.crc,
+      });
       if (en) {
         enable(this, d, en);
         return;
@@ -364,16 +440,31 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     }
     // SeqStart (exact, or mod 512 after a mid-stream lock) fixes the marker phase and 4-alignment.
     const ss = d.seqStartOffset;
-    const lock = this.tryLock(d, final, ss !== null ? { markerBase: ss, alignBase: ss, preferStart: d.huntReason === 'error' } : null);
+    const lock = this.tryLock(
+      d,
+      final,
+      ss !== null ? { markerBase: ss, alignBase: ss, preferStart: d.huntReason === 'error' } : null,
+    );
     if (lock) {
       const skipped = lock.offset - d.log.base;
       const frames = d.log.framesIn(lock.offset, lock.offset + 1);
       if (d.huntReason === 'midstream' && this.detection === 'forced') {
         // forced flow without SeqStart: say where framing began
-        this.find(d, 'mpa.resync', d.seqOf(lock.offset), frames, `forced MPA: framing starts at seq ${d.seqOf(lock.offset)} (${lock.evidence})`);
+        this.find(
+          d,
+          'mpa.resync',
+          d.seqOf(lock.offset),
+          frames,
+          `forced MPA: framing starts at seq ${d.seqOf(lock.offset)} (${lock.evidence})`,
+        );
       } else if (skipped > 0 || d.huntReason !== 'error') {
-        this.find(d, 'mpa.resync', d.seqOf(lock.offset), frames,
-          `framing resumed at seq ${d.seqOf(lock.offset)} after ${d.huntReason === 'gap' ? 'capture loss' : d.huntReason === 'error' ? 'a framing error' : 'waiting for negotiation'}; ${skipped} octets skipped (${lock.evidence})`);
+        this.find(
+          d,
+          'mpa.resync',
+          d.seqOf(lock.offset),
+          frames,
+          `framing resumed at seq ${d.seqOf(lock.offset)} after ${d.huntReason === 'gap' ? 'capture loss' : d.huntReason === 'error' ? 'a framing error' : 'waiting for negotiation'}; ${skipped} octets skipped (${lock.evidence})`,
+        );
       }
       if (d.seqStartOffset === null && lock.params.markers) {
         d.seqStartOffset = firstMarkerOffset(lock);
@@ -385,8 +476,14 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     if (final) {
       if (d.log.length > 0) {
         d.bytesSkipped += d.log.length;
-        if (!d.framingLostOpen) this.find(d, 'mpa.framing-lost', d.seqOf(d.log.base), d.log.framesIn(d.log.base, d.log.end),
-          `no FPDU boundary found again in the last ${d.log.length} octets of the stream`);
+        if (!d.framingLostOpen)
+          this.find(
+            d,
+            'mpa.framing-lost',
+            d.seqOf(d.log.base),
+            d.log.framesIn(d.log.base, d.log.end),
+            `no FPDU boundary found again in the last ${d.log.length} octets of the stream`,
+          );
       }
       d.log.reset(d.log.end);
       return;
@@ -408,8 +505,13 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       const lock = this.tryLock(d, final, { markerBase: ss, alignBase: ss, preferStart: true });
       if (lock && lock.offset === d.seqStartOffset) {
         d.fpduAfterRejectReported = true;
-        this.find(d, 'mpa.fpdu-after-reject', d.seqOf(lock.offset), d.log.framesIn(lock.offset, lock.offset + 1),
-          `${lock.fpdus} valid FPDU(s) sent after the connection was rejected (${lock.evidence})`);
+        this.find(
+          d,
+          'mpa.fpdu-after-reject',
+          d.seqOf(lock.offset),
+          d.log.framesIn(lock.offset, lock.offset + 1),
+          `${lock.fpdus} valid FPDU(s) sent after the connection was rejected (${lock.evidence})`,
+        );
       } else if (final || d.log.length >= 4096) d.fpduAfterRejectReported = true;
     }
     if (d.log.length > 4096 || d.fpduAfterRejectReported) d.log.reset(d.log.end);
@@ -503,9 +605,19 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     } else {
       const h = f.head;
       what = `ULPDU_Length ${f.ulpduLength}${h.length >= 2 ? `, DDP control 0x${h[0]!.toString(16).padStart(2, '0')}, RDMAP control 0x${h[1]!.toString(16).padStart(2, '0')}` : ''}${
-        f.crcStatus === 'bad' ? ', CRC does not verify' : ''}`;
+        f.crcStatus === 'bad' ? ', CRC does not verify' : ''
+      }`;
     }
-    d.brk = { prevStart: d.lastStart, prevSeq: d.lastSeq, badStart: f.start, badSeq: lostSeq, badFrames: lostFrames, headerOk, what, afterSeq: successor ? f.seq : d.lastSeq };
+    d.brk = {
+      prevStart: d.lastStart,
+      prevSeq: d.lastSeq,
+      badStart: f.start,
+      badSeq: lostSeq,
+      badFrames: lostFrames,
+      headerOk,
+      what,
+      afterSeq: successor ? f.seq : d.lastSeq,
+    };
     d.stopKind = 'break';
   }
 
@@ -522,7 +634,10 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       final: final || d.log.length > DIAGNOSE_HOLD,
       current,
       rfc,
-      origins: { seqStart: d.seqStartOffset !== null && d.seqStartExact ? d.seqStartOffset : null, startupStart: d.startupRec ? d.startupOffset : null },
+      origins: {
+        seqStart: d.seqStartOffset !== null && d.seqStartExact ? d.seqStartOffset : null,
+        startupStart: d.startupRec ? d.startupOffset : null,
+      },
       prevStart: b.prevStart !== null && b.prevStart >= d.log.base ? b.prevStart : null,
       badStart: b.badStart,
       header: this.framingPlausible,
@@ -537,8 +652,13 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       this.restartAt(d, current, b.badStart);
       return;
     }
-    this.find(d, 'mpa.framing-lost', b.badSeq, b.badFrames,
-      `FPDU at seq ${b.badSeq} cannot be one (${b.what}): the ULPDU_Length chain broke${b.afterSeq !== null ? ` after the FPDU at seq ${b.afterSeq}` : ''}`);
+    this.find(
+      d,
+      'mpa.framing-lost',
+      b.badSeq,
+      b.badFrames,
+      `FPDU at seq ${b.badSeq} cannot be one (${b.what}): the ULPDU_Length chain broke${b.afterSeq !== null ? ` after the FPDU at seq ${b.afterSeq}` : ''}`,
+    );
     // PAD read under RFC framing from the FPDU the mistake is about was not PAD.
     this.flushPendingPad(d, dg.kind === 'mistake' && dg.start === b.prevStart);
     if (dg.kind === 'mistake') {
@@ -572,7 +692,10 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       final: true,
       current: d.params!,
       rfc,
-      origins: { seqStart: d.seqStartOffset !== null && d.seqStartExact ? d.seqStartOffset : null, startupStart: d.startupRec ? d.startupOffset : null },
+      origins: {
+        seqStart: d.seqStartOffset !== null && d.seqStartExact ? d.seqStartOffset : null,
+        startupStart: d.startupRec ? d.startupOffset : null,
+      },
       prevStart: d.lastStart !== null && d.lastStart >= d.log.base ? d.lastStart : null,
       badStart: start,
       header: this.framingPlausible,
@@ -581,8 +704,13 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     const b = d.log.bytes;
     const at = start - d.log.base;
     const announced = at + 2 <= b.length ? (b[at]! << 8) | b[at + 1]! : null;
-    this.find(d, 'mpa.framing-lost', fr.pendingSeq, [...fr.pendingFrames],
-      `FPDU at seq ${fr.pendingSeq} cannot be one (ULPDU_Length ${announced ?? '?'} announces more than the stream holds): the ULPDU_Length chain broke${d.lastSeq !== null ? ` after the FPDU at seq ${d.lastSeq}` : ''}`);
+    this.find(
+      d,
+      'mpa.framing-lost',
+      fr.pendingSeq,
+      [...fr.pendingFrames],
+      `FPDU at seq ${fr.pendingSeq} cannot be one (ULPDU_Length ${announced ?? '?'} announces more than the stream holds): the ULPDU_Length chain broke${d.lastSeq !== null ? ` after the FPDU at seq ${d.lastSeq}` : ''}`,
+    );
     this.flushPendingPad(d, dg.start === d.lastStart);
     if (dg.start === d.lastStart) d.suppressStart = dg.start;
     this.reportMistake(d, dg.hypothesis, dg.first, rfc);
@@ -593,8 +721,13 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
   private reportMistake(d: MpaDirection, h: Hypothesis, first: FramedFpdu, rfc: FramerParams): void {
     if (d.mistakesReported?.has(h.id)) return;
     (d.mistakesReported ??= new Set()).add(h.id);
-    this.find(d, h.id, first.seq, d.log.framesIn(first.start, first.start + first.wireSize),
-      `${h.describe(first, rfc, this.peerStartupName(d))} (FPDU at seq ${first.seq}); framing goes on under that reading, and FPDUs it changes are marked`);
+    this.find(
+      d,
+      h.id,
+      first.seq,
+      d.log.framesIn(first.start, first.start + first.wireSize),
+      `${h.describe(first, rfc, this.peerStartupName(d))} (FPDU at seq ${first.seq}); framing goes on under that reading, and FPDUs it changes are marked`,
+    );
   }
 
   private restartAt(d: MpaDirection, params: FramerParams, at: number): void {
@@ -622,11 +755,23 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     const afterError = d.afterErrorFlag;
     if (f.crcStatus === 'bad') {
       d.crcErrors++;
-      this.find(d, 'mpa.crc-mismatch', f.seq, f.frames, `CRC ${crcHex(f.crcWire)} on the wire, computed ${crcHex(f.crcComputed)} (ULPDU_Length ${f.ulpduLength})`);
+      this.find(
+        d,
+        'mpa.crc-mismatch',
+        f.seq,
+        f.frames,
+        `CRC ${crcHex(f.crcWire)} on the wire, computed ${crcHex(f.crcComputed)} (ULPDU_Length ${f.ulpduLength})`,
+      );
       mpaError = 2;
     } else if (f.crcStatus === 'byte-swapped') {
       d.crcErrors++;
-      this.find(d, 'mpa.crc-byte-order', f.seq, f.frames, `CRC ${crcHex(f.crcWire)} on the wire is the computed ${crcHex(f.crcComputed)} byte-swapped (the CRC32c value sent most significant octet first)`);
+      this.find(
+        d,
+        'mpa.crc-byte-order',
+        f.seq,
+        f.frames,
+        `CRC ${crcHex(f.crcWire)} on the wire is the computed ${crcHex(f.crcComputed)} byte-swapped (the CRC32c value sent most significant octet first)`,
+      );
       mpaError = 2;
     }
     let markerMismatch = false;
@@ -646,26 +791,61 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     }
     if (hostOrder && !crcBad) {
       d.markerErrors++;
-      this.find(d, 'mpa.marker-byte-order', f.seq, f.frames,
-        `${hostOrder.length} marker(s) in host (little-endian) byte order: ${hostOrder.slice(0, 4).map((m) => `seq ${m.seq} reads Reserved 0x${m.reserved.toString(16).padStart(4, '0')} FPDUPTR ${m.fpduptr}, meant FPDUPTR ${m.expected}`).join('; ')}${hostOrder.length > 4 ? '; ...' : ''}`);
+      this.find(
+        d,
+        'mpa.marker-byte-order',
+        f.seq,
+        f.frames,
+        `${hostOrder.length} marker(s) in host (little-endian) byte order: ${hostOrder
+          .slice(0, 4)
+          .map(
+            (m) =>
+              `seq ${m.seq} reads Reserved 0x${m.reserved.toString(16).padStart(4, '0')} FPDUPTR ${m.fpduptr}, meant FPDUPTR ${m.expected}`,
+          )
+          .join('; ')}${hostOrder.length > 4 ? '; ...' : ''}`,
+      );
       mpaError = 3;
     }
     // One finding per FPDU, naming its markers: a 64 KiB FPDU holds up to 128 of them.
     const resBad = markerOdd ? f.markers.filter((m) => m.reserved !== 0) : NONE;
     const lowBad = markerOdd ? f.markers.filter((m) => (m.fpduptr & 3) !== 0) : NONE;
     if (resBad.length > 0) {
-      this.find(d, 'mpa.marker-reserved', f.seq, f.frames,
-        `${resBad.length} marker(s) with Reserved not zero: ${resBad.slice(0, 4).map((m) => `seq ${m.seq} 0x${m.reserved.toString(16).padStart(4, '0')}`).join(', ')}${resBad.length > 4 ? ', ...' : ''}`);
+      this.find(
+        d,
+        'mpa.marker-reserved',
+        f.seq,
+        f.frames,
+        `${resBad.length} marker(s) with Reserved not zero: ${resBad
+          .slice(0, 4)
+          .map((m) => `seq ${m.seq} 0x${m.reserved.toString(16).padStart(4, '0')}`)
+          .join(', ')}${resBad.length > 4 ? ', ...' : ''}`,
+      );
     }
     if (lowBad.length > 0) {
-      this.find(d, 'mpa.fpduptr-low-bits', f.seq, f.frames,
-        `${lowBad.length} marker(s) with FPDUPTR low bits set: ${lowBad.slice(0, 4).map((m) => `seq ${m.seq} 0x${m.fpduptr.toString(16).padStart(4, '0')}`).join(', ')}${lowBad.length > 4 ? ', ...' : ''}`);
+      this.find(
+        d,
+        'mpa.fpduptr-low-bits',
+        f.seq,
+        f.frames,
+        `${lowBad.length} marker(s) with FPDUPTR low bits set: ${lowBad
+          .slice(0, 4)
+          .map((m) => `seq ${m.seq} 0x${m.fpduptr.toString(16).padStart(4, '0')}`)
+          .join(', ')}${lowBad.length > 4 ? ', ...' : ''}`,
+      );
     }
     if (markerMismatch && !crcBad) {
       if (!hostOrder) d.markerErrors++;
       const bad = f.markers.filter((m) => (m.fpduptr & ~3) !== m.expected && !isHostOrderMarker(m));
-      this.find(d, 'mpa.fpduptr-mismatch', f.seq, f.frames,
-        bad.slice(0, 4).map((m) => `marker at seq ${m.seq}: FPDUPTR ${m.fpduptr & ~3}, expected ${m.expected}`).join('; ') + (bad.length > 4 ? `; ${bad.length - 4} more` : ''));
+      this.find(
+        d,
+        'mpa.fpduptr-mismatch',
+        f.seq,
+        f.frames,
+        bad
+          .slice(0, 4)
+          .map((m) => `marker at seq ${m.seq}: FPDUPTR ${m.fpduptr & ~3}, expected ${m.expected}`)
+          .join('; ') + (bad.length > 4 ? `; ${bad.length - 4} more` : ''),
+      );
       mpaError ??= 3;
     }
     if (f.padNonZero) {
@@ -675,7 +855,8 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       if (this.successorImplausible(d, f)) d.pendingPad = pad;
       else this.find(d, 'mpa.pad-not-zero', pad.seq, pad.frames, pad.message);
     }
-    if (f.ulpduLength > MAX_ULPDU_LENGTH) this.find(d, 'mpa.ulpdu-too-long', f.seq, f.frames, `ULPDU_Length ${f.ulpduLength} exceeds 64768`);
+    if (f.ulpduLength > MAX_ULPDU_LENGTH)
+      this.find(d, 'mpa.ulpdu-too-long', f.seq, f.frames, `ULPDU_Length ${f.ulpduLength} exceeds 64768`);
     // A sender's segments are bounded by the MSS its peer (the receiver) advertised in its SYN.
     const mss = this.peer(d).info.mss ?? d.info.mss;
     if (mss !== null && f.wireSize > mss) {
@@ -683,13 +864,25 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       if (!d.emssReported) {
         d.emssReported = true;
         const gso = this.reply && this.request && ((this.reply.res | this.request.res) & 0x08) !== 0;
-        this.find(d, 'mpa.fpdu-exceeds-emss', f.seq, f.frames,
-          `FPDU of ${f.wireSize} octets exceeds the EMSS ${mss}${gso ? ' (Linux siw GSO_EXP flag 0x08 was negotiated)' : ''}; further ones in this direction are counted, not listed`);
+        this.find(
+          d,
+          'mpa.fpdu-exceeds-emss',
+          f.seq,
+          f.frames,
+          `FPDU of ${f.wireSize} octets exceeds the EMSS ${mss}${gso ? ' (Linux siw GSO_EXP flag 0x08 was negotiated)' : ''}; further ones in this direction are counted, not listed`,
+        );
       }
     }
     if (afterError && (mpaError !== null || d.afterError === 1)) {
       // The first FPDU after an error says so once; later ones are counted in afterError.
-      if (d.afterError === 1) this.find(d, 'mpa.after-error', f.seq, f.frames, `FPDUs after an MPA error on this half connection (a receiver would have stopped delivering)`);
+      if (d.afterError === 1)
+        this.find(
+          d,
+          'mpa.after-error',
+          f.seq,
+          f.frames,
+          `FPDUs after an MPA error on this half connection (a receiver would have stopped delivering)`,
+        );
     }
     if (mpaError !== null) {
       d.afterErrorFlag = true;
@@ -717,7 +910,16 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     });
     if (this.out.fpdu) {
       // Built only for an output that wants it: the spread costs more than the rest of this method.
-      const rec: FpduRecord = { ...f, kind: 'fpdu', flow: flowId, dir: d.dir, from: d.info.from, to: d.info.to, afterError, upper: upperRec ?? null };
+      const rec: FpduRecord = {
+        ...f,
+        kind: 'fpdu',
+        flow: flowId,
+        dir: d.dir,
+        from: d.info.from,
+        to: d.info.to,
+        afterError,
+        upper: upperRec ?? null,
+      };
       d.lastRecord = rec; // marked later if a diagnosed mistake turns out to cover it
       this.out.fpdu(rec);
     }
@@ -758,16 +960,19 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
     const pb = rep?.enhancedBlock ?? null;
     const p2p = !!(qb?.p2p && pb?.p2p);
     const rtr = p2p && pb ? (pb.rtr.send ? 'send' : pb.rtr.write ? 'write' : pb.rtr.read ? 'read' : null) : null;
-    this.upper = this.opts.upper(this, sharedContext({
-      rev: rep?.rev ?? req?.rev ?? null,
-      initiatorDir: req ? req.dir : rep ? ((1 - rep.dir) as 0 | 1) : null,
-      p2p,
-      rtr,
-      requestIrd: qb?.ird ?? null,
-      requestOrd: qb?.ord ?? null,
-      replyIrd: pb?.ird ?? null,
-      replyOrd: pb?.ord ?? null,
-    }));
+    this.upper = this.opts.upper(
+      this,
+      sharedContext({
+        rev: rep?.rev ?? req?.rev ?? null,
+        initiatorDir: req ? req.dir : rep ? ((1 - rep.dir) as 0 | 1) : null,
+        p2p,
+        rtr,
+        requestIrd: qb?.ird ?? null,
+        requestOrd: qb?.ord ?? null,
+        replyIrd: pb?.ird ?? null,
+        replyOrd: pb?.ord ?? null,
+      }),
+    );
     return this.upper;
   }
 
@@ -785,11 +990,21 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       case 'frame': {
         const fr = d.framer!;
         if (!fr.atBoundary) {
-          this.find(d, 'mpa.fpdu-truncated-by-gap', fr.pendingSeq, [...fr.pendingFrames],
-            `FPDU at seq ${fr.pendingSeq} cut by ${length} octets missing from the capture at seq ${d.seqOf(offset)}`);
+          this.find(
+            d,
+            'mpa.fpdu-truncated-by-gap',
+            fr.pendingSeq,
+            [...fr.pendingFrames],
+            `FPDU at seq ${fr.pendingSeq} cut by ${length} octets missing from the capture at seq ${d.seqOf(offset)}`,
+          );
         } else {
-          this.find(d, 'mpa.fpdu-truncated-by-gap', d.seqOf(offset), [],
-            `${length} octets missing from the capture at seq ${d.seqOf(offset)}; FPDUs in them are lost`);
+          this.find(
+            d,
+            'mpa.fpdu-truncated-by-gap',
+            d.seqOf(offset),
+            [],
+            `${length} octets missing from the capture at seq ${d.seqOf(offset)}; FPDUs in them are lost`,
+          );
         }
         d.retireFramer();
         d.state = 'hunt';
@@ -825,7 +1040,13 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
         d.resetHuntTries();
         return;
       case 'startup':
-        this.find(d, 'mpa.pd-short', d.seqOf(d.startupOffset), d.log.framesIn(d.startupOffset, d.log.end), `startup frame cut by missing capture data`);
+        this.find(
+          d,
+          'mpa.pd-short',
+          d.seqOf(d.startupOffset),
+          d.log.framesIn(d.startupOffset, d.log.end),
+          `startup frame cut by missing capture data`,
+        );
         d.state = 'scan';
         d.log.reset(end);
         return;
@@ -852,18 +1073,35 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       if (!fr.atBoundary) {
         const frames = [...fr.pendingFrames, ...(frame !== null ? [frame] : [])];
         if (reason === 'eof') {
-          this.find(d, 'mpa.fpdu-truncated-by-gap', fr.pendingSeq, frames, `capture ended inside the FPDU at seq ${fr.pendingSeq}`);
+          this.find(
+            d,
+            'mpa.fpdu-truncated-by-gap',
+            fr.pendingSeq,
+            frames,
+            `capture ended inside the FPDU at seq ${fr.pendingSeq}`,
+          );
         } else {
-          this.find(d, 'mpa.tcp-closed-mid-fpdu', fr.pendingSeq, frames, `${reason.toUpperCase()} in frame ${frame} while the FPDU at seq ${fr.pendingSeq} was incomplete`);
+          this.find(
+            d,
+            'mpa.tcp-closed-mid-fpdu',
+            fr.pendingSeq,
+            frames,
+            `${reason.toUpperCase()} in frame ${frame} while the FPDU at seq ${fr.pendingSeq} was incomplete`,
+          );
           this.upperLayer()?.noteMpaError?.(d.dir, 1, fr.pendingSeq, frames);
         }
       } else if (reason !== 'eof') {
         // The abort is one event for the connection: reported once, with the RST's frame.
         if (!aborted || !this.abortReported) {
-          this.find(d, 'mpa.tcp-closed-between', d.seqOf(fr.position), frame !== null ? [frame] : [],
+          this.find(
+            d,
+            'mpa.tcp-closed-between',
+            d.seqOf(fr.position),
+            frame !== null ? [frame] : [],
             aborted
               ? `RST in frame ${frame} aborts the connection during full operation (between FPDUs); both directions end (RFC 9293 section 3.5.3)`
-              : `${reason.toUpperCase()} in frame ${frame} during full operation (between FPDUs)`);
+              : `${reason.toUpperCase()} in frame ${frame} during full operation (between FPDUs)`,
+          );
         }
         this.upperLayer()?.noteMpaError?.(d.dir, 1, d.seqOf(fr.position), frame !== null ? [frame] : []);
       }
@@ -907,7 +1145,14 @@ export class MpaFlow implements FlowConsumer, NegotiationHost {
       rejected: this.rejected,
       directions: [this.direction(0).summary(), this.direction(1).summary()],
       ...(this.rdmac ? { rdmac: this.rdmac } : {}),
-      ...(this.dir0?.enabledAt != null || this.dir1?.enabledAt != null ? { enablement: [enablementPoint(this.dir0), enablementPoint(this.dir1)] as [EnablementPoint | null, EnablementPoint | null] } : {}),
+      ...(this.dir0?.enabledAt != null || this.dir1?.enabledAt != null
+        ? {
+            enablement: [enablementPoint(this.dir0), enablementPoint(this.dir1)] as [
+              EnablementPoint | null,
+              EnablementPoint | null,
+            ],
+          }
+        : {}),
     };
   }
 }

@@ -31,7 +31,14 @@ export interface Hypothesis {
 }
 
 const rfcPad = (len: number) => (4 - ((2 + len) % 4)) % 4;
-const mistake = (id: string, m: Partial<FramingMistake> = {}): FramingMistake => ({ id, pad: 'rfc', lengthExtra: 0, lengthLittleEndian: false, always: false, ...m });
+const mistake = (id: string, m: Partial<FramingMistake> = {}): FramingMistake => ({
+  id,
+  pad: 'rfc',
+  lengthExtra: 0,
+  lengthLittleEndian: false,
+  always: false,
+  ...m,
+});
 const mod512 = (v: number) => ((v % 512) + 512) % 512;
 const octets = (n: number, s: string) => `${n} octet${n === 1 ? '' : 's'}${s}`;
 
@@ -46,17 +53,20 @@ export const HYPOTHESES: readonly Hypothesis[] = [
   {
     id: 'mpa.pad-omitted',
     params: (rfc) => ({ ...rfc, mistake: mistake('mpa.pad-omitted', { pad: 'none' }) }),
-    describe: (f) => `no PAD after a ${f.ulpduLength}-octet ULPDU where RFC 5044 section 4.2 requires ${rfcPad(f.ulpduLength)}; the sender appears to omit PAD`,
+    describe: (f) =>
+      `no PAD after a ${f.ulpduLength}-octet ULPDU where RFC 5044 section 4.2 requires ${rfcPad(f.ulpduLength)}; the sender appears to omit PAD`,
   },
   {
     id: 'mpa.ulpdu-length-counts-header',
     params: (rfc) => ({ ...rfc, mistake: mistake('mpa.ulpdu-length-counts-header', { lengthExtra: 2 }) }),
-    describe: (f) => `ULPDU_Length ${f.ulpduLength + 2} counts its own 2 octets: the ULPDU is ${f.ulpduLength} octets, and RFC 5044 section 4.2 counts the ULPDU only`,
+    describe: (f) =>
+      `ULPDU_Length ${f.ulpduLength + 2} counts its own 2 octets: the ULPDU is ${f.ulpduLength} octets, and RFC 5044 section 4.2 counts the ULPDU only`,
   },
   {
     id: 'mpa.ulpdu-length-counts-crc',
     params: (rfc) => ({ ...rfc, mistake: mistake('mpa.ulpdu-length-counts-crc', { lengthExtra: 4 }) }),
-    describe: (f) => `ULPDU_Length ${f.ulpduLength + 4} counts the 4-octet CRC: the ULPDU is ${f.ulpduLength} octets, and RFC 5044 section 4.2 counts the ULPDU only`,
+    describe: (f) =>
+      `ULPDU_Length ${f.ulpduLength + 4} counts the 4-octet CRC: the ULPDU is ${f.ulpduLength} octets, and RFC 5044 section 4.2 counts the ULPDU only`,
   },
   {
     id: 'mpa.ulpdu-length-byte-order',
@@ -68,29 +78,48 @@ export const HYPOTHESES: readonly Hypothesis[] = [
   },
   {
     id: 'mpa.markers-unrequested',
-    params: (rfc, o) => (rfc.markers || o.seqStart === null ? null : { ...rfc, markers: true, markerBase: o.seqStart, mistake: mistake('mpa.markers-unrequested', { always: true }) }),
-    describe: (_f, _rfc, peerAsked) => `the sender inserts markers every 512 octets although ${peerAsked} did not ask for them (M=0; RFC 5044 sections 4.3 and 7.1.1)`,
+    params: (rfc, o) =>
+      rfc.markers || o.seqStart === null
+        ? null
+        : {
+            ...rfc,
+            markers: true,
+            markerBase: o.seqStart,
+            mistake: mistake('mpa.markers-unrequested', { always: true }),
+          },
+    describe: (_f, _rfc, peerAsked) =>
+      `the sender inserts markers every 512 octets although ${peerAsked} did not ask for them (M=0; RFC 5044 sections 4.3 and 7.1.1)`,
   },
   {
     id: 'mpa.marker-phase',
     // Counted from the first octet of the TCP stream (stream offset 0).
     params: (rfc, o) =>
-      !rfc.markers || o.seqStart === null || mod512(o.seqStart) === 0 ? null : { ...rfc, markerBase: 0, mistake: mistake('mpa.marker-phase', { always: true }) },
-    describe: () => `markers are placed every 512 octets counted from the first octet of the TCP stream, not from SeqStart (the first octet after the sender's startup frame; RFC 5044 section 4.3)`,
+      !rfc.markers || o.seqStart === null || mod512(o.seqStart) === 0
+        ? null
+        : { ...rfc, markerBase: 0, mistake: mistake('mpa.marker-phase', { always: true }) },
+    describe: () =>
+      `markers are placed every 512 octets counted from the first octet of the TCP stream, not from SeqStart (the first octet after the sender's startup frame; RFC 5044 section 4.3)`,
   },
   {
     id: 'mpa.marker-phase',
     // Counted from the first octet of the sender's startup frame.
     params: (rfc, o) =>
-      !rfc.markers || o.seqStart === null || o.startupStart === null || mod512(o.startupStart - o.seqStart) === 0 || mod512(o.startupStart) === 0
+      !rfc.markers ||
+      o.seqStart === null ||
+      o.startupStart === null ||
+      mod512(o.startupStart - o.seqStart) === 0 ||
+      mod512(o.startupStart) === 0
         ? null
         : { ...rfc, markerBase: o.startupStart, mistake: mistake('mpa.marker-phase', { always: true }) },
-    describe: () => `markers are placed every 512 octets counted from the first octet of the sender's startup frame, not from SeqStart (the first octet after it; RFC 5044 section 4.3)`,
+    describe: () =>
+      `markers are placed every 512 octets counted from the first octet of the sender's startup frame, not from SeqStart (the first octet after it; RFC 5044 section 4.3)`,
   },
   {
     id: 'mpa.markers-missing',
-    params: (rfc) => (rfc.markers ? { ...rfc, markers: false, mistake: mistake('mpa.markers-missing', { always: true }) } : null),
-    describe: (_f, _rfc, peerAsked) => `the sender inserts no markers although ${peerAsked} asked for them (M=1; RFC 5044 sections 4.3 and 7.1.1)`,
+    params: (rfc) =>
+      rfc.markers ? { ...rfc, markers: false, mistake: mistake('mpa.markers-missing', { always: true }) } : null,
+    describe: (_f, _rfc, peerAsked) =>
+      `the sender inserts no markers although ${peerAsked} asked for them (M=1; RFC 5044 sections 4.3 and 7.1.1)`,
   },
 ];
 
@@ -129,16 +158,18 @@ export function probeChain(
   minSpan = 0,
 ): ChainProbe {
   const r: ChainProbe = { count: 0, bad: false, endsAtEnd: false, firstAffected: null, end: start };
-  const fr = new FpduFramer(params, start, baseSeq, { onFpdu: (f) => {
-    if (!(exemptFirst && r.count === 0) && !fpduPlausible(f, params, header)) {
-      r.bad = true;
-      return false;
-    }
-    if (f.senderMistake && r.firstAffected === null) r.firstAffected = f;
-    r.count++;
-    r.end = f.start + f.wireSize;
-    return r.count < need || r.end - start < minSpan;
-  } });
+  const fr = new FpduFramer(params, start, baseSeq, {
+    onFpdu: (f) => {
+      if (!(exemptFirst && r.count === 0) && !fpduPlausible(f, params, header)) {
+        r.bad = true;
+        return false;
+      }
+      if (f.senderMistake && r.firstAffected === null) r.firstAffected = f;
+      r.count++;
+      r.end = f.start + f.wireSize;
+      return r.count < need || r.end - start < minSpan;
+    },
+  });
   fr.push(bytes, start, 0, false, false, start - base, bytes.length);
   r.endsAtEnd = !r.bad && fr.atBoundary && fr.position === base + bytes.length;
   return r;
@@ -171,7 +202,14 @@ export type Diagnosis =
 /** FPDUs after the one a hypothesis is about that must frame plausibly (RFC 5044 §6 resync uses chains too). */
 export const CHAIN_AFTER = 3;
 
-function accepted(p: ChainProbe, need: number, final: boolean, least: number, start = 0, minSpan = 0): 'ok' | 'bad' | 'more' {
+function accepted(
+  p: ChainProbe,
+  need: number,
+  final: boolean,
+  least: number,
+  start = 0,
+  minSpan = 0,
+): 'ok' | 'bad' | 'more' {
   if (p.count >= need && p.end - start >= minSpan) return 'ok';
   if (p.bad) return 'bad';
   if (final) return p.endsAtEnd && p.count >= least ? 'ok' : 'bad';
@@ -184,12 +222,19 @@ function accepted(p: ChainProbe, need: number, final: boolean, least: number, st
  */
 export function diagnoseBreak(q: BreakQuery): Diagnosis {
   // A single bad FPDU whose successors frame: framing is intact.
-  const intact = accepted(probeChain(q.bytes, q.base, q.baseSeq, q.badStart, q.current, q.header, true, 1 + CHAIN_AFTER), 1 + CHAIN_AFTER, q.final, 1);
+  const intact = accepted(
+    probeChain(q.bytes, q.base, q.baseSeq, q.badStart, q.current, q.header, true, 1 + CHAIN_AFTER),
+    1 + CHAIN_AFTER,
+    q.final,
+    1,
+  );
   if (intact === 'ok') return { kind: 'intact' };
   let waiting = intact === 'more';
   // With CRC the broken FPDU shows itself (its CRC is read at the wrong octets); without it the
   // FPDU before the break carried the mistake and its successor shows it.
-  const starts = (q.rfc.crc ? [q.badStart, q.prevStart] : [q.prevStart, q.badStart]).filter((s): s is number => s !== null);
+  const starts = (q.rfc.crc ? [q.badStart, q.prevStart] : [q.prevStart, q.badStart]).filter(
+    (s): s is number => s !== null,
+  );
   for (const h of HYPOTHESES) {
     const params = h.params(q.rfc, q.origins);
     if (!params || sameFraming(params, q.current)) continue;
@@ -199,7 +244,8 @@ export function diagnoseBreak(q: BreakQuery): Diagnosis {
       const span = params.markers !== q.rfc.markers || params.markerBase !== q.rfc.markerBase ? 2 * 512 : 0;
       const p = probeChain(q.bytes, q.base, q.baseSeq, s, params, q.header, false, need, span);
       const v = accepted(p, need, q.final, 2, s, span);
-      if (v === 'ok' && p.firstAffected) return { kind: 'mistake', hypothesis: h, params, start: s, first: p.firstAffected };
+      if (v === 'ok' && p.firstAffected)
+        return { kind: 'mistake', hypothesis: h, params, start: s, first: p.firstAffected };
       if (v === 'more') waiting = true;
     }
   }
@@ -207,5 +253,9 @@ export function diagnoseBreak(q: BreakQuery): Diagnosis {
 }
 
 function sameFraming(a: FramerParams, b: FramerParams): boolean {
-  return a.markers === b.markers && (!a.markers || mod512(a.markerBase - b.markerBase) === 0) && (a.mistake?.id ?? null) === (b.mistake?.id ?? null);
+  return (
+    a.markers === b.markers &&
+    (!a.markers || mod512(a.markerBase - b.markerBase) === 0) &&
+    (a.mistake?.id ?? null) === (b.mistake?.id ?? null)
+  );
 }

@@ -20,7 +20,13 @@ import {
 } from './startup.js';
 
 /** Reports one finding on the direction that sent `rec` (MpaFlow.find, without the flow plumbing). */
-export type StartupReport = (rec: StartupRecord, rule: string, seq: number, frames: readonly number[], message: string) => void;
+export type StartupReport = (
+  rec: StartupRecord,
+  rule: string,
+  seq: number,
+  frames: readonly number[],
+  message: string,
+) => void;
 
 function frameName(rec: StartupRecord): string {
   return rec.kind === 'request' ? 'Request' : 'Reply';
@@ -31,20 +37,44 @@ export function checkStartupFrame(rec: StartupRecord, report: StartupReport): vo
   const what = frameName(rec);
   const { seq, frames } = rec;
   if (!rec.keyOk) {
-    report(rec, 'mpa.bad-key', seq, frames, `MPA ${what} expected but the key is not "${rec.kind === 'request' ? 'MPA ID Req Frame' : 'MPA ID Rep Frame'}"`);
+    report(
+      rec,
+      'mpa.bad-key',
+      seq,
+      frames,
+      `MPA ${what} expected but the key is not "${rec.kind === 'request' ? 'MPA ID Req Frame' : 'MPA ID Rep Frame'}"`,
+    );
   }
   if (!isKnownRev(rec.rev)) {
-    report(rec, 'mpa.unsupported-rev', seq, frames, `${what} Rev ${rec.rev}${rec.rev === 0x81 ? ' (Alibaba erdma extension)' : ''} is not 0, 1 or 2`);
+    report(
+      rec,
+      'mpa.unsupported-rev',
+      seq,
+      frames,
+      `${what} Rev ${rec.rev}${rec.rev === 0x81 ? ' (Alibaba erdma extension)' : ''} is not 0, 1 or 2`,
+    );
   }
   // Rev 0 (draft-00 §8.1.1) allows Private Data up to 65535 octets.
   if (rec.rev !== 0 && rec.pdLength > MAX_PD_LENGTH) {
     report(rec, 'mpa.pd-length-too-long', seq, frames, `${what} PD_Length ${rec.pdLength} exceeds 512`);
   }
   if (rec.res !== 0) {
-    report(rec, 'mpa.reserved-flags', seq, frames, `${what} reserved flag bits 0x${rec.res.toString(16).padStart(2, '0')} set${rec.vendor.length ? ` (${rec.vendor.filter((v) => v.startsWith('reserved')).join('; ')})` : ''}`);
+    report(
+      rec,
+      'mpa.reserved-flags',
+      seq,
+      frames,
+      `${what} reserved flag bits 0x${rec.res.toString(16).padStart(2, '0')} set${rec.vendor.length ? ` (${rec.vendor.filter((v) => v.startsWith('reserved')).join('; ')})` : ''}`,
+    );
   }
   if (rec.enhanced && rec.pdLength < 4) {
-    report(rec, 'mpa.v2-pd-too-short', seq, frames, `${what} sets the enhanced bit but PD_Length is ${rec.pdLength} (< 4)`);
+    report(
+      rec,
+      'mpa.v2-pd-too-short',
+      seq,
+      frames,
+      `${what} sets the enhanced bit but PD_Length is ${rec.pdLength} (< 4)`,
+    );
   }
 }
 
@@ -56,19 +86,37 @@ export function checkEnhanced(req: StartupRecord, rep: StartupRecord, report: St
   const fallback = rep.rev === 1 && !rep.enhanced;
   // A Rev 0 Reply is the RDMA Consortium answer (Appendix C), judged there.
   if (!v2 && !fallback && rep.rev !== 0) {
-    report(rep, 'mpa.v2-fallback-invalid', rep.seq, frames, `Rev 2 enhanced Request answered by a Rev ${rep.rev} Reply ${rep.enhanced ? 'with' : 'without'} the enhanced bit`);
+    report(
+      rep,
+      'mpa.v2-fallback-invalid',
+      rep.seq,
+      frames,
+      `Rev 2 enhanced Request answered by a Rev ${rep.rev} Reply ${rep.enhanced ? 'with' : 'without'} the enhanced bit`,
+    );
   }
   const qb = req.enhancedBlock;
   const pb = rep.enhancedBlock;
   if (!v2 || !qb || !pb || rep.r) return;
-  if (qb.p2p && !pb.p2p) report(rep, 'mpa.v2-p2p-not-echoed', rep.seq, frames, `Request sets peer-to-peer (A) but the Reply does not echo it`);
+  if (qb.p2p && !pb.p2p)
+    report(
+      rep,
+      'mpa.v2-p2p-not-echoed',
+      rep.seq,
+      frames,
+      `Request sets peer-to-peer (A) but the Reply does not echo it`,
+    );
   if (qb.p2p && pb.p2p) {
     const chosen = (['send', 'write', 'read'] as const).filter((k) => pb.rtr[k]);
     const bad = chosen.filter((k) => !qb.rtr[k]);
     if (bad.length > 0 || chosen.length > 1) {
       const offered = (['send', 'write', 'read'] as const).filter((k) => qb.rtr[k]);
-      report(rep, 'mpa.v2-rtr-not-offered', rep.seq, frames,
-        `Reply chose RTR ${chosen.join('+') || 'none'}; the Request offered ${offered.join('+') || 'none'}${chosen.length > 1 ? ' (a Reply must choose exactly one)' : ''}`);
+      report(
+        rep,
+        'mpa.v2-rtr-not-offered',
+        rep.seq,
+        frames,
+        `Reply chose RTR ${chosen.join('+') || 'none'}; the Request offered ${offered.join('+') || 'none'}${chosen.length > 1 ? ' (a Reply must choose exactly one)' : ''}`,
+      );
     }
   }
 }
@@ -103,24 +151,61 @@ export interface RdmacInterop {
  * The Reply's Rev tells the Responder's kind: a permissive IETF Responder to an RDMAC Request replies
  * Rev 0 with M=1 and is then indistinguishable from an RDMAC one.
  */
-export function classifyRdmac(req: StartupRecord, rep: StartupRecord, initiatorFpdus: boolean, closed: boolean): RdmacInterop | null {
+export function classifyRdmac(
+  req: StartupRecord,
+  rep: StartupRecord,
+  initiatorFpdus: boolean,
+  closed: boolean,
+): RdmacInterop | null {
   // Only combinations with an RDMAC RNIC, as Figure 14 describes it (Rev 0, M=1), are Appendix C's;
   // a Rev 0 frame with M=0 is a draft-00 peer that honours M bits like any other.
   if (!isRdmac(req) && !isRdmac(rep)) return null;
   if (req.rev === 0 && rep.rev === 0) {
     // C.2.4 / Figure 15 and 16, RDMAC row and column: an RDMAC or permissive Responder answers Rev 0, M=1.
-    return { figure: 16, initiator: 'rdmac', responder: 'rdmac-or-ietf-permissive', version: 0, markers: '1/1', mustClose: false, decided: true };
+    return {
+      figure: 16,
+      initiator: 'rdmac',
+      responder: 'rdmac-or-ietf-permissive',
+      version: 0,
+      markers: '1/1',
+      mustClose: false,
+      decided: true,
+    };
   }
   if (req.rev === 0) {
     // C.2.1: a non-permissive IETF Responder cannot downgrade: it replies Rev 1 and closes.
-    return { figure: 15, initiator: 'rdmac', responder: 'ietf-non-permissive', version: null, markers: null, mustClose: true, decided: true };
+    return {
+      figure: 15,
+      initiator: 'rdmac',
+      responder: 'ietf-non-permissive',
+      version: null,
+      markers: null,
+      mustClose: true,
+      decided: true,
+    };
   }
   // C.2.2 / C.2.5: Rev 1 (or 2) Request, Rev 0 Reply from an RDMAC Responder. A permissive Initiator
   // goes to version 0 with markers both ways; a non-permissive one closes.
   if (initiatorFpdus) {
-    return { figure: 16, initiator: 'ietf-permissive', responder: 'rdmac', version: 0, markers: '1/1', mustClose: false, decided: true };
+    return {
+      figure: 16,
+      initiator: 'ietf-permissive',
+      responder: 'rdmac',
+      version: 0,
+      markers: '1/1',
+      mustClose: false,
+      decided: true,
+    };
   }
-  return { figure: closed ? 15 : null, initiator: closed ? 'ietf-non-permissive' : 'ietf', responder: 'rdmac', version: null, markers: null, mustClose: closed, decided: closed };
+  return {
+    figure: closed ? 15 : null,
+    initiator: closed ? 'ietf-non-permissive' : 'ietf',
+    responder: 'rdmac',
+    version: null,
+    markers: null,
+    mustClose: closed,
+    decided: closed,
+  };
 }
 
 /** The outcome in words, for the findings. */
@@ -131,7 +216,10 @@ export function describeRdmac(x: RdmacInterop, req: StartupRecord, rep: StartupR
       ? `${pair}: an RDMAC Initiator and a non-permissive IETF Responder cannot interoperate; the Responder must close the connection (RFC 5044 Appendix C.2.1, Figure 15)`
       : `${pair}: the Initiator is a non-permissive IETF RNIC facing an RDMAC Responder and must close the connection (RFC 5044 Appendix C.2.2, Figure 15)`;
   }
-  const who = x.initiator === 'rdmac' ? 'RDMAC Initiator with an RDMAC or permissive IETF Responder (Appendix C.2.4)' : 'permissive IETF Initiator with an RDMAC Responder (Appendix C.2.5)';
+  const who =
+    x.initiator === 'rdmac'
+      ? 'RDMAC Initiator with an RDMAC or permissive IETF Responder (Appendix C.2.4)'
+      : 'permissive IETF Initiator with an RDMAC Responder (Appendix C.2.5)';
   return `${pair}: ${who}; DDP/RDMAP version 0, markers both ways (M=1/1) and CRC (Figure 16)`;
 }
 
@@ -153,9 +241,10 @@ export function negotiatedParams(own: StartupRecord, peer: StartupRecord, marker
   // Data at the start of the stream): every open flow's directions keep their parameters, and the
   // connections of a capture mostly negotiate alike. Shared, so never changed: code that needs other
   // parameters makes a copy ({ ...params, ... }).
-  const key = markerBase >= 0 && markerBase < SHARED_BASE_LIMIT && Number.isInteger(markerBase)
-    ? markerBase * 8 + (markers ? 4 : 0) + (crc ? 2 : 0) + (versionZero ? 1 : 0)
-    : -1;
+  const key =
+    markerBase >= 0 && markerBase < SHARED_BASE_LIMIT && Number.isInteger(markerBase)
+      ? markerBase * 8 + (markers ? 4 : 0) + (crc ? 2 : 0) + (versionZero ? 1 : 0)
+      : -1;
   const have = key >= 0 ? sharedParams.get(key) : undefined;
   if (have) return have;
   const params: FramerParams = { markers, markerBase, crc };
@@ -269,8 +358,13 @@ export class StartupNegotiation {
     const after = at + total;
     // Coalesced: the segment carrying the frame's last octet also carries bytes after it.
     if (d.log.end > after && d.log.frameAt(after) === d.log.frameAt(after - 1)) {
-      this.host.find(d, 'mpa.coalesced-startup', rec.seq, [d.log.frameAt(after)],
-        `FPDU bytes follow the MPA ${h.kind === 'request' ? 'Request' : 'Reply'} in the same TCP segment (legal; Linux siw rejects it)`);
+      this.host.find(
+        d,
+        'mpa.coalesced-startup',
+        rec.seq,
+        [d.log.frameAt(after)],
+        `FPDU bytes follow the MPA ${h.kind === 'request' ? 'Request' : 'Reply'} in the same TCP segment (legal; Linux siw rejects it)`,
+      );
     }
     d.startupRec = rec;
     d.seqStartOffset = after;
@@ -290,10 +384,21 @@ export class StartupNegotiation {
     const at = d.startupOffset;
     const frames = d.log.framesIn(at, d.log.end);
     if (pdLength !== null) {
-      this.host.find(d, 'mpa.pd-short', d.seqOf(at), frames,
-        `stream ended with ${Math.max(0, d.log.length - STARTUP_HEADER_LEN)} of ${pdLength} Private Data octets`);
+      this.host.find(
+        d,
+        'mpa.pd-short',
+        d.seqOf(at),
+        frames,
+        `stream ended with ${Math.max(0, d.log.length - STARTUP_HEADER_LEN)} of ${pdLength} Private Data octets`,
+      );
     } else {
-      this.host.find(d, 'mpa.pd-short', d.seqOf(at), frames, `stream ended inside the startup frame header (${d.log.length} of 20 octets)`);
+      this.host.find(
+        d,
+        'mpa.pd-short',
+        d.seqOf(at),
+        frames,
+        `stream ended inside the startup frame header (${d.log.length} of 20 octets)`,
+      );
     }
     d.state = 'ended';
   }
@@ -306,16 +411,34 @@ export class StartupNegotiation {
     checkStartupFrame(rec, this.report);
     if (rec.kind === 'request') {
       if (this.request && this.request.dir !== d.dir) {
-        this.host.find(d, 'mpa.initiator-initiator', seq, [...this.request.frames, ...frames], `both ends sent an MPA Request (frames ${this.request.frame} and ${rec.frame})`);
+        this.host.find(
+          d,
+          'mpa.initiator-initiator',
+          seq,
+          [...this.request.frames, ...frames],
+          `both ends sent an MPA Request (frames ${this.request.frame} and ${rec.frame})`,
+        );
       } else if (this.request) {
         this.host.find(d, 'mpa.startup-after-mpa', seq, frames, `second MPA Request in the same direction`);
       } else this.request = rec;
     } else {
       if (!this.request || this.request.dir === d.dir) {
         if (this.reply && this.reply.dir !== d.dir) {
-          this.host.find(d, 'mpa.responder-responder', seq, [...this.reply.frames, ...frames], `both ends sent an MPA Reply (frames ${this.reply.frame} and ${rec.frame})`);
+          this.host.find(
+            d,
+            'mpa.responder-responder',
+            seq,
+            [...this.reply.frames, ...frames],
+            `both ends sent an MPA Reply (frames ${this.reply.frame} and ${rec.frame})`,
+          );
         } else {
-          this.host.find(d, 'mpa.reply-without-request', seq, frames, `MPA Reply in frame ${rec.frame} with no Request from the peer before it`);
+          this.host.find(
+            d,
+            'mpa.reply-without-request',
+            seq,
+            frames,
+            `MPA Reply in frame ${rec.frame} with no Request from the peer before it`,
+          );
         }
       }
       if (!this.reply) this.reply = rec;
@@ -325,7 +448,13 @@ export class StartupNegotiation {
       }
       if (rec.r) {
         this.rejected = true;
-        this.host.find(d, 'mpa.rejected', seq, frames, `MPA Reply rejects the connection (R=1); what follows is streaming data, not FPDUs`);
+        this.host.find(
+          d,
+          'mpa.rejected',
+          seq,
+          frames,
+          `MPA Reply rejects the connection (R=1); what follows is streaming data, not FPDUs`,
+        );
       }
     }
     // Negotiation: once both frames are known, both directions can frame.
@@ -350,7 +479,8 @@ export class StartupNegotiation {
    * startup frame is checked (rare), not a closure kept by every flow.
    */
   private get report(): StartupReport {
-    return (rec, rule, seq, frames, message) => this.host.find(this.host.direction(rec.dir), rule, seq, frames, message);
+    return (rec, rule, seq, frames, message) =>
+      this.host.find(this.host.direction(rec.dir), rule, seq, frames, message);
   }
 
   /**
@@ -364,7 +494,13 @@ export class StartupNegotiation {
     const x = classifyRdmac(req, rep, this.host.direction(req.dir).fpdus > 0, ended && this.initiatorClosed);
     this.rdmac = x;
     if (!x?.decided) return;
-    this.host.find(this.host.direction(rep.dir), x.mustClose ? 'mpa.rdmac-must-close' : 'mpa.rdmac-interop', rep.seq, [...req.frames, ...rep.frames], describeRdmac(x, req, rep));
+    this.host.find(
+      this.host.direction(rep.dir),
+      x.mustClose ? 'mpa.rdmac-must-close' : 'mpa.rdmac-interop',
+      rep.seq,
+      [...req.frames, ...rep.frames],
+      describeRdmac(x, req, rep),
+    );
   }
 
   /** Decided once both first FPDUs are known (capture order, not processing order), or at the end. */
@@ -378,8 +514,13 @@ export class StartupNegotiation {
     this.responderFirstChecked = true;
     if (iniDone === null || res.firstFpduFirstFrame < iniDone) {
       const p2p = !!(this.request.enhancedBlock?.p2p && this.reply.enhancedBlock?.p2p);
-      this.host.find(res, 'mpa.responder-first', res.firstFpduSeq, [res.firstFpduFirstFrame],
-        `Responder's first FPDU (frame ${res.firstFpduFirstFrame}) was sent before the Initiator's first FPDU${p2p ? ' (the RTR)' : ''} ${iniDone === null ? 'was seen at all' : `reached it (frame ${iniDone})`}`);
+      this.host.find(
+        res,
+        'mpa.responder-first',
+        res.firstFpduSeq,
+        [res.firstFpduFirstFrame],
+        `Responder's first FPDU (frame ${res.firstFpduFirstFrame}) was sent before the Initiator's first FPDU${p2p ? ' (the RTR)' : ''} ${iniDone === null ? 'was seen at all' : `reached it (frame ${iniDone})`}`,
+      );
     }
   }
 }

@@ -71,8 +71,18 @@ export function mpaStartupTree(r: StartupRecord): TreeNode[] {
     node(F.crcFlag, r.c, { offset: 16, length: 1 }),
     // A Rev 0 frame (draft-00 §8.1.1) has M, C and six reserved bits: no R, no enhanced bit.
     ...(r.rev === 0
-      ? [node(F.res, r.res, { offset: 16, length: 1, display: `0x${r.res.toString(16).padStart(2, '0')} (Rev 0: bits 0x3F reserved, no R or enhanced bit)` })]
-      : [node(F.rejFlag, r.r, { offset: 16, length: 1 }), node(F.enhancedFlag, r.enhanced, { offset: 16, length: 1 }), node(F.res, r.res, { offset: 16, length: 1 })]),
+      ? [
+          node(F.res, r.res, {
+            offset: 16,
+            length: 1,
+            display: `0x${r.res.toString(16).padStart(2, '0')} (Rev 0: bits 0x3F reserved, no R or enhanced bit)`,
+          }),
+        ]
+      : [
+          node(F.rejFlag, r.r, { offset: 16, length: 1 }),
+          node(F.enhancedFlag, r.enhanced, { offset: 16, length: 1 }),
+          node(F.res, r.res, { offset: 16, length: 1 }),
+        ]),
     node(F.rev, r.rev, { offset: 17, length: 1 }),
     node(F.pdLength, r.pdLength, { offset: 18, length: 2 }),
   ];
@@ -125,8 +135,16 @@ export function mpaFpduTree(r: FpduRecord): TreeNode[] {
         length: MARKER_LEN,
         display: `${m.seq} (FPDU offset ${at})${ok ? '' : ' [FPDUPTR mismatch]'}`,
         children: [
-          node(F.markerRes, m.reserved, { offset: at, length: 2, display: `0x${m.reserved.toString(16).padStart(4, '0')}` }),
-          node(F.markerFpduptr, m.fpduptr, { offset: at + 2, length: 2, display: ok ? `${m.fpduptr}` : `${m.fpduptr} [expected ${m.expected}]` }),
+          node(F.markerRes, m.reserved, {
+            offset: at,
+            length: 2,
+            display: `0x${m.reserved.toString(16).padStart(4, '0')}`,
+          }),
+          node(F.markerFpduptr, m.fpduptr, {
+            offset: at + 2,
+            length: 2,
+            display: ok ? `${m.fpduptr}` : `${m.fpduptr} [expected ${m.expected}]`,
+          }),
           node(F.markerExpected, m.expected),
         ],
       }),
@@ -147,17 +165,26 @@ export function mpaFpduTree(r: FpduRecord): TreeNode[] {
   // Wireshark's form (crcHex): the wire octets read most significant first.
   const wire = crcHex(r.crcWire);
   const crcText =
-    r.crcStatus === 'good' ? `${wire} [correct]`
-    : r.crcStatus === 'unchecked' ? `${wire} [not checked: CRC not in use]`
-    : r.crcStatus === 'byte-swapped' ? `${wire} [incorrect, should be ${crcHex(r.crcComputed)}: sent byte-swapped]`
-    : `${wire} [incorrect, should be ${crcHex(r.crcComputed)}]`;
+    r.crcStatus === 'good'
+      ? `${wire} [correct]`
+      : r.crcStatus === 'unchecked'
+        ? `${wire} [not checked: CRC not in use]`
+        : r.crcStatus === 'byte-swapped'
+          ? `${wire} [incorrect, should be ${crcHex(r.crcComputed)}: sent byte-swapped]`
+          : `${wire} [incorrect, should be ${crcHex(r.crcComputed)}]`;
   onWire.push(node(F.crc, crcAsShown(r.crcWire), { offset: r.wireSize - 4, length: 4, display: crcText }));
   onWire.sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0));
   const generated: TreeNode[] = [node(F.fpduSeq, r.seq)];
   if (r.markers.length) generated.push(node(F.markerCount, r.markers.length));
-  if (r.crcStatus !== 'unchecked') generated.push(node(F.crcCheck, crcAsShown(r.crcComputed), { display: crcHex(r.crcComputed) }));
+  if (r.crcStatus !== 'unchecked')
+    generated.push(node(F.crcCheck, crcAsShown(r.crcComputed), { display: crcHex(r.crcComputed) }));
   generated.push(node(F.crcStatus, r.crcStatus));
-  if (r.senderMistake) generated.push(node(F.senderMistake, r.senderMistake, { display: `${r.senderMistake} [framed under the diagnosed sender mistake]` }));
+  if (r.senderMistake)
+    generated.push(
+      node(F.senderMistake, r.senderMistake, {
+        display: `${r.senderMistake} [framed under the diagnosed sender mistake]`,
+      }),
+    );
   if (r.afterError) generated.push(node(F.afterError, true));
   return [
     node(F.proto, F.proto.name, {

@@ -85,7 +85,15 @@ export class AlignmentFramer {
     const straddle = this.boundaryInside(a, b);
     const complete = this.completeInside(a, b);
     const seq = this.c.seqOf(a);
-    const r = (this.run ??= { count: 0, straddle: 0, midStart: 0, complete: false, firstSeq: seq, lastSeq: seq, frames: [] });
+    const r = (this.run ??= {
+      count: 0,
+      straddle: 0,
+      midStart: 0,
+      complete: false,
+      firstSeq: seq,
+      lastSeq: seq,
+      frames: [],
+    });
     r.count++;
     if (straddle) r.straddle++;
     if (!this.boundaryAt(a)) r.midStart++;
@@ -135,8 +143,12 @@ export class AlignmentFramer {
   private contradicted(start: number, length: number, q: number): void {
     const h = this.c.hold;
     const expected = start + HEADER_LEN + length;
-    this.c.find('tuf.length-contradicted', this.c.seqOf(start), h.framesIn(start, Math.min(expected, q)),
-      `Length ${length} of the framing PDU at seq ${this.c.seqOf(start)} puts the next header at seq ${this.c.seqOf(expected)}, but the next header under the key is at seq ${this.c.seqOf(q)} (${q < expected ? `${expected - q} octets earlier` : `${q - expected} octets later`})`);
+    this.c.find(
+      'tuf.length-contradicted',
+      this.c.seqOf(start),
+      h.framesIn(start, Math.min(expected, q)),
+      `Length ${length} of the framing PDU at seq ${this.c.seqOf(start)} puts the next header at seq ${this.c.seqOf(expected)}, but the next header under the key is at seq ${this.c.seqOf(q)} (${q < expected ? `${expected - q} octets earlier` : `${q - expected} octets later`})`,
+    );
   }
 
   private boundaryAt(a: number): boolean {
@@ -161,17 +173,30 @@ export class AlignmentFramer {
     const r = this.run;
     this.run = null;
     if (!r) return;
-    const where = r.count === 1 ? `segment at seq ${r.firstSeq}` : `${r.count} segments from seq ${r.firstSeq} to ${r.lastSeq}`;
+    const where =
+      r.count === 1 ? `segment at seq ${r.firstSeq}` : `${r.count} segments from seq ${r.firstSeq} to ${r.lastSeq}`;
     if (r.straddle === 0) {
-      this.c.find('tuf.sender-split', r.firstSeq, r.frames,
-        `${where} fail the receiver's test (§5.4) but split only inside framing PDUs: a sender exception case (§5.2), not a middlebox`);
+      this.c.find(
+        'tuf.sender-split',
+        r.firstSeq,
+        r.frames,
+        `${where} fail the receiver's test (§5.4) but split only inside framing PDUs: a sender exception case (§5.2), not a middlebox`,
+      );
     } else if (r.midStart > 0 && r.count >= 3) {
       // Pieces that start inside framing PDUs and end inside others: no framing-aware sender cuts so.
-      this.c.find('tuf.middlebox', r.firstSeq, r.frames,
-        `${where} fail the receiver's test, ${r.straddle} of them cut across framing PDU boundaries and ${r.midStart} start inside a framing PDU${r.complete ? '' : ' (none holds a complete one)'}: a resegmenting middlebox (§5.2); framing was followed by chaining Lengths`);
+      this.c.find(
+        'tuf.middlebox',
+        r.firstSeq,
+        r.frames,
+        `${where} fail the receiver's test, ${r.straddle} of them cut across framing PDU boundaries and ${r.midStart} start inside a framing PDU${r.complete ? '' : ' (none holds a complete one)'}: a resegmenting middlebox (§5.2); framing was followed by chaining Lengths`,
+      );
     } else {
-      this.c.find('tuf.two-pdus-in-segment', r.firstSeq, r.frames,
-        `${r.straddle === 1 ? 'a segment' : `${r.straddle} segments`} in the ${where} carry octets of two framing PDUs (§5.1: a segment holds octets of one sending operation)`);
+      this.c.find(
+        'tuf.two-pdus-in-segment',
+        r.firstSeq,
+        r.frames,
+        `${r.straddle === 1 ? 'a segment' : `${r.straddle} segments`} in the ${where} carry octets of two framing PDUs (§5.1: a segment holds octets of one sending operation)`,
+      );
     }
   }
 
@@ -228,8 +253,12 @@ export class AlignmentFramer {
     }
     if (!segPasses && !chains) return 'no';
     this.otherKeys.push(k);
-    this.c.find('tuf.second-key', this.c.seqOf(p), h.framesIn(p, Math.min(e, h.end)),
-      `framing header at seq ${this.c.seqOf(p)} uses key 0x${keyHex(k)}; this direction's key is 0x${keyHex(this.key)} (§5: one key per direction)${segPasses ? '; its segment passes the receiver\'s test under it' : '; the next header chains on under it'}`);
+    this.c.find(
+      'tuf.second-key',
+      this.c.seqOf(p),
+      h.framesIn(p, Math.min(e, h.end)),
+      `framing header at seq ${this.c.seqOf(p)} uses key 0x${keyHex(k)}; this direction's key is 0x${keyHex(this.key)} (§5: one key per direction)${segPasses ? "; its segment passes the receiver's test under it" : '; the next header chains on under it'}`,
+    );
     return 'yes';
   }
 

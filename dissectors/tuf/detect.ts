@@ -17,7 +17,13 @@ import { HEADER_LEN, MARKER_LEN } from './types.js';
 export type Foreign = (pdu: Uint8Array) => boolean;
 
 /** Framing PDUs chained from s under one key; ok when the chain reaches exactly `end` or runs past it. */
-export function chainFrom(h: Hold, s: number, end: number, key: number | null, foreign: Foreign | null): { key: number; count: number; reachesEnd: boolean } | null {
+export function chainFrom(
+  h: Hold,
+  s: number,
+  end: number,
+  key: number | null,
+  foreign: Foreign | null,
+): { key: number; count: number; reachesEnd: boolean } | null {
   if (s + HEADER_LEN > end) return null;
   const k = key ?? h.u48(s + 2);
   if (trivialKey(k)) return null;
@@ -38,7 +44,13 @@ export function chainFrom(h: Hold, s: number, end: number, key: number | null, f
 }
 
 /** The earliest candidate start from which Lengths chain to the end of what is held. */
-export function findChain(h: Hold, candidates: readonly number[], final: boolean, key: number | null, foreign: Foreign | null): { start: number; key: number } | null {
+export function findChain(
+  h: Hold,
+  candidates: readonly number[],
+  final: boolean,
+  key: number | null,
+  foreign: Foreign | null,
+): { start: number; key: number } | null {
   const end = h.end;
   for (const s of candidates) {
     if (s < h.base) continue;
@@ -54,7 +66,11 @@ const MIN_INTERVAL = 8;
 const MAX_INTERVAL = 65536;
 
 /** A marker grid starting at one of the candidates (4 zero octets there), or null. */
-export function findMarkerGrid(h: Hold, candidates: readonly number[], interval: number | null): { start: number; interval: number } | null {
+export function findMarkerGrid(
+  h: Hold,
+  candidates: readonly number[],
+  interval: number | null,
+): { start: number; interval: number } | null {
   const end = h.end;
   let tried = 0;
   for (const s of candidates) {

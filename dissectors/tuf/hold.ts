@@ -61,7 +61,10 @@ export class Hold {
   u48(o: number): number {
     const i = this.head + o - this.base;
     const b = this.buf;
-    return (b[i]! * 0x10000 + ((b[i + 1]! << 8) | b[i + 2]!)) * 0x1000000 + ((b[i + 3]! << 16) | (b[i + 4]! << 8) | b[i + 5]!);
+    return (
+      (b[i]! * 0x10000 + ((b[i + 1]! << 8) | b[i + 2]!)) * 0x1000000 +
+      ((b[i + 3]! << 16) | (b[i + 4]! << 8) | b[i + 5]!)
+    );
   }
 
   /** A view of held octets [a, b) (valid until the next append or drop). */

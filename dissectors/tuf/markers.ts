@@ -45,8 +45,12 @@ export class MarkerFramer {
         continue;
       }
       if (t !== null && t > mp && t < mp + MARKER_LEN) {
-        this.c.find('tuf.marker-offset-contradicted', this.c.seqOf(this.targetBy), h.framesIn(this.targetBy, this.targetBy + MARKER_LEN),
-          `marker at seq ${this.c.seqOf(this.targetBy)} points at seq ${this.c.seqOf(t)}, inside the marker at seq ${this.c.seqOf(mp)}`);
+        this.c.find(
+          'tuf.marker-offset-contradicted',
+          this.c.seqOf(this.targetBy),
+          h.framesIn(this.targetBy, this.targetBy + MARKER_LEN),
+          `marker at seq ${this.c.seqOf(this.targetBy)} points at seq ${this.c.seqOf(t)}, inside the marker at seq ${this.c.seqOf(mp)}`,
+        );
         this.target = null;
         continue;
       }
@@ -79,21 +83,41 @@ export class MarkerFramer {
     let npo = c1;
     if (c1 !== c2) {
       if (expected !== null && c2 === expected) npo = c2;
-      this.c.find('tuf.marker-copies-differ', this.c.seqOf(p), frames,
-        `marker at seq ${this.c.seqOf(p)}: Next PDU Offset ${c1} and its copy ${c2} differ${split ? ' (the marker is split across segments: a receiver with one of them goes wrong)' : ''}`);
+      this.c.find(
+        'tuf.marker-copies-differ',
+        this.c.seqOf(p),
+        frames,
+        `marker at seq ${this.c.seqOf(p)}: Next PDU Offset ${c1} and its copy ${c2} differ${split ? ' (the marker is split across segments: a receiver with one of them goes wrong)' : ''}`,
+      );
     }
     if (this.markers === 0 && p === this.start && npo !== 0 && this.forced) {
-      this.c.find('tuf.first-marker-not-zero', this.c.seqOf(p), frames, `first marker at seq ${this.c.seqOf(p)} has Next PDU Offset ${npo}, not 0 (§6)`);
+      this.c.find(
+        'tuf.first-marker-not-zero',
+        this.c.seqOf(p),
+        frames,
+        `first marker at seq ${this.c.seqOf(p)} has Next PDU Offset ${npo}, not 0 (§6)`,
+      );
     }
     this.markers++;
     if (split) this.splitMarkers++;
     let q = end + npo;
     if (expected !== null && npo !== expected) {
-      this.c.find('tuf.marker-offset-contradicted', this.c.seqOf(p), frames,
-        `marker at seq ${this.c.seqOf(p)} points at seq ${this.c.seqOf(q)}; the marker at seq ${this.c.seqOf(this.targetBy)} before it in the same PDU points at seq ${this.c.seqOf(this.target!)}`);
+      this.c.find(
+        'tuf.marker-offset-contradicted',
+        this.c.seqOf(p),
+        frames,
+        `marker at seq ${this.c.seqOf(p)} points at seq ${this.c.seqOf(q)}; the marker at seq ${this.c.seqOf(this.targetBy)} before it in the same PDU points at seq ${this.c.seqOf(this.target!)}`,
+      );
       q = this.target!;
     }
-    const m: TufMarker = { offset: p, seq: this.c.seqOf(p), npo: c1, npo2: c2, split, targetSeq: this.c.seqOf(end + npo) };
+    const m: TufMarker = {
+      offset: p,
+      seq: this.c.seqOf(p),
+      npo: c1,
+      npo2: c2,
+      split,
+      targetSeq: this.c.seqOf(end + npo),
+    };
     // A pointer onto the next marker's position means the PDU starts after that marker.
     if (q === this.next + this.interval) q += MARKER_LEN;
     if (q === end) {
@@ -173,8 +197,12 @@ export class MarkerFramer {
     const h = this.c.hold;
     const end = h.end;
     if (this.target !== null && this.target > end && closedByFin) {
-      this.c.find('tuf.marker-past-end', this.c.seqOf(this.targetBy), h.framesIn(this.targetBy, this.targetBy + MARKER_LEN),
-        `marker at seq ${this.c.seqOf(this.targetBy)} points at seq ${this.c.seqOf(this.target)}, ${this.target - end} octets past the end of the stream (FIN at seq ${this.c.seqOf(end)})`);
+      this.c.find(
+        'tuf.marker-past-end',
+        this.c.seqOf(this.targetBy),
+        h.framesIn(this.targetBy, this.targetBy + MARKER_LEN),
+        `marker at seq ${this.c.seqOf(this.targetBy)} points at seq ${this.c.seqOf(this.target)}, ${this.target - end} octets past the end of the stream (FIN at seq ${this.c.seqOf(end)})`,
+      );
     }
     const o = this.open;
     if (o && o.pduStart >= 0 && end > o.pduStart) this.emit(o, end);

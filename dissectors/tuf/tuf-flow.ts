@@ -11,7 +11,15 @@ import type { DirectionContext } from './context.js';
 import { findChain, findMarkerGrid, type Foreign } from './detect.js';
 import { Hold } from './hold.js';
 import { MarkerFramer } from './markers.js';
-import { HEADER_LEN, keyHex, type ForcedTuf, type TufDirectionSummary, type TufFlowSummary, type TufMode, type TufRecord } from './types.js';
+import {
+  HEADER_LEN,
+  keyHex,
+  type ForcedTuf,
+  type TufDirectionSummary,
+  type TufFlowSummary,
+  type TufMode,
+  type TufRecord,
+} from './types.js';
 
 export type { ForcedTuf, TufFlowSummary, TufRecord } from './types.js';
 
@@ -178,7 +186,8 @@ class TufDirection implements DirectionConsumer, DirectionContext {
     const fs = f ? f.start[this.dir] : null;
     const startOff = fs !== null ? h.base + ((fs - this.seqOf(h.base)) | 0) : null;
     if (startOff !== null && startOff < h.base) return; // before what was captured: nothing to anchor
-    const cands = startOff !== null ? [startOff] : h.base === 0 && !this.starts.includes(0) ? [0, ...this.starts] : this.starts;
+    const cands =
+      startOff !== null ? [startOff] : h.base === 0 && !this.starts.includes(0) ? [0, ...this.starts] : this.starts;
     if (mode !== 'markers' && (!f || f.mode === 'alignment')) {
       const c = findChain(h, cands, final, f ? f.key[this.dir] : null, f ? null : (this.owner.opts.foreign ?? null));
       if (c) {
@@ -241,7 +250,8 @@ class TufDirection implements DirectionConsumer, DirectionContext {
   end(reason: EndReason, _frame: number | null): void {
     if (this.ended) return;
     this.ended = true;
-    if (this.state === 'look' && !this.owner.abandoned && this.hold.length > 0) this.look(this.hold.end, this.hold.end, false, true);
+    if (this.state === 'look' && !this.owner.abandoned && this.hold.length > 0)
+      this.look(this.hold.end, this.hold.end, false, true);
     if (this.state === 'frame' && !this.owner.abandoned) {
       this.align?.advance(this.hold.end, true);
       this.align?.finish();
@@ -352,7 +362,13 @@ export class TufFlow implements FlowConsumer {
 
   find(d: TufDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void {
     if (!this.claimed || this.abandoned) return;
-    this.sink.report(rule, { flow: this.handle.id, from: d.from, frames: [...new Set(frames)].sort((a, b) => a - b), seq, message });
+    this.sink.report(rule, {
+      flow: this.handle.id,
+      from: d.from,
+      frames: [...new Set(frames)].sort((a, b) => a - b),
+      seq,
+      message,
+    });
   }
 
   directionEnded(): void {

@@ -33,12 +33,31 @@ function littleEndianPcap(b: Uint8Array): boolean {
   return b[0] === 0xd4 || b[0] === 0x4d;
 }
 
-const HOSTILE16 = [0, 1, 2, 3, 4, 5, 6, 7, 0x7f, 0x80, 0xff, 0x100, 0x5ff, 0x600, 0x7fff, 0x8000, 0xfcff, 0xfd00, 0xfffe, 0xffff];
+const HOSTILE16 = [
+  0, 1, 2, 3, 4, 5, 6, 7, 0x7f, 0x80, 0xff, 0x100, 0x5ff, 0x600, 0x7fff, 0x8000, 0xfcff, 0xfd00, 0xfffe, 0xffff,
+];
 const HOSTILE32 = [0, 1, 15, 16, 17, 0xffff, 0x10000, 0x3ffff, 0x40000, 0x7fffffff, 0x80000000, 0xfffffff0, 0xffffffff];
 
-export type CaptureMutation = 'bitflip' | 'bytes' | 'truncate' | 'record-length' | 'field-length' | 'splice' | 'duplicate-records' | 'zero-run';
+export type CaptureMutation =
+  | 'bitflip'
+  | 'bytes'
+  | 'truncate'
+  | 'record-length'
+  | 'field-length'
+  | 'splice'
+  | 'duplicate-records'
+  | 'zero-run';
 
-export const CAPTURE_MUTATIONS: readonly CaptureMutation[] = ['bitflip', 'bytes', 'truncate', 'record-length', 'field-length', 'splice', 'duplicate-records', 'zero-run'];
+export const CAPTURE_MUTATIONS: readonly CaptureMutation[] = [
+  'bitflip',
+  'bytes',
+  'truncate',
+  'record-length',
+  'field-length',
+  'splice',
+  'duplicate-records',
+  'zero-run',
+];
 
 /** One mutated copy of `a` (`b` is another corpus capture, for splicing). */
 export function mutateCapture(r: Rand, a: Uint8Array, b: Uint8Array, kind: CaptureMutation): Uint8Array {

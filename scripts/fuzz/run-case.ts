@@ -25,9 +25,17 @@ export interface RunOutcome {
 const STDERR_KEEP = 64 * 1024;
 /** A V8 stack frame line ("    at fn (file:line:col)" or "    at file:line:col"). */
 const STACK_FRAME = /^\s+at (?:.+ \()?(?:file:|node:|\/)[^\s)]*:\d+:\d+\)?$/m;
-const FATAL = /FATAL ERROR|Allocation failed|JavaScript heap out of memory|Maximum call stack size exceeded|UnhandledPromiseRejection|Segmentation fault|Aborted|core dumped/;
+const FATAL =
+  /FATAL ERROR|Allocation failed|JavaScript heap out of memory|Maximum call stack size exceeded|UnhandledPromiseRejection|Segmentation fault|Aborted|core dumped/;
 
-export function runCase(node: string, mainJs: string, args: readonly string[], timeFile: string, limits: RunLimits, pipeStdout: boolean): Promise<RunOutcome> {
+export function runCase(
+  node: string,
+  mainJs: string,
+  args: readonly string[],
+  timeFile: string,
+  limits: RunLimits,
+  pipeStdout: boolean,
+): Promise<RunOutcome> {
   return new Promise((resolve) => {
     if (existsSync(timeFile)) rmSync(timeFile);
     const devNull = pipeStdout ? null : openSync('/dev/null', 'w');
@@ -71,7 +79,8 @@ export function runCase(node: string, mainJs: string, args: readonly string[], t
       // time(1) reports the child's status as its own; "Command exited with non-zero status" lines go to the -o file.
       let problem: string | null = null;
       if (timedOut) problem = 'hang';
-      else if (signal !== null || status === null || ![0, 1, 2].includes(status)) problem = `crash (status ${status ?? signal})`;
+      else if (signal !== null || status === null || ![0, 1, 2].includes(status))
+        problem = `crash (status ${status ?? signal})`;
       else if (STACK_FRAME.test(stderr)) problem = 'stack trace';
       else if (FATAL.test(stderr)) problem = 'fatal error';
       else if (rssMB !== null && rssMB > limits.maxRssMB) problem = 'rss';

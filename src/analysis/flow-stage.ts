@@ -2,7 +2,13 @@
  * The per-flow half of the pipeline, in a module of its own so a worker thread
  * (parallel/flow-worker.ts) loads the dissectors without the capture readers and packet decoder.
  */
-import { MpaFlow, type ForcedMpa, type MpaFlowOptions, type MpaFlowSummary, type UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
+import {
+  MpaFlow,
+  type ForcedMpa,
+  type MpaFlowOptions,
+  type MpaFlowSummary,
+  type UpperLayer,
+} from '../../dissectors/mpa/mpa-flow.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
 import { plausibleDdpHeader, plausibleDdpSegmentStart } from '../../dissectors/ddp-rdmap/plausible.js';
 import { portOf } from '../net/segment.js';
@@ -32,13 +38,19 @@ function selects(sel: FlowSelector, h: FlowHandle): boolean {
  * layer above), the summaries kept when a flow closes, and a flow's entry in the result. Built once
  * by analyze() and once in each worker thread of the parallel pipeline, so both dissect alike.
  */
-export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
+export function flowStage(
+  findings: FindingSink,
+  opts: AnalysisOptions,
+): {
   newFlow: (h: FlowHandle) => FlowConsumer | null;
   result: (tcp: TcpFlowStats) => FlowResult;
 } {
   // A flow is reduced to its summaries when both directions end (MPA flows only): a capture with
   // many connections keeps no dissector state for the ones already closed.
-  const summaries = new Map<number, { mpa: MpaFlowSummary | null; upper: [unknown, unknown] | null; tuf?: TufFlowSummary }>();
+  const summaries = new Map<
+    number,
+    { mpa: MpaFlowSummary | null; upper: [unknown, unknown] | null; tuf?: TufFlowSummary }
+  >();
   const outputs = {
     ...(opts.onStartup ? { startup: opts.onStartup } : {}),
     ...(opts.onFpdu ? { fpdu: opts.onFpdu } : {}),
@@ -48,7 +60,9 @@ export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
   const upperFactory = opts.upper;
   type Upper = UpperLayer & { summary?(dir: 0 | 1): unknown };
   const shared: MpaFlowOptions = {
-    ...(upperFactory ? { upper: (f: MpaFlow, ctx: MpaContext) => upperFactory.create(f.handle.id, ctx, findings, f.handle) } : {}),
+    ...(upperFactory
+      ? { upper: (f: MpaFlow, ctx: MpaContext) => upperFactory.create(f.handle.id, ctx, findings, f.handle) }
+      : {}),
     onClosed: (f: MpaFlow) => {
       const mpa = f.summary();
       const up = f.upperInstance as Upper | null;
@@ -75,7 +89,15 @@ export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
       return t;
     }
     const spec = opts.forced?.find((f) => selects(f.selector, h));
-    const forced: ForcedMpa | null = spec ? { markers: spec.markers, crc: spec.crc, seqStart: spec.seqStart, prestandard: spec.prestandard ?? false, startAny: spec.startAny ?? null } : null;
+    const forced: ForcedMpa | null = spec
+      ? {
+          markers: spec.markers,
+          crc: spec.crc,
+          seqStart: spec.seqStart,
+          prestandard: spec.prestandard ?? false,
+          startAny: spec.startAny ?? null,
+        }
+      : null;
     const flow = new MpaFlow(h, findings, outputs, forced ? { ...shared, forced } : shared);
     flow.plausible = plausibleDdpHeader;
     flow.framingPlausible = plausibleDdpSegmentStart; // every FPDU as framed: a broken chain is diagnosed
@@ -85,8 +107,13 @@ export function flowStage(findings: FindingSink, opts: AnalysisOptions): {
   const result = (tcp: TcpFlowStats): FlowResult => {
     const sm = summaries.get(tcp.id) ?? null;
     const mpa = sm ? sm.mpa : null;
-    return { tcp, mpa, tuf: sm?.tuf ?? null, upper: sm ? sm.upper : null, upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null };
+    return {
+      tcp,
+      mpa,
+      tuf: sm?.tuf ?? null,
+      upper: sm ? sm.upper : null,
+      upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null,
+    };
   };
   return { newFlow, result };
 }
-

@@ -14,7 +14,11 @@ import type { PacketSource } from '../capture/live/packet-source.js';
 import type { ForcedTuf, TufFlowSummary, TufRecord } from '../../dissectors/tuf/tuf-flow.js';
 
 /** Which flow `--mpa` applies to: "all", a flow id, or an endpoint (either side) "ADDR:PORT" / port. */
-export type FlowSelector = { kind: 'all' } | { kind: 'id'; id: number } | { kind: 'port'; port: number } | { kind: 'endpoint'; endpoint: string };
+export type FlowSelector =
+  | { kind: 'all' }
+  | { kind: 'id'; id: number }
+  | { kind: 'port'; port: number }
+  | { kind: 'endpoint'; endpoint: string };
 
 export interface ForcedMpaSpec {
   selector: FlowSelector;
@@ -36,7 +40,12 @@ export interface ForcedTufSpec {
 
 /** The layer above MPA, created per MPA flow (the DDP/RDMAP analyzer). */
 export interface UpperFactory {
-  create(flowId: number, ctx: MpaContext, sink: FindingSink, handle: FlowHandle): UpperLayer & { summary?(dir: 0 | 1): unknown };
+  create(
+    flowId: number,
+    ctx: MpaContext,
+    sink: FindingSink,
+    handle: FlowHandle,
+  ): UpperLayer & { summary?(dir: 0 | 1): unknown };
   /** One-line Info text for a record the upper layer returned (tshark's Info column). */
   summarize?(rec: unknown): string | null;
   /** What the connection carries above RDMA (SMB Direct, NFS over RDMA...), when the evidence is clear. */
@@ -159,7 +168,10 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
     decoder.decode(p, onSegment);
     if (src && seen === max) src.stop();
   };
-  const readOpts = { ...(opts.chunkSize ? { chunkSize: opts.chunkSize } : {}), ...(opts.maxPackets !== undefined ? { maxPackets: opts.maxPackets } : {}) };
+  const readOpts = {
+    ...(opts.chunkSize ? { chunkSize: opts.chunkSize } : {}),
+    ...(opts.maxPackets !== undefined ? { maxPackets: opts.maxPackets } : {}),
+  };
   const captured = src
     ? await src.run({ packet: onPacket, tick: sweep })
     : opts.stream

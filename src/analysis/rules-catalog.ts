@@ -22,7 +22,15 @@ function join(...tables: ReadonlyArray<readonly RuleDef[]>): ReadonlyMap<string,
   return m;
 }
 
-export const RULES: ReadonlyMap<string, RuleDef> = join(CAPTURE_RULES, NET_RULES, TCP_RULES, MPA_RULES, DDP_RULES, TUF_RULES, THRESHOLD_RULES);
+export const RULES: ReadonlyMap<string, RuleDef> = join(
+  CAPTURE_RULES,
+  NET_RULES,
+  TCP_RULES,
+  MPA_RULES,
+  DDP_RULES,
+  TUF_RULES,
+  THRESHOLD_RULES,
+);
 
 /** Every rule, in catalog order. */
 export function allRules(): RuleDef[] {

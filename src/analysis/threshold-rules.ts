@@ -18,12 +18,21 @@ const r = (id: string, summary: string, explanation: string): RuleDef => ({
 
 /** Declared here, joined into the catalog by src/analysis/rules-catalog.ts. */
 export const THRESHOLD_RULES: readonly RuleDef[] = [
-  r('threshold.fpdu-alignment', 'FPDU alignment of a direction below the minimum set in the rules file',
-    'alignment.minFpduAlignedPercent: the share of whole TCP segments that begin with an FPDU (FPDU Alignment, draft-ietf-rddp-mpa-00 glossary) must reach this percentage in every MPA direction with at least alignment.minSegments whole segments. Senders SHOULD align FPDUs with segments; an RNIC that does not costs its peer a copy.'),
-  r('threshold.header-alignment', 'Header alignment of a direction below the minimum set in the rules file',
-    'alignment.minHeaderAlignedPercent: the share of whole TCP segments that begin with an FPDU and hold a whole number of FPDUs (Header Alignment) must reach this percentage in every MPA direction with at least alignment.minSegments whole segments.'),
-  r('threshold.min-mpa-flows', 'Fewer MPA connections than the rules file requires',
-    'capture.minMpaFlows: the capture must hold at least this many TCP connections carrying MPA. Guards a CI job against a capture that silently holds no iWARP traffic at all (wrong port, wrong interface, capture filter too strict).'),
+  r(
+    'threshold.fpdu-alignment',
+    'FPDU alignment of a direction below the minimum set in the rules file',
+    'alignment.minFpduAlignedPercent: the share of whole TCP segments that begin with an FPDU (FPDU Alignment, draft-ietf-rddp-mpa-00 glossary) must reach this percentage in every MPA direction with at least alignment.minSegments whole segments. Senders SHOULD align FPDUs with segments; an RNIC that does not costs its peer a copy.',
+  ),
+  r(
+    'threshold.header-alignment',
+    'Header alignment of a direction below the minimum set in the rules file',
+    'alignment.minHeaderAlignedPercent: the share of whole TCP segments that begin with an FPDU and hold a whole number of FPDUs (Header Alignment) must reach this percentage in every MPA direction with at least alignment.minSegments whole segments.',
+  ),
+  r(
+    'threshold.min-mpa-flows',
+    'Fewer MPA connections than the rules file requires',
+    'capture.minMpaFlows: the capture must hold at least this many TCP connections carrying MPA. Guards a CI job against a capture that silently holds no iWARP traffic at all (wrong port, wrong interface, capture filter too strict).',
+  ),
 ];
 
 /** Limits from the rules file; null = not set (the rule stays silent). */
@@ -35,10 +44,17 @@ export interface Thresholds {
   minMpaFlows: number | null;
 }
 
-export const NO_THRESHOLDS: Thresholds = { minFpduAlignedPercent: null, minHeaderAlignedPercent: null, minSegments: 1, minMpaFlows: null };
+export const NO_THRESHOLDS: Thresholds = {
+  minFpduAlignedPercent: null,
+  minHeaderAlignedPercent: null,
+  minSegments: 1,
+  minMpaFlows: null,
+};
 
 /** Names of the thresholds in the rules file, with their bounds. */
-export const THRESHOLD_KEYS: Readonly<Record<string, { key: keyof Thresholds; min: number; max: number; integer: boolean }>> = {
+export const THRESHOLD_KEYS: Readonly<
+  Record<string, { key: keyof Thresholds; min: number; max: number; integer: boolean }>
+> = {
   'alignment.minFpduAlignedPercent': { key: 'minFpduAlignedPercent', min: 0, max: 100, integer: false },
   'alignment.minHeaderAlignedPercent': { key: 'minHeaderAlignedPercent', min: 0, max: 100, integer: false },
   'alignment.minSegments': { key: 'minSegments', min: 1, max: Number.MAX_SAFE_INTEGER, integer: true },
@@ -64,26 +80,32 @@ export function thresholdFindings(r: AnalysisResult, t: Thresholds): Array<[stri
       if (d.fpdus === 0 || a.segments < t.minSegments || a.segments === 0) continue;
       for (const [rule, min, key, what] of checks) {
         if (min === null || (100 * a[key]) / a.segments >= min) continue;
-        out.push([rule, {
-          flow: f.tcp.id,
-          from: d.from,
-          frames: [],
-          seq: null,
-          message: `${what} ${pct(a[key], a.segments)} (${a[key]} of ${a.segments} whole segments from ${d.from}) is below the minimum ${min}%`,
-        }]);
+        out.push([
+          rule,
+          {
+            flow: f.tcp.id,
+            from: d.from,
+            frames: [],
+            seq: null,
+            message: `${what} ${pct(a[key], a.segments)} (${a[key]} of ${a.segments} whole segments from ${d.from}) is below the minimum ${min}%`,
+          },
+        ]);
       }
     }
   }
   if (t.minMpaFlows !== null) {
     const n = r.flows.filter((f) => f.mpa !== null).length;
     if (n < t.minMpaFlows) {
-      out.push(['threshold.min-mpa-flows', {
-        flow: null,
-        from: null,
-        frames: [],
-        seq: null,
-        message: `${n} MPA connection${n === 1 ? '' : 's'} in the capture, the rules file requires at least ${t.minMpaFlows}`,
-      }]);
+      out.push([
+        'threshold.min-mpa-flows',
+        {
+          flow: null,
+          from: null,
+          frames: [],
+          seq: null,
+          message: `${n} MPA connection${n === 1 ? '' : 's'} in the capture, the rules file requires at least ${t.minMpaFlows}`,
+        },
+      ]);
     }
   }
   return out;

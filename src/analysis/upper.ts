@@ -3,7 +3,6 @@ import { ddpUpperFactory } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { labelUpperLayer } from '../../dissectors/ddp-rdmap/upper-layer.js';
 import { portOf } from '../net/segment.js';
 
-
 /** The layer above MPA the CLI runs by default: DDP/RDMAP (RFC 5041, 5040, 7306). */
 export const defaultUpper: UpperFactory | null = {
   ...ddpUpperFactory(),

@@ -63,7 +63,9 @@ export function gunzipFile(path: string): AsyncIterable<Uint8Array> {
  * Looks at the first octets of a stream (standard input) and returns a stream of the capture:
  * decompressed when it is gzip, the same octets otherwise. Nothing is read beyond the first chunk.
  */
-export async function maybeGunzip(stream: AsyncIterable<Uint8Array | string>): Promise<AsyncIterable<Uint8Array | string>> {
+export async function maybeGunzip(
+  stream: AsyncIterable<Uint8Array | string>,
+): Promise<AsyncIterable<Uint8Array | string>> {
   const it = stream[Symbol.asyncIterator]();
   const head: Uint8Array[] = [];
   let have = 0;

@@ -44,7 +44,8 @@ export function checkCaplen(h: PcapFileHeader, caplen: number): string | null {
   if (h.snaplen !== 0 && caplen > h.snaplen) {
     return `record header says ${bytes(caplen)} captured, more than the file's snaplen of ${h.snaplen}`;
   }
-  if (caplen > h.maxCaplen) return `record header says ${bytes(caplen)} captured, more than the ${h.maxCaplen}-byte limit for one record`;
+  if (caplen > h.maxCaplen)
+    return `record header says ${bytes(caplen)} captured, more than the ${h.maxCaplen}-byte limit for one record`;
   return null;
 }
 
@@ -60,7 +61,11 @@ export class PcapParser implements FormatParser {
     let h = this.header;
     if (h === null) {
       if (end - pos < PCAP_FILE_HEADER) {
-        if (eof) sink.fail(base + pos, `file too short for a pcap file header: ${PCAP_FILE_HEADER} bytes needed, ${bytes(end - pos)} in file`);
+        if (eof)
+          sink.fail(
+            base + pos,
+            `file too short for a pcap file header: ${PCAP_FILE_HEADER} bytes needed, ${bytes(end - pos)} in file`,
+          );
         this.need = PCAP_FILE_HEADER;
         return pos;
       }
@@ -78,7 +83,11 @@ export class PcapParser implements FormatParser {
     for (;;) {
       const left = end - pos;
       if (left < PCAP_RECORD_HEADER) {
-        if (eof && left > 0) sink.fail(base + pos, `truncated record header: ${PCAP_RECORD_HEADER} bytes needed, ${bytes(left)} left in file`);
+        if (eof && left > 0)
+          sink.fail(
+            base + pos,
+            `truncated record header: ${PCAP_RECORD_HEADER} bytes needed, ${bytes(left)} left in file`,
+          );
         this.need = PCAP_RECORD_HEADER;
         return pos;
       }
@@ -90,7 +99,10 @@ export class PcapParser implements FormatParser {
       }
       if (left - PCAP_RECORD_HEADER < caplen) {
         if (eof) {
-          sink.fail(base + pos, `truncated record: header says ${bytes(caplen)} captured, ${bytes(left - PCAP_RECORD_HEADER)} left in file`);
+          sink.fail(
+            base + pos,
+            `truncated record: header says ${bytes(caplen)} captured, ${bytes(left - PCAP_RECORD_HEADER)} left in file`,
+          );
         }
         this.need = PCAP_RECORD_HEADER + caplen;
         return pos;

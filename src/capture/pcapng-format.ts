@@ -98,7 +98,8 @@ export function parseIdb(dv: DataView, pos: number, total: number, le: boolean):
     const code = dv.getUint16(o, le);
     const len = dv.getUint16(o + 2, le);
     if (code === 0) break; // opt_endofopt
-    if (o + 4 + len > end) return `interface description block: option ${code} of ${bytes(len)} runs past the end of the block`;
+    if (o + 4 + len > end)
+      return `interface description block: option ${code} of ${bytes(len)} runs past the end of the block`;
     if (code === 9 && len >= 1) tsresol = dv.getUint8(o + 4);
     else if (code === 14 && len >= 8) {
       const hi = dv.getInt32(le ? o + 8 : o + 4, le);
@@ -148,7 +149,8 @@ export function fillPacket(
     }
     caplen = dv.getUint32(pos + 20, le);
     const room = total - 32;
-    if (caplen > room) return `${blockName(type)} says ${bytes(caplen)} captured, but the block holds only ${bytes(room)} of packet data`;
+    if (caplen > room)
+      return `${blockName(type)} says ${bytes(caplen)} captured, but the block holds only ${bytes(room)} of packet data`;
     if (iface.snaplen !== 0 && caplen > iface.snaplen) {
       return `${blockName(type)} says ${bytes(caplen)} captured, more than interface ${ifid}'s snaplen of ${iface.snaplen}`;
     }
@@ -187,7 +189,8 @@ export class PcapngParser implements FormatParser {
       }
       const left = end - pos;
       if (left < 12) {
-        if (eof && left > 0) sink.fail(base + pos, `truncated block header: 12 bytes needed, ${bytes(left)} left in file`);
+        if (eof && left > 0)
+          sink.fail(base + pos, `truncated block header: 12 bytes needed, ${bytes(left)} left in file`);
         this.need = 12;
         return pos;
       }
@@ -196,7 +199,13 @@ export class PcapngParser implements FormatParser {
       if (type === BT_SHB) {
         const order = sectionByteOrder(dv, pos);
         if (order === null) {
-          sink.fail(base + pos, `section header block has a bad byte-order magic 0x${dv.getUint32(pos + 8, false).toString(16).padStart(8, '0')}`);
+          sink.fail(
+            base + pos,
+            `section header block has a bad byte-order magic 0x${dv
+              .getUint32(pos + 8, false)
+              .toString(16)
+              .padStart(8, '0')}`,
+          );
           return pos;
         }
         le = order;
@@ -212,7 +221,10 @@ export class PcapngParser implements FormatParser {
       }
       if (total > this.limit) {
         if (type === BT_SHB || type === BT_IDB || isPacketBlock(type)) {
-          sink.fail(base + pos, `${blockName(type)} of ${bytes(total)} exceeds the ${this.limit}-byte limit for one block`);
+          sink.fail(
+            base + pos,
+            `${blockName(type)} of ${bytes(total)} exceeds the ${this.limit}-byte limit for one block`,
+          );
           return pos;
         }
         // A block we do not read (e.g. a large comment or secrets block): stream past it.
@@ -222,7 +234,11 @@ export class PcapngParser implements FormatParser {
         continue;
       }
       if (total > left) {
-        if (eof) sink.fail(base + pos, `truncated block: ${blockName(type)} length says ${bytes(total)}, ${bytes(left)} left in file`);
+        if (eof)
+          sink.fail(
+            base + pos,
+            `truncated block: ${blockName(type)} length says ${bytes(total)}, ${bytes(left)} left in file`,
+          );
         this.need = total;
         return pos;
       }
@@ -273,7 +289,10 @@ export class PcapngParser implements FormatParser {
     if (end - pos < want) {
       if (eof) {
         const left = base + end - this.skipStart;
-        this.sink.fail(this.skipStart, `truncated block: length says ${bytes(this.skipTotal)}, ${bytes(left)} left in file`);
+        this.sink.fail(
+          this.skipStart,
+          `truncated block: length says ${bytes(this.skipTotal)}, ${bytes(left)} left in file`,
+        );
       }
       this.need = Math.min(want, 4);
       return pos;

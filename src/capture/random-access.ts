@@ -1,6 +1,13 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { PacketRecord } from './packet.js';
-import { checkCaplen, isPcapMagic, parsePcapHeader, PCAP_FILE_HEADER, PCAP_RECORD_HEADER, type PcapFileHeader } from './pcap-format.js';
+import {
+  checkCaplen,
+  isPcapMagic,
+  parsePcapHeader,
+  PCAP_FILE_HEADER,
+  PCAP_RECORD_HEADER,
+  type PcapFileHeader,
+} from './pcap-format.js';
 import {
   BT_IDB,
   BT_SHB,
@@ -186,7 +193,8 @@ function pcapngAccess(r: Reader, index: PcapngIndex): RandomAccessCapture['read'
     const le = sec.le;
     const type = r.view.getUint32(0, le);
     const total = r.view.getUint32(4, le);
-    if (!isPacketBlock(type) || checkBlockLength(type, total) !== null || total > MAX_BLOCK || !r.fill(off, total)) return null;
+    if (!isPacketBlock(type) || checkBlockLength(type, total) !== null || total > MAX_BLOCK || !r.fill(off, total))
+      return null;
     const dv = r.view;
     if (dv.getUint32(total - 4, le) !== total) return null;
     let count = 0;

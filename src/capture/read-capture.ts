@@ -124,9 +124,14 @@ async function openCaptureFile(path: string): Promise<{ fh: FileHandle; size: nu
  * (its data is a view valid only during the call). path '-' reads standard input.
  * Format problems never throw: reading stops with summary.error after every earlier packet.
  */
-export async function readCapture(path: string, onPacket: (p: PacketRecord) => void, opts: ReadCaptureOptions = {}): Promise<CaptureSummary> {
+export async function readCapture(
+  path: string,
+  onPacket: (p: PacketRecord) => void,
+  opts: ReadCaptureOptions = {},
+): Promise<CaptureSummary> {
   if (path === '-') {
-    if (process.stdin.isTTY === true) throw new CaptureOpenError('-: standard input is a terminal; pipe a capture into it');
+    if (process.stdin.isTTY === true)
+      throw new CaptureOpenError('-: standard input is a terminal; pipe a capture into it');
     return readCaptureStream(process.stdin, '-', onPacket, opts);
   }
   const { fh, size } = await openCaptureFile(path);
@@ -187,14 +192,21 @@ function detect(dv: DataView, pos: number, end: number, sink: RecordSink): Forma
   if (dv.getUint32(pos, false) === BT_SHB) return new PcapngParser(sink);
   const b0 = dv.getUint8(pos);
   const b1 = dv.getUint8(pos + 1);
-  if (b0 === 0x1f && b1 === 0x8b) sink.fail(0, 'gzip-compressed file: decompress it first (e.g. gunzip -c FILE | mpa-dissect -)');
+  if (b0 === 0x1f && b1 === 0x8b)
+    sink.fail(0, 'gzip-compressed file: decompress it first (e.g. gunzip -c FILE | mpa-dissect -)');
   else if (dv.getUint32(pos, true) === 0xa1b2cd34 || dv.getUint32(pos, false) === 0xa1b2cd34) {
     sink.fail(0, 'Kuznetzov-modified pcap (magic 0xa1b2cd34) is not supported: convert it with editcap');
   } else sink.fail(0, `not a pcap or pcapng file: unknown magic ${hex32(dv, pos)}`);
   return null;
 }
 
-async function run(src: ByteSource, path: string, file: string, onPacket: (p: PacketRecord) => void, opts: ReadCaptureOptions): Promise<CaptureSummary> {
+async function run(
+  src: ByteSource,
+  path: string,
+  file: string,
+  onPacket: (p: PacketRecord) => void,
+  opts: ReadCaptureOptions,
+): Promise<CaptureSummary> {
   const lentBuffers: Uint8Array[] = [];
   try {
     return await parseAll(src, path, file, onPacket, opts, lentBuffers);
@@ -245,7 +257,11 @@ async function parseAll(
     const msg = err instanceof Error ? err.message : String(err);
     // A gzip stream cut short is a capture cut short (tcpdump | gzip stopped with Ctrl-C).
     if (msg === 'gzip: unexpected end of file') sink.fail(at, 'truncated gzip stream: the compressed data ends early');
-    else sink.fail(at, msg.startsWith('gzip: ') ? `gzip-compressed data is corrupt (${msg.slice(6)})` : `read error: ${msg}`);
+    else
+      sink.fail(
+        at,
+        msg.startsWith('gzip: ') ? `gzip-compressed data is corrupt (${msg.slice(6)})` : `read error: ${msg}`,
+      );
   };
   try {
     end += await src.read(buf, RESERVE, chunk);

@@ -68,7 +68,8 @@ export class RecordSink {
   /** Records the reason reading stops; the frame is the one the bad record would have been. */
   fail(offset: number, message: string): void {
     // Beyond the -c limit nothing more is read: a bad record there is none of the reader's business.
-    if (this.error === null && this.packets < this.limit) this.error = { file: this.file, offset, frame: this.packets + 1, message };
+    if (this.error === null && this.packets < this.limit)
+      this.error = { file: this.file, offset, frame: this.packets + 1, message };
   }
 }
 

@@ -53,6 +53,10 @@ function pcapng(linkType: number, frames: readonly PcapFrame[]): Uint8Array {
 }
 
 /** The bytes of a capture file holding `frames` (Ethernet unless told otherwise). */
-export function captureFile(frames: readonly PcapFrame[], format: CaptureFormat, linkType = LINKTYPE_ETHERNET): Uint8Array {
+export function captureFile(
+  frames: readonly PcapFrame[],
+  format: CaptureFormat,
+  linkType = LINKTYPE_ETHERNET,
+): Uint8Array {
   return format === 'pcapng' ? pcapng(linkType, frames) : buildPcap(linkType, frames);
 }

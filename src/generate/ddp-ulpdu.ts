@@ -97,16 +97,34 @@ export interface SendOpts extends Ctl {
 export function send(msn: number, payload: Uint8Array | string = new Uint8Array(0), o: SendOpts = {}): Uint8Array {
   const inv = o.invalidate !== undefined;
   const opcode = inv ? (o.se ? 0x6 : 0x4) : o.se ? 0x5 : 0x3;
-  return untagged({ ...o, opcode, qn: o.qn ?? 0, msn, mo: o.mo ?? 0, word: inv ? o.invalidate : o.word, body: typeof payload === 'string' ? bytes(payload) : payload });
+  return untagged({
+    ...o,
+    opcode,
+    qn: o.qn ?? 0,
+    msn,
+    mo: o.mo ?? 0,
+    word: inv ? o.invalidate : o.word,
+    body: typeof payload === 'string' ? bytes(payload) : payload,
+  });
 }
 
 /** RDMA Write (opcode 0x0), one segment. */
-export function write(stag: number, to: bigint | number, payload: Uint8Array | string = new Uint8Array(0), o: Ctl = {}): Uint8Array {
+export function write(
+  stag: number,
+  to: bigint | number,
+  payload: Uint8Array | string = new Uint8Array(0),
+  o: Ctl = {},
+): Uint8Array {
   return tagged({ ...o, opcode: 0x0, stag, to, payload: typeof payload === 'string' ? bytes(payload) : payload });
 }
 
 /** RDMA Read Response (opcode 0x2), one segment. */
-export function readResponse(stag: number, to: bigint | number, payload: Uint8Array | string = new Uint8Array(0), o: Ctl = {}): Uint8Array {
+export function readResponse(
+  stag: number,
+  to: bigint | number,
+  payload: Uint8Array | string = new Uint8Array(0),
+  o: Ctl = {},
+): Uint8Array {
   return tagged({ ...o, opcode: 0x2, stag, to, payload: typeof payload === 'string' ? bytes(payload) : payload });
 }
 
@@ -198,7 +216,9 @@ export function atomicRequest(s: AtomicRequestSpec): Uint8Array {
   return untagged({ ...s, opcode: 0xa, qn: s.qn ?? 1, msn: s.msn, mo: 0, body: h });
 }
 
-export function atomicResponse(s: Ctl & { msn: number; originalRequestId: number; value: bigint | number; qn?: number }): Uint8Array {
+export function atomicResponse(
+  s: Ctl & { msn: number; originalRequestId: number; value: bigint | number; qn?: number },
+): Uint8Array {
   const h = new Uint8Array(12);
   const v = new DataView(h.buffer);
   u32(v, 0, s.originalRequestId);
@@ -207,7 +227,9 @@ export function atomicResponse(s: Ctl & { msn: number; originalRequestId: number
 }
 
 /** Immediate Data (0x8, or 0x9 with SE): 8 octets after the untagged header (layout provisional). */
-export function immediate(s: Ctl & { msn: number; data: bigint | number | Uint8Array; se?: boolean; qn?: number }): Uint8Array {
+export function immediate(
+  s: Ctl & { msn: number; data: bigint | number | Uint8Array; se?: boolean; qn?: number },
+): Uint8Array {
   let h: Uint8Array;
   if (s.data instanceof Uint8Array) h = s.data;
   else {
@@ -231,7 +253,14 @@ export function sendSegments(msn: number, payload: Uint8Array, maxPayload: numbe
 }
 
 /** One tagged message (Write or Read Response) split into segments, TO advancing. */
-export function taggedSegments(opcode: 0x0 | 0x2, stag: number, to: bigint | number, payload: Uint8Array, maxPayload: number, o: Ctl = {}): Uint8Array[] {
+export function taggedSegments(
+  opcode: 0x0 | 0x2,
+  stag: number,
+  to: bigint | number,
+  payload: Uint8Array,
+  maxPayload: number,
+  o: Ctl = {},
+): Uint8Array[] {
   const out: Uint8Array[] = [];
   let off = 0;
   const base = BigInt(to);

@@ -18,7 +18,11 @@ export interface TcpSpec {
   payload?: Uint8Array;
 }
 
-export const FIN = 0x01, SYN = 0x02, RST = 0x04, PSH = 0x08, ACK = 0x10;
+export const FIN = 0x01,
+  SYN = 0x02,
+  RST = 0x04,
+  PSH = 0x08,
+  ACK = 0x10;
 
 export function parseIPv4(s: string): Uint8Array {
   const p = s.split('.').map(Number);
@@ -108,7 +112,12 @@ export function ipv4(src: string, dst: string, payload: Uint8Array, o: IpOpts = 
   p[0] = 0x45;
   v.setUint16(2, p.length);
   v.setUint16(4, o.id ?? 1);
-  v.setUint16(6, ((o.moreFragments ? 1 : 0) << 13) | ((o.fragOffset ?? 0) >> 3) | (o.fragOffset === undefined && !o.moreFragments ? 0x4000 : 0));
+  v.setUint16(
+    6,
+    ((o.moreFragments ? 1 : 0) << 13) |
+      ((o.fragOffset ?? 0) >> 3) |
+      (o.fragOffset === undefined && !o.moreFragments ? 0x4000 : 0),
+  );
   p[8] = o.ttl ?? 64;
   p[9] = o.protocol ?? 6;
   p.set(parseIPv4(src), 12);
@@ -136,7 +145,7 @@ export function ethernet(ip: Uint8Array, etherType?: number, vlan?: number): Uin
   const tag = vlan === undefined ? 0 : 4;
   const e = new Uint8Array(14 + tag + ip.length);
   e.set([0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1], 0);
-  const et = etherType ?? ((ip[0]! >> 4) === 6 ? 0x86dd : 0x0800);
+  const et = etherType ?? (ip[0]! >> 4 === 6 ? 0x86dd : 0x0800);
   if (vlan !== undefined) e.set([0x81, 0x00, (vlan >> 8) & 0x0f, vlan & 0xff], 12);
   e[12 + tag] = et >> 8;
   e[13 + tag] = et & 0xff;

@@ -5,8 +5,26 @@
  * interleaved as request and answer, then the impairments. Every fault is placed by the seed, and
  * the truth says what an RFC-correct receiver finds, FPDU by FPDU.
  */
-import { enhancedPd, encodeFpdus, rng, startupFrame, type EncodedFpdu, type FpduFault, type FpduSpec, type SenderMistakeSpec } from './mpa-encoder.js';
-import { atomicRequest, atomicResponse, immediate, readRequest, send, sendSegments, taggedSegments, terminate } from './ddp-ulpdu.js';
+import {
+  enhancedPd,
+  encodeFpdus,
+  rng,
+  startupFrame,
+  type EncodedFpdu,
+  type FpduFault,
+  type FpduSpec,
+  type SenderMistakeSpec,
+} from './mpa-encoder.js';
+import {
+  atomicRequest,
+  atomicResponse,
+  immediate,
+  readRequest,
+  send,
+  sendSegments,
+  taggedSegments,
+  terminate,
+} from './ddp-ulpdu.js';
 import { buildScenario, type Send } from './scenario.js';
 import type { Knobs, MessageKind } from './knobs.js';
 import { KnobError } from './knobs.js';
@@ -44,7 +62,13 @@ const TERMINATE_LAYER_RDMAP = 0;
 
 /** Messages on untagged queue 0 (RFC 5040 §5.1): their MSNs run in one sequence per direction. */
 function onQn0(p: PlannedFpdu, rtr: Knobs['rtr']): boolean {
-  return p.kind === 'send' || p.kind === 'send-se' || p.kind === 'send-inv' || p.kind === 'immediate' || (p.kind === 'rtr' && rtr === 'send');
+  return (
+    p.kind === 'send' ||
+    p.kind === 'send-se' ||
+    p.kind === 'send-inv' ||
+    p.kind === 'immediate' ||
+    (p.kind === 'rtr' && rtr === 'send')
+  );
 }
 
 /** Largest ULPDU whose FPDU (length, PAD, CRC, every marker it can hold) fits one MSS. */
@@ -61,19 +85,30 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   const addr: [string, string] = v6 ? ['fd00::1', 'fd00::2'] : ['10.0.0.1', '10.0.0.2'];
   const port: [number, number] = [40001, 4420];
   const ep: [string, string] = [endpoint(addr[0], port[0]), endpoint(addr[1], port[1])];
-  const mark: [boolean, boolean] = [k.markers === 'i2r' || k.markers === 'both', k.markers === 'r2i' || k.markers === 'both'];
+  const mark: [boolean, boolean] = [
+    k.markers === 'i2r' || k.markers === 'both',
+    k.markers === 'r2i' || k.markers === 'both',
+  ];
   const midStream = k.start === 'mid-stream';
   if (impair.has('bad-crc') && !k.crc) throw new KnobError('--impair bad-crc: needs --crc on');
-  if (impair.has('bad-fpduptr') && !mark[0]) throw new KnobError('--impair bad-fpduptr: needs markers from the Initiator (--markers i2r or both)');
-  if (impair.has('marker-origin') && !mark[0]) throw new KnobError('--impair marker-origin: needs markers from the Initiator (--markers i2r or both)');
+  if (impair.has('bad-fpduptr') && !mark[0])
+    throw new KnobError('--impair bad-fpduptr: needs markers from the Initiator (--markers i2r or both)');
+  if (impair.has('marker-origin') && !mark[0])
+    throw new KnobError('--impair marker-origin: needs markers from the Initiator (--markers i2r or both)');
   const startupFaults = (['bad-key', 'pd-too-long', 'initiator-initiator'] as const).filter((x) => impair.has(x));
-  if (midStream && (startupFaults.length || impair.has('responder-first'))) throw new KnobError(`--impair ${startupFaults[0] ?? 'responder-first'}: needs the startup in the capture (--start startup)`);
+  if (midStream && (startupFaults.length || impair.has('responder-first')))
+    throw new KnobError(
+      `--impair ${startupFaults[0] ?? 'responder-first'}: needs the startup in the capture (--start startup)`,
+    );
 
   // --- the RDMAP messages of each direction, as DDP segments, in rounds ---
   const room = k.segmentation === 'large' ? k.maxUlpdu : Math.min(k.maxUlpdu, ulpduFitting(k.mss));
   const i2r: PlannedFpdu[] = [];
   const r2i: PlannedFpdu[] = [];
-  const msn = [[0, 0, 0, 0], [0, 0, 0, 0]] as number[][];
+  const msn = [
+    [0, 0, 0, 0],
+    [0, 0, 0, 0],
+  ] as number[][];
   const nextMsn = (dir: 0 | 1, qn: number) => ++msn[dir]![qn]!;
   // The Initiator's first message is never empty: a zero-length Send or Write first is an RTR
   // (RFC 6581), which without peer-to-peer mode is a finding of its own.
@@ -81,26 +116,67 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   const bytes = (n: number) => patternBytes(n, Math.floor(r() * 1e9));
   const rtr = k.rev === 2 ? k.rtr : 'none';
   // The Responder speaks before the Initiator's first FPDU (RFC 5044 §7.1.2 rule 4): a Send, first of all.
-  if (impair.has('responder-first')) r2i.push({ ulpdu: send(nextMsn(1, 0), bytes(16)), round: -1, kind: 'send', whole: true, first: true });
+  if (impair.has('responder-first'))
+    r2i.push({ ulpdu: send(nextMsn(1, 0), bytes(16)), round: -1, kind: 'send', whole: true, first: true });
   if (rtr === 'send') i2r.push({ ulpdu: send(nextMsn(0, 0)), round: 0, kind: 'rtr', whole: true, first: true });
-  if (rtr === 'write') i2r.push({ ulpdu: taggedSegments(0x0, 0, 0, new Uint8Array(0), 1)[0]!, round: 0, kind: 'rtr', whole: true, first: true });
+  if (rtr === 'write')
+    i2r.push({
+      ulpdu: taggedSegments(0x0, 0, 0, new Uint8Array(0), 1)[0]!,
+      round: 0,
+      kind: 'rtr',
+      whole: true,
+      first: true,
+    });
   if (rtr === 'read') {
-    i2r.push({ ulpdu: readRequest({ msn: nextMsn(0, 1), sinkStag: 0, sinkTo: 0, size: 0, srcStag: 0, srcTo: 0 }), round: 0, kind: 'rtr', whole: true, first: true });
-    r2i.push({ ulpdu: taggedSegments(0x2, 0, 0, new Uint8Array(0), 1)[0]!, round: 0, kind: 'rtr', whole: true, first: true });
+    i2r.push({
+      ulpdu: readRequest({ msn: nextMsn(0, 1), sinkStag: 0, sinkTo: 0, size: 0, srcStag: 0, srcTo: 0 }),
+      round: 0,
+      kind: 'rtr',
+      whole: true,
+      first: true,
+    });
+    r2i.push({
+      ulpdu: taggedSegments(0x2, 0, 0, new Uint8Array(0), 1)[0]!,
+      round: 0,
+      kind: 'rtr',
+      whole: true,
+      first: true,
+    });
   }
   // A sender mistake shows from the first FPDU on when its ULPDU_Length is 265 (or 769): (2+L) mod 4 = 3,
   // so every PAD rule and length miscount gives another FPDU size than RFC 5044 §4.2.
-  const lengthMistake = (['wrong-pad', 'no-pad', 'length-counts-header', 'length-counts-crc', 'length-le'] as const).find((x) => impair.has(x));
-  if (midStream && lengthMistake) throw new KnobError(`--impair ${lengthMistake}: a sender mistake is diagnosed from the startup on (--start startup)`);
-  if (midStream && !k.crc) throw new KnobError('--start mid-stream: finding FPDUs mid-stream needs --crc on (without CRC nothing confirms a boundary)');
+  const lengthMistake = (
+    ['wrong-pad', 'no-pad', 'length-counts-header', 'length-counts-crc', 'length-le'] as const
+  ).find((x) => impair.has(x));
+  if (midStream && lengthMistake)
+    throw new KnobError(
+      `--impair ${lengthMistake}: a sender mistake is diagnosed from the startup on (--start startup)`,
+    );
+  if (midStream && !k.crc)
+    throw new KnobError(
+      '--start mid-stream: finding FPDUs mid-stream needs --crc on (without CRC nothing confirms a boundary)',
+    );
   // What the diagnosis reports depends on how much of the stream each segment shows (a difference
   // between segmentations the round-trip test found): the truth is modelled for one FPDU per segment.
-  if (lengthMistake && k.segmentation !== 'one-per-segment') throw new KnobError(`--impair ${lengthMistake}: the truth of a sender mistake is modelled with --segmentation one-per-segment only`);
-  if (lengthMistake && mark[0]) throw new KnobError(`--impair ${lengthMistake}: the truth of a length mistake is modelled without markers from the Initiator (--markers none or r2i)`);
-  if (impair.has('initiator-initiator') && k.markers !== 'none') throw new KnobError('--impair initiator-initiator: no Reply negotiates markers (--markers none)');
+  if (lengthMistake && k.segmentation !== 'one-per-segment')
+    throw new KnobError(
+      `--impair ${lengthMistake}: the truth of a sender mistake is modelled with --segmentation one-per-segment only`,
+    );
+  if (lengthMistake && mark[0])
+    throw new KnobError(
+      `--impair ${lengthMistake}: the truth of a length mistake is modelled without markers from the Initiator (--markers none or r2i)`,
+    );
+  if (impair.has('initiator-initiator') && k.markers !== 'none')
+    throw new KnobError('--impair initiator-initiator: no Reply negotiates markers (--markers none)');
   if (lengthMistake) {
-    if (rtr !== 'none') throw new KnobError(`--impair ${lengthMistake}: modelled on the Initiator's first FPDU, which an RTR would be (--rtr none)`);
-    if (k.messages.some((m) => m === 'read' || m === 'atomic')) throw new KnobError(`--impair ${lengthMistake}: needs a --messages mix without read and atomic (requests held while framing is diagnosed reach DDP after their answers)`);
+    if (rtr !== 'none')
+      throw new KnobError(
+        `--impair ${lengthMistake}: modelled on the Initiator's first FPDU, which an RTR would be (--rtr none)`,
+      );
+    if (k.messages.some((m) => m === 'read' || m === 'atomic'))
+      throw new KnobError(
+        `--impair ${lengthMistake}: needs a --messages mix without read and atomic (requests held while framing is diagnosed reach DDP after their answers)`,
+      );
     // Little-endian: 769 = 0x0301 read as 0x0103 = 259, an end inside the FPDU itself.
     const L = lengthMistake === 'length-le' ? 769 : 265;
     i2r.push({ ulpdu: send(nextMsn(0, 0), bytes(L - 18)), round: 0, kind: 'send', whole: true, first: true });
@@ -109,7 +185,8 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   const mix = k.messages.filter((m) => m !== 'terminate');
   const responderOwn: Array<{ round: number; kind: MessageKind }> = [];
   const rounds = k.count;
-  for (let i = 0; i < Math.ceil(k.count / 2) && own.length > 0; i++) responderOwn.push({ round: 1 + Math.floor(r() * Math.max(1, rounds)), kind: pick(own) });
+  for (let i = 0; i < Math.ceil(k.count / 2) && own.length > 0; i++)
+    responderOwn.push({ round: 1 + Math.floor(r() * Math.max(1, rounds)), kind: pick(own) });
   responderOwn.sort((a, b) => a.round - b.round);
   /** A message's DDP segments, in order. */
   const addSegments = (list: PlannedFpdu[], segs: Uint8Array[], round: number, kind: PlannedFpdu['kind']) => {
@@ -130,22 +207,63 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
         addSegments(list, [immediate({ msn: nextMsn(dir, 0), data: BigInt(idx) * 0x1000001n })], round, kind);
         return;
       case 'write':
-        addSegments(list, taggedSegments(0x0, 0x100 + idx, BigInt(idx) << 20n, bytes(size()), Math.max(1, room - 14)), round, kind);
+        addSegments(
+          list,
+          taggedSegments(0x0, 0x100 + idx, BigInt(idx) << 20n, bytes(size()), Math.max(1, room - 14)),
+          round,
+          kind,
+        );
         return;
       case 'read': {
         const n = Math.max(1, size());
         const sinkStag = 0x2000 + idx;
         const sinkTo = BigInt(idx) << 24n;
-        list.push({ ulpdu: readRequest({ msn: nextMsn(dir, 1), sinkStag, sinkTo, size: n, srcStag: 0x3000 + idx, srcTo: 0n }), round, kind, whole: true, first: true });
-        addSegments(r2i, taggedSegments(0x2, sinkStag, sinkTo, bytes(n), Math.max(1, room - 14)), round, 'read-response');
+        list.push({
+          ulpdu: readRequest({ msn: nextMsn(dir, 1), sinkStag, sinkTo, size: n, srcStag: 0x3000 + idx, srcTo: 0n }),
+          round,
+          kind,
+          whole: true,
+          first: true,
+        });
+        addSegments(
+          r2i,
+          taggedSegments(0x2, sinkStag, sinkTo, bytes(n), Math.max(1, room - 14)),
+          round,
+          'read-response',
+        );
         return;
       }
       case 'atomic':
-        list.push({ ulpdu: atomicRequest({ msn: nextMsn(dir, 1), atomicOpcode: 0, requestId: idx + 1, remoteStag: 0x4000 + idx, remoteTo: BigInt(idx) * 8n, data: 1n }), round, kind, whole: true, first: true });
-        r2i.push({ ulpdu: atomicResponse({ msn: nextMsn(1, 3), originalRequestId: idx + 1, value: BigInt(idx) }), round, kind: 'atomic-response', whole: true, first: true });
+        list.push({
+          ulpdu: atomicRequest({
+            msn: nextMsn(dir, 1),
+            atomicOpcode: 0,
+            requestId: idx + 1,
+            remoteStag: 0x4000 + idx,
+            remoteTo: BigInt(idx) * 8n,
+            data: 1n,
+          }),
+          round,
+          kind,
+          whole: true,
+          first: true,
+        });
+        r2i.push({
+          ulpdu: atomicResponse({ msn: nextMsn(1, 3), originalRequestId: idx + 1, value: BigInt(idx) }),
+          round,
+          kind: 'atomic-response',
+          whole: true,
+          first: true,
+        });
         return;
       case 'terminate':
-        list.push({ ulpdu: terminate({ layer: TERMINATE_LAYER_RDMAP, etype: 2, code: 0xff }), round, kind, whole: true, first: true });
+        list.push({
+          ulpdu: terminate({ layer: TERMINATE_LAYER_RDMAP, etype: 2, code: 0xff }),
+          round,
+          kind,
+          whole: true,
+          first: true,
+        });
         return;
     }
   };
@@ -154,7 +272,8 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     const round = i + 1;
     if (mix.length > 0) message(0, i2r, pick(mix), round, i);
     // The Responder's own messages of this round follow its answers.
-    while (ro < responderOwn.length && responderOwn[ro]!.round <= round) message(1, r2i, responderOwn[ro++]!.kind, round, 1000 + ro);
+    while (ro < responderOwn.length && responderOwn[ro]!.round <= round)
+      message(1, r2i, responderOwn[ro++]!.kind, round, 1000 + ro);
   }
   while (ro < responderOwn.length) message(1, r2i, responderOwn[ro++]!.kind, rounds + 1, 1000 + ro);
   if (k.messages.includes('terminate')) message(0, i2r, 'terminate', rounds + 2, rounds);
@@ -165,8 +284,15 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   const reqSpec = { m: mark[1], c: k.crc, rev: k.rev, enhanced: k.rev === 2, pd };
   const repSpec = { m: mark[0], c: k.crc, rev: k.rev, enhanced: k.rev === 2, pd };
   // PD_Length above 512 (RFC 5044 §7.1.1), with that much Private Data really sent.
-  const longPd = impair.has('pd-too-long') ? Uint8Array.from({ length: 600 }, (_, i) => (i < pd.length ? pd[i]! : 0x50)) : pd;
-  let request = startupFrame({ kind: 'request', ...reqSpec, pd: longPd, ...(impair.has('bad-key') ? { key: 'MPA ID Req Fraxx' } : {}) });
+  const longPd = impair.has('pd-too-long')
+    ? Uint8Array.from({ length: 600 }, (_, i) => (i < pd.length ? pd[i]! : 0x50))
+    : pd;
+  let request = startupFrame({
+    kind: 'request',
+    ...reqSpec,
+    pd: longPd,
+    ...(impair.has('bad-key') ? { key: 'MPA ID Req Fraxx' } : {}),
+  });
   let reply = startupFrame({ kind: impair.has('initiator-initiator') ? 'request' : 'reply', ...repSpec });
   if (midStream) {
     request = new Uint8Array(0);
@@ -203,9 +329,15 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
         return p.kind !== 'rtr';
       })
       .map(({ i }) => i);
-    if (eligible.length === 0) throw new KnobError(`--impair ${fpduFault.join(',')}: no Initiator FPDU can carry it (more --count, another --messages mix, or other --seed)`);
+    if (eligible.length === 0)
+      throw new KnobError(
+        `--impair ${fpduFault.join(',')}: no Initiator FPDU can carry it (more --count, another --messages mix, or other --seed)`,
+      );
     target = k.at >= 0 ? k.at : eligible[Math.floor(eligible.length / 2)]!;
-    if (!eligible.includes(target)) throw new KnobError(`--at ${k.at}: that FPDU cannot carry ${fpduFault.join(',')} (eligible: ${eligible.slice(0, 10).join(', ')}${eligible.length > 10 ? ', ...' : ''})`);
+    if (!eligible.includes(target))
+      throw new KnobError(
+        `--at ${k.at}: that FPDU cannot carry ${fpduFault.join(',')} (eligible: ${eligible.slice(0, 10).join(', ')}${eligible.length > 10 ? ', ...' : ''})`,
+      );
     i2r[target]!.fault = {
       ...(impair.has('bad-crc') ? { badCrc: true } : {}),
       ...(impair.has('bad-fpduptr') ? { fpduptrDelta: 8 } : {}),
@@ -251,7 +383,7 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       cuts.push(fp[0].endRel);
       cuts.sort((x, y) => x - y);
     }
-        // The round of an octet: that of the FPDU it belongs to. An Initiator segment goes out in its
+    // The round of an octet: that of the FPDU it belongs to. An Initiator segment goes out in its
     // first octet's round (requests early), a Responder segment in its last octet's (answers late),
     // so no answer precedes its request and no Responder FPDU the Initiator's first.
     const roundAt = (rel: number) => {
@@ -267,7 +399,10 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     }
   }
   // Capture order: by round; in a round the Initiator's request before the Responder's answer.
-  const order = pieces.map((p, i) => ({ p, i })).sort((a, b) => a.p.round - b.p.round || a.p.dir - b.p.dir || a.i - b.i).map((x) => x.p);
+  const order = pieces
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => a.p.round - b.p.round || a.p.dir - b.p.dir || a.i - b.i)
+    .map((x) => x.p);
 
   // Mid-stream: the Initiator's capture starts at the first segment boundary that begins a message
   // after its second FPDU; the Responder's at the first message of that round or later, so every
@@ -279,8 +414,19 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       return i >= 0 && planned[dir][i]!.first && ok(i);
     };
     // No request among the first FPDUs (held until framing is found, they would reach DDP after their answers).
-    const b0 = pieces.find((p) => p.dir === 0 && startsMessage(0, p.start, (i) => i >= 2 && i2r.slice(i, i + 4).every((x) => x.kind !== 'read' && x.kind !== 'atomic')));
-    if (!b0) throw new KnobError('--start mid-stream: no message boundary to start the capture at (more --count, or another --seed)');
+    const b0 = pieces.find(
+      (p) =>
+        p.dir === 0 &&
+        startsMessage(
+          0,
+          p.start,
+          (i) => i >= 2 && i2r.slice(i, i + 4).every((x) => x.kind !== 'read' && x.kind !== 'atomic'),
+        ),
+    );
+    if (!b0)
+      throw new KnobError(
+        '--start mid-stream: no message boundary to start the capture at (more --count, or another --seed)',
+      );
     {
       firstKept[0] = b0.start;
       const round = i2r[enc0.fpdus.findIndex((f) => f.startRel === b0.start)]!.round;
@@ -291,7 +437,10 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   if (midStream) {
     // Mid-stream framing is found on a few chained FPDUs (RFC 5044 §6): each direction needs three.
     const kept = [0, 1].map((d) => enc[d]!.fpdus.filter((f) => f.startRel >= firstKept[d]!).length);
-    if (kept[0]! < 3 || kept[1]! < 3) throw new KnobError('--start mid-stream: fewer than three FPDUs after the capture starts (more --count, or another --seed)');
+    if (kept[0]! < 3 || kept[1]! < 3)
+      throw new KnobError(
+        '--start mid-stream: fewer than three FPDUs after the capture starts (more --count, or another --seed)',
+      );
   }
   const sends: Send[] = [];
   /** Stream offset (relative to SeqStart) of each send's first octet; -1 for startup frames. */
@@ -304,7 +453,9 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     sends.push({ dir: p.dir, bytes: enc[p.dir].bytes.subarray(p.start, p.end), cut: [p.end - p.start] });
     relOf.push(p.start);
   }
-  const isn: [number, number] = k.seqWrap ? [(2 ** 32 - 1 - request.length - 700) >>> 0, (2 ** 32 - 1 - reply.length - 300) >>> 0] : [1000 + Math.floor(r() * 1e6), 900000 + Math.floor(r() * 1e6)];
+  const isn: [number, number] = k.seqWrap
+    ? [(2 ** 32 - 1 - request.length - 700) >>> 0, (2 ** 32 - 1 - reply.length - 300) >>> 0]
+    : [1000 + Math.floor(r() * 1e6), 900000 + Math.floor(r() * 1e6)];
 
   // Impairments on the captured segments (data frame indexes in emission order).
   const dataFrames = sends.length;
@@ -316,7 +467,10 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   if (impair.has('loss')) {
     const candidates: number[] = [];
     // A gap shows only after captured FPDUs.
-    const firstIdx0 = Math.max(0, enc0.fpdus.findIndex((f) => f.startRel >= firstKept[0]));
+    const firstIdx0 = Math.max(
+      0,
+      enc0.fpdus.findIndex((f) => f.startRel >= firstKept[0]),
+    );
     for (let i = startupFrames; i < dataFrames; i++) {
       const s = sends[i]!;
       if (s.dir !== 0 || skipped(i)) continue;
@@ -328,9 +482,20 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       // The analyzer hands FPDUs on only once framing is found again (a few chained FPDUs): a request
       // among those would reach DDP after its answer, so none is.
       const quiet = i2r.slice(b + 1, b + 4).every((p) => p.kind !== 'read' && p.kind !== 'atomic');
-      if (a > firstIdx0 && plain && quiet && enc0.fpdus[a]!.startRel === rel && enc0.fpdus[b]!.endRel === rel + s.bytes.length && b < enc0.fpdus.length - 1) candidates.push(i);
+      if (
+        a > firstIdx0 &&
+        plain &&
+        quiet &&
+        enc0.fpdus[a]!.startRel === rel &&
+        enc0.fpdus[b]!.endRel === rel + s.bytes.length &&
+        b < enc0.fpdus.length - 1
+      )
+        candidates.push(i);
     }
-    if (candidates.length === 0) throw new KnobError('--impair loss: no Initiator segment holds whole FPDUs between others (more --count, or --segmentation one-per-segment)');
+    if (candidates.length === 0)
+      throw new KnobError(
+        '--impair loss: no Initiator segment holds whole FPDUs between others (more --count, or --segmentation one-per-segment)',
+      );
     lost = candidates[Math.floor(r() * candidates.length)]!;
   }
   const dropIdx = new Set<number>();
@@ -357,7 +522,8 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   // --- the truth ---
   const seqStart: [number, number] = [(res.dataSeq[0] + request.length) >>> 0, (res.dataSeq[1] + reply.length) >>> 0];
   const seqOf = (dir: 0 | 1, f: EncodedFpdu) => (seqStart[dir] + f.lenRel) >>> 0;
-  const find = (rule: string, dir: 0 | 1 | null, seq: number | null) => findings.push({ rule, from: dir === null ? null : ep[dir], seq });
+  const find = (rule: string, dir: 0 | 1 | null, seq: number | null) =>
+    findings.push({ rule, from: dir === null ? null : ep[dir], seq });
   // The FPDUs of the lost segment (Initiator's), by index.
   const lostFpdus: number[] = [];
   if (lost >= 0) {
@@ -372,7 +538,9 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     enc1.fpdus.filter((f) => f.startRel >= firstKept[1]),
   ];
   // Framing is found where the first captured FPDU begins (a marker in front of its length field included).
-  if (midStream) for (const dir of [0, 1] as const) if (counted[dir].length) find('mpa.mid-stream', dir, (seqStart[dir] + counted[dir][0]!.startRel) >>> 0);
+  if (midStream)
+    for (const dir of [0, 1] as const)
+      if (counted[dir].length) find('mpa.mid-stream', dir, (seqStart[dir] + counted[dir][0]!.startRel) >>> 0);
   if (lostFpdus.length) {
     const gapSeq = (seqStart[0] + relOf[lost]!) >>> 0;
     const last = lostFpdus[lostFpdus.length - 1]!;
@@ -388,10 +556,22 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   if (lengthMistake && !midStream) {
     const f0 = enc0.fpdus[0]!;
     const L = f0.ulpduLength;
-    const field = impair.has('length-counts-header') ? L + 2 : impair.has('length-counts-crc') ? L + 4 : impair.has('length-le') ? ((L & 0xff) << 8) | (L >> 8) : L;
+    const field = impair.has('length-counts-header')
+      ? L + 2
+      : impair.has('length-counts-crc')
+        ? L + 4
+        : impair.has('length-le')
+          ? ((L & 0xff) << 8) | (L >> 8)
+          : L;
     // Where an RFC receiver expects the second FPDU: after the first one framed by RFC 5044 §4.2.
     const rfcEnd = 2 + field + ((4 - ((2 + field) % 4)) % 4) + 4;
-    const rule = { 'wrong-pad': 'mpa.pad-miscomputed', 'no-pad': 'mpa.pad-omitted', 'length-counts-header': 'mpa.ulpdu-length-counts-header', 'length-counts-crc': 'mpa.ulpdu-length-counts-crc', 'length-le': 'mpa.ulpdu-length-byte-order' }[lengthMistake];
+    const rule = {
+      'wrong-pad': 'mpa.pad-miscomputed',
+      'no-pad': 'mpa.pad-omitted',
+      'length-counts-header': 'mpa.ulpdu-length-counts-header',
+      'length-counts-crc': 'mpa.ulpdu-length-counts-crc',
+      'length-le': 'mpa.ulpdu-length-byte-order',
+    }[lengthMistake];
     find(rule, 0, seqOf(0, f0));
     find('mpa.framing-lost', 0, (seqStart[0] + f0.lenRel + rfcEnd) >>> 0);
     if (lengthMistake === 'wrong-pad' && k.crc) {
@@ -413,10 +593,12 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   if (impair.has('initiator-initiator')) {
     find('mpa.initiator-initiator', 1, res.dataSeq[1]);
     // Neither side saw a Reply, so each side's FPDUs come before one.
-    for (const dir of [0, 1] as const) if (enc[dir].fpdus.length) find('mpa.initiator-before-reply', dir, seqOf(dir, enc[dir].fpdus[0]!));
+    for (const dir of [0, 1] as const)
+      if (enc[dir].fpdus.length) find('mpa.initiator-before-reply', dir, seqOf(dir, enc[dir].fpdus[0]!));
     // No Reply, so no peer-to-peer mode: a zero-length Write or Read first looks like an RTR without it
     // (a zero-length Send is an ordinary empty message).
-    if ((rtr === 'write' || rtr === 'read') && enc0.fpdus.length) find('rdmap.rtr-without-p2p', 0, seqOf(0, enc0.fpdus[0]!));
+    if ((rtr === 'write' || rtr === 'read') && enc0.fpdus.length)
+      find('rdmap.rtr-without-p2p', 0, seqOf(0, enc0.fpdus[0]!));
   }
   if (impair.has('responder-first')) find('mpa.responder-first', 1, seqOf(1, enc1.fpdus[0]!));
   if (target >= 0) {
@@ -442,7 +624,8 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   const term = i2r.findIndex((p) => p.kind === 'terminate');
   if (term >= 0) find('rdmap.terminate', 0, seqOf(0, enc0.fpdus[term]!));
   if (k.close === 'fin') {
-    for (const dir of [0, 1] as const) find('mpa.tcp-closed-between', dir, (seqStart[dir] + enc[dir].bytes.length) >>> 0);
+    for (const dir of [0, 1] as const)
+      find('mpa.tcp-closed-between', dir, (seqStart[dir] + enc[dir].bytes.length) >>> 0);
   }
   if (k.close === 'rst') find('mpa.tcp-closed-between', 0, (seqStart[0] + enc0.bytes.length) >>> 0);
   const dirTruth = (dir: 0 | 1): TruthDirection => ({
@@ -451,7 +634,9 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     markers: mark[dir],
     fpdus: counted[dir].length,
     markerCount: counted[dir].reduce((n, f) => n + f.markers, 0),
-    crcErrors: (target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0) + (dir === 0 && lengthMistake === 'wrong-pad' && k.crc && !midStream ? 1 : 0),
+    crcErrors:
+      (target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0) +
+      (dir === 0 && lengthMistake === 'wrong-pad' && k.crc && !midStream ? 1 : 0),
     markerErrors: target >= 0 && dir === 0 && impair.has('bad-fpduptr') && !impair.has('bad-crc') ? 1 : 0,
   });
   return {

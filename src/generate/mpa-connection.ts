@@ -28,7 +28,9 @@ export interface MpaConnectionSpec {
   scenario?: ScenarioOptions;
 }
 
-export type MistakeOption = Omit<SenderMistakeSpec, 'markerOrigin'> & { markerOrigin?: 'stream-start' | 'startup-start' };
+export type MistakeOption = Omit<SenderMistakeSpec, 'markerOrigin'> & {
+  markerOrigin?: 'stream-start' | 'startup-start';
+};
 
 export interface MpaConnection extends ScenarioResult {
   /** Absolute SeqStart per direction (client, server). */
@@ -49,7 +51,12 @@ export function buildMpaConnection(s: MpaConnectionSpec): MpaConnection {
     if (!m) return {};
     const startup = (dir === 0 ? req : rep)?.length ?? 0;
     const { markerOrigin, ...rest } = m;
-    const origin = markerOrigin === 'stream-start' ? -(pre[dir].length + startup) : markerOrigin === 'startup-start' ? -startup : undefined;
+    const origin =
+      markerOrigin === 'stream-start'
+        ? -(pre[dir].length + startup)
+        : markerOrigin === 'startup-start'
+          ? -startup
+          : undefined;
     return { mistake: { ...rest, ...(origin !== undefined ? { markerOrigin: origin } : {}) } };
   };
   const i2r = encodeFpdus(s.i2r ?? [], { markers: mI2r, crc, ...mistake(0) });
@@ -67,7 +74,8 @@ export function buildMpaConnection(s: MpaConnectionSpec): MpaConnection {
     if (req) sends.push({ dir: 0, bytes: req });
     if (rep) sends.push({ dir: 1, bytes: join(rep, r2i.bytes.subarray(0, Math.min(r2i.bytes.length, 64))) });
     if (i2r.bytes.length) sends.push({ dir: 0, bytes: i2r.bytes, ...(s.cutI2r ? { cut: s.cutI2r } : {}) });
-    if (r2i.bytes.length > 64) sends.push({ dir: 1, bytes: r2i.bytes.subarray(64), ...(s.cutR2i ? { cut: s.cutR2i } : {}) });
+    if (r2i.bytes.length > 64)
+      sends.push({ dir: 1, bytes: r2i.bytes.subarray(64), ...(s.cutR2i ? { cut: s.cutR2i } : {}) });
   } else {
     if (req) sends.push({ dir: 0, bytes: req });
     if (rep) sends.push({ dir: 1, bytes: rep });

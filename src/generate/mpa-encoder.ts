@@ -36,7 +36,10 @@ export function startupFrame(s: StartupSpec): Uint8Array {
 }
 
 /** RFC 6581 IRD/ORD block followed by optional ULP private data. */
-export function enhancedPd(o: { ird: number; ord: number; p2p?: boolean; send?: boolean; write?: boolean; read?: boolean }, ulp: Uint8Array = new Uint8Array(0)): Uint8Array {
+export function enhancedPd(
+  o: { ird: number; ord: number; p2p?: boolean; send?: boolean; write?: boolean; read?: boolean },
+  ulp: Uint8Array = new Uint8Array(0),
+): Uint8Array {
   const irdW = (o.p2p ? 0x8000 : 0) | (o.send ? 0x4000 : 0) | (o.ird & 0x3fff);
   const ordW = (o.write ? 0x8000 : 0) | (o.read ? 0x4000 : 0) | (o.ord & 0x3fff);
   const b = new Uint8Array(4 + ulp.length);
@@ -159,7 +162,11 @@ export function encodeFpdus(
 
 // --- minimal DDP/RDMAP ULPDUs (RFC 5041/5040 layouts, SPEC-NOTES Part 2) ---
 
-export function sendUlpdu(msn: number, payload: Uint8Array, o: { qn?: number; mo?: number; last?: boolean; opcode?: number; dv?: number } = {}): Uint8Array {
+export function sendUlpdu(
+  msn: number,
+  payload: Uint8Array,
+  o: { qn?: number; mo?: number; last?: boolean; opcode?: number; dv?: number } = {},
+): Uint8Array {
   const u = new Uint8Array(18 + payload.length);
   const dv = o.dv ?? 1;
   u[0] = ((o.last ?? true) ? 0x40 : 0) | dv;
@@ -172,7 +179,12 @@ export function sendUlpdu(msn: number, payload: Uint8Array, o: { qn?: number; mo
   return u;
 }
 
-export function writeUlpdu(stag: number, to: number, payload: Uint8Array, o: { last?: boolean; dv?: number } = {}): Uint8Array {
+export function writeUlpdu(
+  stag: number,
+  to: number,
+  payload: Uint8Array,
+  o: { last?: boolean; dv?: number } = {},
+): Uint8Array {
   const u = new Uint8Array(14 + payload.length);
   const dv = o.dv ?? 1;
   u[0] = 0x80 | ((o.last ?? true) ? 0x40 : 0) | dv;

@@ -107,12 +107,27 @@ export function buildRdmacConnection(s: RdmacSpec): RdmacConnection {
   const rule = s.fpduptrFrom ?? ((s.request.rev ?? 1) === 0 || (s.reply.rev ?? 1) === 0 ? 'fpdu' : 'length');
   const i2r = encodeFpdus(s.i2r ?? [], { markers: s.markers[0], crc, fpduptrFrom: rule });
   const r2i = encodeFpdus(s.r2i ?? [], { markers: s.markers[1], crc, fpduptrFrom: rule });
-  const sends: Send[] = [{ dir: 0, bytes: req }, { dir: 1, bytes: rep }];
+  const sends: Send[] = [
+    { dir: 0, bytes: req },
+    { dir: 1, bytes: rep },
+  ];
   if (i2r.bytes.length) sends.push({ dir: 0, bytes: i2r.bytes, ...(s.cutI2r ? { cut: s.cutI2r } : {}) });
   if (r2i.bytes.length) sends.push({ dir: 1, bytes: r2i.bytes, ...(s.cutR2i ? { cut: s.cutR2i } : {}) });
   const scenario: ScenarioOptions =
-    s.closer !== undefined ? { ...s.scenario, closing: [{ dir: s.closer, flag: 'fin' }, { dir: (1 - s.closer) as 0 | 1, flag: 'fin' }] } : { ...s.scenario };
+    s.closer !== undefined
+      ? {
+          ...s.scenario,
+          closing: [
+            { dir: s.closer, flag: 'fin' },
+            { dir: (1 - s.closer) as 0 | 1, flag: 'fin' },
+          ],
+        }
+      : { ...s.scenario };
   const res = buildScenario(sends, scenario);
   const ss: [number, number] = [(res.dataSeq[0] + req.length) >>> 0, (res.dataSeq[1] + rep.length) >>> 0];
-  return { ...res, seqStart: ss, fpduSeqs: [i2r.fpdus.map((f) => (ss[0] + f.lenRel) >>> 0), r2i.fpdus.map((f) => (ss[1] + f.lenRel) >>> 0)] };
+  return {
+    ...res,
+    seqStart: ss,
+    fpduSeqs: [i2r.fpdus.map((f) => (ss[0] + f.lenRel) >>> 0), r2i.fpdus.map((f) => (ss[1] + f.lenRel) >>> 0)],
+  };
 }

@@ -55,7 +55,13 @@ export function sendSegments(msn: number, payload: Uint8Array, maxUlpdu: number,
 }
 
 /** An RDMA Write (or Read Response) of `payload` to stag/to, cut into ULPDUs of at most `maxUlpdu`. */
-export function taggedSegments(opcode: number, stag: number, to: bigint, payload: Uint8Array, maxUlpdu: number): Uint8Array[] {
+export function taggedSegments(
+  opcode: number,
+  stag: number,
+  to: bigint,
+  payload: Uint8Array,
+  maxUlpdu: number,
+): Uint8Array[] {
   const room = Math.max(1, maxUlpdu - 14);
   const out: Uint8Array[] = [];
   let off = 0;
@@ -95,7 +101,13 @@ export function readRequestUlpdu(msn: number, r: ReadRequestFields): Uint8Array 
 export function parseReadRequest(u: Uint8Array): ReadRequestFields | null {
   if (u.length < 46 || (u[0]! & 0x80) !== 0 || (u[1]! & 0x0f) !== OP_READ_REQUEST) return null;
   const v = new DataView(u.buffer, u.byteOffset, u.length);
-  return { sinkStag: v.getUint32(18), sinkTo: v.getBigUint64(22), size: v.getUint32(30), srcStag: v.getUint32(34), srcTo: v.getBigUint64(38) };
+  return {
+    sinkStag: v.getUint32(18),
+    sinkTo: v.getBigUint64(22),
+    size: v.getUint32(30),
+    srcStag: v.getUint32(34),
+    srcTo: v.getBigUint64(38),
+  };
 }
 
 /**

@@ -9,7 +9,13 @@ import { CAPTURE_FAULT_SCENARIOS } from './capture-fault-scenarios.js';
 import { PRESTANDARD_SCENARIOS } from './prestandard-scenarios.js';
 import { TUF_SCENARIOS } from './tuf-scenarios.js';
 
-export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [MPA_SCENARIOS, RULE_SCENARIOS, CAPTURE_FAULT_SCENARIOS, PRESTANDARD_SCENARIOS, TUF_SCENARIOS];
+export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
+  MPA_SCENARIOS,
+  RULE_SCENARIOS,
+  CAPTURE_FAULT_SCENARIOS,
+  PRESTANDARD_SCENARIOS,
+  TUF_SCENARIOS,
+];
 
 export function allScenarios(): Scenario[] {
   return SCENARIO_TABLES.flat();

@@ -49,24 +49,33 @@ export function buildRuleCase(c: RuleCase): Generated {
     scenario: { client: CLIENT, server: SERVER, close: 'none', ...s.scenario },
   };
   const conn = buildMpaConnection(spec);
-  const enc = [encodeFpdus(s.i2r ?? [], { markers: mI2r, crc }), encodeFpdus(s.r2i ?? [], { markers: mR2i, crc })] as const;
+  const enc = [
+    encodeFpdus(s.i2r ?? [], { markers: mI2r, crc }),
+    encodeFpdus(s.r2i ?? [], { markers: mR2i, crc }),
+  ] as const;
   const ep = [endpoint(CLIENT.addr, CLIENT.port), endpoint(SERVER.addr, SERVER.port)] as const;
   const seqAt = (dir: 0 | 1 | null, at: At): number | null => {
     if (typeof at === 'object') return at.seq >>> 0;
     if (at === 'none' || dir === null) return null;
-    if (at === 'request' || at === 'reply' || at === 'startup') return conn.dataSeq[dir] + (s.streamingPrefix?.[dir].length ?? 0);
+    if (at === 'request' || at === 'reply' || at === 'startup')
+      return conn.dataSeq[dir] + (s.streamingPrefix?.[dir].length ?? 0);
     if (at === 'seqstart') return conn.seqStart[dir];
     if (at === 'end') return (conn.seqStart[dir] + enc[dir].bytes.length) >>> 0;
     return conn.fpduSeqs[dir][at]!;
   };
-  const findings: TruthFinding[] = c.expect.map((e) => ({ rule: e.rule, from: e.dir === null ? null : ep[e.dir], seq: seqAt(e.dir, e.at) }));
+  const findings: TruthFinding[] = c.expect.map((e) => ({
+    rule: e.rule,
+    from: e.dir === null ? null : ep[e.dir],
+    seq: seqAt(e.dir, e.at),
+  }));
   const dir = (d: 0 | 1): TruthDirection => ({
     from: ep[d],
     to: ep[1 - d]!,
     markers: d === 0 ? mI2r : mR2i,
     fpdus: enc[d].fpdus.length,
     markerCount: enc[d].fpdus.reduce((n, f) => n + f.markers, 0),
-    crcErrors: c.expect.filter((e) => e.dir === d && (e.rule === 'mpa.crc-mismatch' || e.rule === 'mpa.crc-byte-order')).length,
+    crcErrors: c.expect.filter((e) => e.dir === d && (e.rule === 'mpa.crc-mismatch' || e.rule === 'mpa.crc-byte-order'))
+      .length,
     markerErrors: c.expect.filter((e) => e.dir === d && e.rule === 'mpa.fpduptr-mismatch').length,
     ...c.dirs?.[d],
   });

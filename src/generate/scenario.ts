@@ -54,7 +54,10 @@ export interface ScenarioResult {
 }
 
 export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): ScenarioResult {
-  const ep: [Endpoint, Endpoint] = [o.client ?? { addr: '10.0.0.1', port: 40001 }, o.server ?? { addr: '10.0.0.2', port: 4420 }];
+  const ep: [Endpoint, Endpoint] = [
+    o.client ?? { addr: '10.0.0.1', port: 40001 },
+    o.server ?? { addr: '10.0.0.2', port: 4420 },
+  ];
   const isn = o.isn ?? [1000, 900000];
   const mss = o.mss ?? 1460;
   const seq: [number, number] = [(isn[0] + 1) >>> 0, (isn[1] + 1) >>> 0];
@@ -68,21 +71,48 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
   const seg = (dir: 0 | 1, flags: number, s: number, payload?: Uint8Array, options?: Uint8Array) =>
     tcpFrame(
       {
-      src: ep[dir].addr,
-      dst: ep[1 - dir]!.addr,
-      sport: ep[dir].port,
-      dport: ep[1 - dir]!.port,
-      seq: s,
-      ack: seq[1 - dir]!,
-      flags,
-      ...(payload ? { payload } : {}),
-      ...(options ? { options } : {}),
+        src: ep[dir].addr,
+        dst: ep[1 - dir]!.addr,
+        sport: ep[dir].port,
+        dport: ep[1 - dir]!.port,
+        seq: s,
+        ack: seq[1 - dir]!,
+        flags,
+        ...(payload ? { payload } : {}),
+        ...(options ? { options } : {}),
       },
       o.vlan,
     );
   if (!o.noHandshake) {
-    push(tcpFrame({ src: ep[0].addr, dst: ep[1].addr, sport: ep[0].port, dport: ep[1].port, seq: isn[0], flags: SYN, options: mssOption(mss) }, o.vlan));
-    push(tcpFrame({ src: ep[1].addr, dst: ep[0].addr, sport: ep[1].port, dport: ep[0].port, seq: isn[1], ack: seq[0], flags: SYN | ACK, options: mssOption(mss) }, o.vlan));
+    push(
+      tcpFrame(
+        {
+          src: ep[0].addr,
+          dst: ep[1].addr,
+          sport: ep[0].port,
+          dport: ep[1].port,
+          seq: isn[0],
+          flags: SYN,
+          options: mssOption(mss),
+        },
+        o.vlan,
+      ),
+    );
+    push(
+      tcpFrame(
+        {
+          src: ep[1].addr,
+          dst: ep[0].addr,
+          sport: ep[1].port,
+          dport: ep[0].port,
+          seq: isn[1],
+          ack: seq[0],
+          flags: SYN | ACK,
+          options: mssOption(mss),
+        },
+        o.vlan,
+      ),
+    );
     push(seg(0, ACK, seq[0]));
   }
   const data: { dir: 0 | 1; frame: Uint8Array; seq: number; payload: Uint8Array }[] = [];
@@ -122,7 +152,12 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
       }
       if (sk > 0) {
         skip[s.dir] = 0;
-        data.push({ dir: s.dir, frame: seg(s.dir, ACK | PSH, (sq + sk) >>> 0, payload.subarray(sk)), seq: (sq + sk) >>> 0, payload: payload.subarray(sk) });
+        data.push({
+          dir: s.dir,
+          frame: seg(s.dir, ACK | PSH, (sq + sk) >>> 0, payload.subarray(sk)),
+          seq: (sq + sk) >>> 0,
+          payload: payload.subarray(sk),
+        });
         continue;
       }
       data.push({ dir: s.dir, frame: seg(s.dir, ACK | PSH, sq, payload), seq: sq, payload });
@@ -144,7 +179,14 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
     if (overlapAfter) push(overlapAfter);
     overlapAfter = null;
     const next = kept[i + 1];
-    if (next && o.overlap?.(i) && next.dir === d.dir && ((d.seq + d.payload.length) >>> 0) === next.seq && d.payload.length > 1 && next.payload.length > 1) {
+    if (
+      next &&
+      o.overlap?.(i) &&
+      next.dir === d.dir &&
+      (d.seq + d.payload.length) >>> 0 === next.seq &&
+      d.payload.length > 1 &&
+      next.payload.length > 1
+    ) {
       const a = d.payload.subarray(d.payload.length >> 1);
       const b = next.payload.subarray(0, next.payload.length >> 1);
       const both = new Uint8Array(a.length + b.length);

@@ -54,7 +54,15 @@ export function endpoint(addr: string, port: number): string {
 }
 
 export function compareFindings(a: TruthFinding, b: TruthFinding): number {
-  return a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : (a.from ?? '') < (b.from ?? '') ? -1 : (a.from ?? '') > (b.from ?? '') ? 1 : (a.seq ?? -1) - (b.seq ?? -1);
+  return a.rule < b.rule
+    ? -1
+    : a.rule > b.rule
+      ? 1
+      : (a.from ?? '') < (b.from ?? '')
+        ? -1
+        : (a.from ?? '') > (b.from ?? '')
+          ? 1
+          : (a.seq ?? -1) - (b.seq ?? -1);
 }
 
 export function sortFindings(f: TruthFinding[]): TruthFinding[] {
@@ -79,7 +87,14 @@ export function truthOfReport(report: {
     findings: sortFindings(report.findings.map((f) => ({ rule: f.rule, from: f.from, seq: f.seq }))),
     flows: report.flows.map((f) => {
       const dirs = (f.mpa?.['directions'] ?? []) as ReadonlyArray<Record<string, unknown>>;
-      return { client: f.client, server: f.server, mpa: f.mpa && dirs.length === 2 ? { directions: [dir(dirs[0]!), dir(dirs[1]!)] as [TruthDirection, TruthDirection] } : null };
+      return {
+        client: f.client,
+        server: f.server,
+        mpa:
+          f.mpa && dirs.length === 2
+            ? { directions: [dir(dirs[0]!), dir(dirs[1]!)] as [TruthDirection, TruthDirection] }
+            : null,
+      };
     }),
   };
 }

@@ -43,7 +43,11 @@ export interface AlignedStream {
 }
 
 /** Alignment mode: one framing PDU per ULP PDU (or per group when `pack` groups them). */
-export function alignedStream(key: number, ulps: readonly Uint8Array[], o: { pack?: number; keys?: (i: number) => number; length?: (i: number, real: number) => number } = {}): AlignedStream {
+export function alignedStream(
+  key: number,
+  ulps: readonly Uint8Array[],
+  o: { pack?: number; keys?: (i: number) => number; length?: (i: number, real: number) => number } = {},
+): AlignedStream {
   const pack = o.pack ?? 1;
   const pdus: Uint8Array[] = [];
   for (let i = 0; i < ulps.length; i += pack) {
@@ -67,7 +71,11 @@ export interface MarkerStream {
  * leads), each holding the offset from its end to the next PDU start twice (§6). `npo2` alters the
  * second copy of chosen markers; `npo` the value of chosen markers (both copies).
  */
-export function markerStream(pdus: readonly Uint8Array[], interval: number, o: { npo2?: (k: number, v: number) => number; npo?: (k: number, v: number) => number } = {}): MarkerStream {
+export function markerStream(
+  pdus: readonly Uint8Array[],
+  interval: number,
+  o: { npo2?: (k: number, v: number) => number; npo?: (k: number, v: number) => number } = {},
+): MarkerStream {
   const payload = pdus.reduce((a, b) => a + b.length, 0);
   // Lay the PDUs out in the stream with markers taking every interval-th 4 octets.
   const out: number[] = [];

@@ -83,7 +83,16 @@ function hex(n: number): string {
   return `0x${n.toString(16).padStart(4, '0')}`;
 }
 
-const NO_FRAME: PacketRecord = { frame: 0, tsSec: 0, tsNsec: 0, linkType: 0, data: new Uint8Array(0), origLen: 0, fileOffset: 0, interfaceId: 0 };
+const NO_FRAME: PacketRecord = {
+  frame: 0,
+  tsSec: 0,
+  tsNsec: 0,
+  linkType: 0,
+  data: new Uint8Array(0),
+  origLen: 0,
+  fileOffset: 0,
+  interfaceId: 0,
+};
 const noSegment = (): void => {};
 
 export class PacketDecoder {
@@ -139,7 +148,8 @@ export class PacketDecoder {
         off = 16;
         break;
       case LINKTYPE_LINUX_SLL2:
-        if (n < 20) return this.short('net.link-malformed', `Linux cooked v2 (SLL2) header truncated: ${n} of 20 bytes`);
+        if (n < 20)
+          return this.short('net.link-malformed', `Linux cooked v2 (SLL2) header truncated: ${n} of 20 bytes`);
         et = u16(b, 0);
         off = 20;
         break;
@@ -198,7 +208,11 @@ export class PacketDecoder {
     const seen = m.get(p.linkType) ?? 0;
     m.set(p.linkType, seen + 1);
     if (seen === 0) {
-      this.report('net.unknown-linktype', [p.frame], `link type ${p.linkType} is not decoded; its frames (first: frame ${p.frame}) are counted and skipped`);
+      this.report(
+        'net.unknown-linktype',
+        [p.frame],
+        `link type ${p.linkType} is not decoded; its frames (first: frame ${p.frame}) are counted and skipped`,
+      );
     }
   }
 
@@ -209,17 +223,26 @@ export class PacketDecoder {
     const version = b[off]! >> 4;
     if (version !== 4) return this.malformed('net.ipv4-malformed', `IPv4 packet with IP version ${version}`);
     const hl = (b[off]! & 15) * 4;
-    if (hl < 20) return this.malformed('net.ipv4-malformed', `IPv4 header length ${hl} bytes (IHL ${hl / 4}) is below the 20-byte minimum`);
-    if (hl > avail) return this.short('net.ipv4-malformed', `IPv4 header with options truncated: ${avail} of ${hl} bytes`);
+    if (hl < 20)
+      return this.malformed(
+        'net.ipv4-malformed',
+        `IPv4 header length ${hl} bytes (IHL ${hl / 4}) is below the 20-byte minimum`,
+      );
+    if (hl > avail)
+      return this.short('net.ipv4-malformed', `IPv4 header with options truncated: ${avail} of ${hl} bytes`);
     const cutBytes = Math.max(0, p.origLen - b.length);
     let total = u16(b, off + 2);
     // Total length 0: a segmentation-offload capture (the NIC fills it in); take the frame's length.
     if (total === 0 && avail > hl) total = avail + cutBytes;
-    if (total < hl) return this.malformed('net.ipv4-malformed', `IPv4 total length ${total} is below its ${hl}-byte header`);
+    if (total < hl)
+      return this.malformed('net.ipv4-malformed', `IPv4 total length ${total} is below its ${hl}-byte header`);
     let capEnd = off + total; // trims Ethernet padding and trailers
     if (total > avail) {
       if (total - avail > cutBytes) {
-        return this.malformed('net.ipv4-malformed', `IPv4 total length ${total} exceeds the ${avail + cutBytes} bytes the frame carried`);
+        return this.malformed(
+          'net.ipv4-malformed',
+          `IPv4 total length ${total} exceeds the ${avail + cutBytes} bytes the frame carried`,
+        );
       }
       capEnd = b.length;
     }
@@ -227,7 +250,11 @@ export class PacketDecoder {
       const s = sum16(b, off, off + hl, 0);
       if (fold(s) !== 0xffff) {
         const field = u16(b, off + 10);
-        this.report('net.ipv4-checksum-bad', [p.frame], `IPv4 header checksum ${hex(field)} is wrong (should be ${hex(expectedChecksum(s - field))})`);
+        this.report(
+          'net.ipv4-checksum-bad',
+          [p.frame],
+          `IPv4 header checksum ${hex(field)} is wrong (should be ${hex(expectedChecksum(s - field))})`,
+        );
       }
     }
     if (b[off + 9] !== PROTO_TCP) {
@@ -248,9 +275,16 @@ export class PacketDecoder {
     const id = u16(b, off + 4);
     const label = `IPv4 ${src} -> ${dst} id ${hex(id)}`;
     if (len === 0 || (more && len % 8 !== 0)) {
-      return this.malformed('net.ipv4-malformed', `${label}: fragment of ${len} bytes at offset ${fragOff} (a fragment other than the last must hold a multiple of 8 bytes)`);
+      return this.malformed(
+        'net.ipv4-malformed',
+        `${label}: fragment of ${len} bytes at offset ${fragOff} (a fragment other than the last must hold a multiple of 8 bytes)`,
+      );
     }
-    if (hl + fragOff + len > 65535) return this.malformed('net.ipv4-malformed', `${label}: fragment ends at ${hl + fragOff + len} bytes, past the 65535-byte IPv4 limit`);
+    if (hl + fragOff + len > 65535)
+      return this.malformed(
+        'net.ipv4-malformed',
+        `${label}: fragment ends at ${hl + fragOff + len} bytes, past the 65535-byte IPv4 limit`,
+      );
     const r = this.frags.add({
       key: `4 ${src} ${dst} ${id}`,
       label,
@@ -281,7 +315,10 @@ export class PacketDecoder {
     let capEnd = off + 40 + plen;
     if (40 + plen > avail) {
       if (40 + plen - avail > cutBytes) {
-        return this.malformed('net.ipv6-malformed', `IPv6 payload length ${plen} exceeds the ${avail - 40 + cutBytes} bytes the frame carried`);
+        return this.malformed(
+          'net.ipv6-malformed',
+          `IPv6 payload length ${plen} exceeds the ${avail - 40 + cutBytes} bytes the frame carried`,
+        );
       }
       capEnd = b.length;
     }
@@ -292,16 +329,28 @@ export class PacketDecoder {
   }
 
   /** Walks extension headers from b[pos] (next header nh) to TCP; wireEnd is where the payload ends on the wire. */
-  private ipv6Walk(b: Uint8Array, pos: number, capEnd: number, wireEnd: number, nh: number, src: string, dst: string, pseudo: number, reassembled: boolean): void {
+  private ipv6Walk(
+    b: Uint8Array,
+    pos: number,
+    capEnd: number,
+    wireEnd: number,
+    nh: number,
+    src: string,
+    dst: string,
+    pseudo: number,
+    reassembled: boolean,
+  ): void {
     for (;;) {
       if (nh === PROTO_TCP) {
         this.tcp(b, pos, capEnd, wireEnd - pos, 6, src, dst, pseudo);
         return;
       }
       if (nh === 44) {
-        if (pos + 8 > wireEnd) return this.malformed('net.ipv6-malformed', `IPv6 fragment header runs past the payload`);
+        if (pos + 8 > wireEnd)
+          return this.malformed('net.ipv6-malformed', `IPv6 fragment header runs past the payload`);
         if (pos + 8 > capEnd) return this.cut(`IPv6 fragment header cut by the snaplen`);
-        if (reassembled) return this.malformed('net.ipv6-malformed', `IPv6 fragment header inside a reassembled datagram`);
+        if (reassembled)
+          return this.malformed('net.ipv6-malformed', `IPv6 fragment header inside a reassembled datagram`);
         const fw = u16(b, pos + 2);
         const fragOff = fw & 0xfff8;
         const more = (fw & 1) !== 0;
@@ -321,7 +370,11 @@ export class PacketDecoder {
       if (pos + 2 > wireEnd) return this.malformed('net.ipv6-malformed', `IPv6 ${name} header runs past the payload`);
       if (pos + 2 > capEnd) return this.cut(`IPv6 ${name} header cut by the snaplen`);
       const len = nh === 51 ? (b[pos + 1]! + 2) * 4 : (b[pos + 1]! + 1) * 8;
-      if (pos + len > wireEnd) return this.malformed('net.ipv6-malformed', `IPv6 ${name} header of ${len} bytes runs ${pos + len - wireEnd} bytes past the payload`);
+      if (pos + len > wireEnd)
+        return this.malformed(
+          'net.ipv6-malformed',
+          `IPv6 ${name} header of ${len} bytes runs ${pos + len - wireEnd} bytes past the payload`,
+        );
       if (pos + len > capEnd) return this.cut(`IPv6 ${name} header cut by the snaplen`);
       // With segments left, the TCP pseudo-header holds the final destination, not this one: do not check.
       if (nh === 43 && b[pos + 3] !== 0) pseudo = -1;
@@ -330,7 +383,17 @@ export class PacketDecoder {
     }
   }
 
-  private ipv6Fragment(b: Uint8Array, pos: number, capEnd: number, wireEnd: number, src: string, dst: string, pseudo: number, fragOff: number, more: boolean): void {
+  private ipv6Fragment(
+    b: Uint8Array,
+    pos: number,
+    capEnd: number,
+    wireEnd: number,
+    src: string,
+    dst: string,
+    pseudo: number,
+    fragOff: number,
+    more: boolean,
+  ): void {
     const p = this.p;
     const next = b[pos]!;
     if (next !== PROTO_TCP && ipv6ExtName(next) === null) {
@@ -342,9 +405,16 @@ export class PacketDecoder {
     const start = pos + 8;
     const len = wireEnd - start;
     if (len === 0 || (more && len % 8 !== 0)) {
-      return this.malformed('net.ipv6-malformed', `${label}: fragment of ${len} bytes at offset ${fragOff} (a fragment other than the last must hold a multiple of 8 bytes)`);
+      return this.malformed(
+        'net.ipv6-malformed',
+        `${label}: fragment of ${len} bytes at offset ${fragOff} (a fragment other than the last must hold a multiple of 8 bytes)`,
+      );
     }
-    if (fragOff + len > 65535) return this.malformed('net.ipv6-malformed', `${label}: fragment ends at ${fragOff + len} bytes, past the 65535-byte limit`);
+    if (fragOff + len > 65535)
+      return this.malformed(
+        'net.ipv6-malformed',
+        `${label}: fragment ends at ${fragOff + len} bytes, past the 65535-byte limit`,
+      );
     const r = this.frags.add({
       key: `6 ${src} ${dst} ${id}`,
       label,
@@ -366,17 +436,37 @@ export class PacketDecoder {
    * TCP header at b[off]; capEnd ends the captured bytes, wireLen is the segment length the IP
    * header states. A shortfall of captured bytes was already checked to be the snaplen's doing.
    */
-  private tcp(b: Uint8Array, off: number, capEnd: number, wireLen: number, ipVersion: 4 | 6, src: string, dst: string, pseudo: number): void {
+  private tcp(
+    b: Uint8Array,
+    off: number,
+    capEnd: number,
+    wireLen: number,
+    ipVersion: 4 | 6,
+    src: string,
+    dst: string,
+    pseudo: number,
+  ): void {
     const cap = capEnd - off;
-    if (wireLen < 20) return this.malformed('net.tcp-malformed', `${src} -> ${dst}: TCP segment of ${wireLen} bytes is shorter than the 20-byte header`);
+    if (wireLen < 20)
+      return this.malformed(
+        'net.tcp-malformed',
+        `${src} -> ${dst}: TCP segment of ${wireLen} bytes is shorter than the 20-byte header`,
+      );
     if (cap < 20) return this.cut(`TCP header cut by the snaplen (${Math.max(0, cap)} of 20 bytes)`);
     const srcPort = u16(b, off);
     const dstPort = u16(b, off + 2);
     const doff = b[off + 12]! >> 4;
     const hl = doff * 4;
-    if (doff < 5) return this.malformed('net.tcp-malformed', `${endpoint(src, srcPort)} -> ${endpoint(dst, dstPort)}: TCP data offset ${doff} (${hl} bytes) is below the minimum of 5`);
+    if (doff < 5)
+      return this.malformed(
+        'net.tcp-malformed',
+        `${endpoint(src, srcPort)} -> ${endpoint(dst, dstPort)}: TCP data offset ${doff} (${hl} bytes) is below the minimum of 5`,
+      );
     if (hl > wireLen) {
-      return this.malformed('net.tcp-malformed', `${endpoint(src, srcPort)} -> ${endpoint(dst, dstPort)}: TCP data offset ${doff} (${hl} bytes) reaches past the ${wireLen}-byte segment`);
+      return this.malformed(
+        'net.tcp-malformed',
+        `${endpoint(src, srcPort)} -> ${endpoint(dst, dstPort)}: TCP data offset ${doff} (${hl} bytes) reaches past the ${wireLen}-byte segment`,
+      );
     }
     if (hl > cap) return this.cut(`TCP options cut by the snaplen (${cap} of ${hl} header bytes)`);
     const seg = this.seg;
@@ -385,7 +475,12 @@ export class PacketDecoder {
       const opts = emptyOptions();
       const err = parseTcpOptions(b, off + 20, off + hl, opts);
       // The data offset is sound, so the payload is still delivered: dropping it would fake a gap downstream.
-      if (err !== null) this.report('net.tcp-option-malformed', [this.p.frame], `${endpoint(src, srcPort)} -> ${endpoint(dst, dstPort)}: ${err}`);
+      if (err !== null)
+        this.report(
+          'net.tcp-option-malformed',
+          [this.p.frame],
+          `${endpoint(src, srcPort)} -> ${endpoint(dst, dstPort)}: ${err}`,
+        );
       seg.options = opts;
     }
     if (pseudo >= 0 && cap >= wireLen) {
@@ -428,7 +523,11 @@ export class PacketDecoder {
     this.stats.headersCut++;
     if (this.cutReported) return;
     this.cutReported = true;
-    this.report('net.headers-cut', [this.p.frame], `${message}; frames whose headers the snaplen cut are skipped and counted, only this first one is reported`);
+    this.report(
+      'net.headers-cut',
+      [this.p.frame],
+      `${message}; frames whose headers the snaplen cut are skipped and counted, only this first one is reported`,
+    );
   }
 
   private malformed(rule: string, message: string): void {

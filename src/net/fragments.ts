@@ -81,7 +81,17 @@ export class FragmentReassembler {
     this.expire(f.tsSec);
     let d = this.table.get(f.key);
     if (d === undefined) {
-      d = { label: f.label, pieces: [], frames: [], firstTs: f.tsSec, total: -1, covered: 0, held: DATAGRAM_COST, next: -1, aux: f.aux };
+      d = {
+        label: f.label,
+        pieces: [],
+        frames: [],
+        firstTs: f.tsSec,
+        total: -1,
+        covered: 0,
+        held: DATAGRAM_COST,
+        next: -1,
+        aux: f.aux,
+      };
       this.table.set(f.key, d);
       this.held += DATAGRAM_COST;
     }
@@ -94,10 +104,16 @@ export class FragmentReassembler {
       d.total = end;
       this.trimTo(d, f.frame);
     } else if (!f.more && end !== d.total) {
-      this.events.overlap(f.frame, `${d.label}: a second last fragment ends the datagram at ${end} bytes, the first said ${d.total}; the first is kept`);
+      this.events.overlap(
+        f.frame,
+        `${d.label}: a second last fragment ends the datagram at ${end} bytes, the first said ${d.total}; the first is kept`,
+      );
       end = Math.min(end, d.total);
     } else if (d.total >= 0 && end > d.total) {
-      this.events.overlap(f.frame, `${d.label}: fragment bytes ${f.offset}-${end - 1} reach past the datagram end (${d.total}) set by its last fragment; ignored`);
+      this.events.overlap(
+        f.frame,
+        `${d.label}: fragment bytes ${f.offset}-${end - 1} reach past the datagram end (${d.total}) set by its last fragment; ignored`,
+      );
       end = d.total;
     }
     const capEnd = Math.min(f.offset + f.data.length, end);
@@ -195,7 +211,11 @@ export class FragmentReassembler {
         if (p.data !== null) p.data = p.data.subarray(0, total - p.start);
       }
     }
-    if (beyond > 0) this.events.overlap(frame, `${d.label}: ${beyond} bytes received earlier lie past the datagram end (${total}) set by its last fragment; ignored`);
+    if (beyond > 0)
+      this.events.overlap(
+        frame,
+        `${d.label}: ${beyond} bytes received earlier lie past the datagram end (${total}) set by its last fragment; ignored`,
+      );
   }
 
   /** Evicts the oldest datagrams until `cost` more bytes fit under the cap (possibly `current` itself). */

@@ -74,7 +74,7 @@ export const NET_RULES: readonly RuleDef[] = [
     rfcErrorCode: null,
     summary: 'IPv4 header checksum is wrong (checked only with checksum verification on)',
     explanation:
-      'The one\'s-complement sum of the IPv4 header does not come out right. On a capture taken on the sending host this is usually ' +
+      "The one's-complement sum of the IPv4 header does not come out right. On a capture taken on the sending host this is usually " +
       'checksum offload (the NIC fills the checksum in after the capture point), which is why checking is off by default. ' +
       'The packet is still decoded.',
   },
@@ -109,7 +109,7 @@ export const NET_RULES: readonly RuleDef[] = [
     explanation:
       'Fragments of a datagram were seen but not all of them: the capture lost some, the capture ended, no completing fragment came ' +
       'within 60 s of capture time, or the fragment memory cap was reached and the oldest incomplete datagram was given up. ' +
-      'The TCP stream shows a gap where the datagram\'s payload was.',
+      "The TCP stream shows a gap where the datagram's payload was.",
   },
   {
     id: 'net.headers-cut',

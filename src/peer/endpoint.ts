@@ -195,7 +195,8 @@ class Connection {
     const enc = encodeFpdus([{ ulpdu, fault }], { markers: this.sendMarkers, crc: this.crcOn, startRel: this.sentRel });
     const info = enc.fpdus[0]!;
     if (fault.fpduptrDelta && info.markers === 0) this.warnings.push(`fault fpduptr@${k}: FPDU ${k} carries no marker`);
-    if (fault.padByte !== undefined && (4 - ((2 + ulpdu.length) % 4)) % 4 === 0) this.warnings.push(`fault pad@${k}: FPDU ${k} has no PAD`);
+    if (fault.padByte !== undefined && (4 - ((2 + ulpdu.length) % 4)) % 4 === 0)
+      this.warnings.push(`fault pad@${k}: FPDU ${k} has no PAD`);
     if (fault.badCrc && !this.crcOn) this.warnings.push(`fault crc@${k}: CRC is not in use on this connection`);
     this.sentRel += enc.bytes.length;
     const done = this.write(enc.bytes);
@@ -233,7 +234,13 @@ class Connection {
     const rr = parseReadRequest(u);
     if (rr) {
       // Answer at once with the Read Response: the requested octets to the Data Sink's STag and TO.
-      const segs = taggedSegments(OP_READ_RESPONSE, rr.sinkStag, rr.sinkTo, payload(rr.size, rr.srcStag), this.o.maxUlpdu);
+      const segs = taggedSegments(
+        OP_READ_RESPONSE,
+        rr.sinkStag,
+        rr.sinkTo,
+        payload(rr.size, rr.srcStag),
+        this.o.maxUlpdu,
+      );
       this.readResponsesSent++;
       this.message(segs).catch((e: unknown) => (this.failure = e instanceof Error ? e : new Error(String(e))));
       return;
@@ -254,7 +261,9 @@ class Connection {
     else if (kind === 'write') await this.message(taggedSegments(OP_WRITE, 1, 0n, new Uint8Array(0), this.o.maxUlpdu));
     else {
       this.readsOut++;
-      await this.message([readRequestUlpdu(this.readMsn++, { sinkStag: 1, sinkTo: 0n, size: 0, srcStag: 1, srcTo: 0n })]);
+      await this.message([
+        readRequestUlpdu(this.readMsn++, { sinkStag: 1, sinkTo: 0n, size: 0, srcStag: 1, srcTo: 0n }),
+      ]);
     }
   }
 
@@ -277,7 +286,15 @@ class Connection {
         case 'read': {
           const sink = this.nextSink++;
           this.readsOut++;
-          await this.message([readRequestUlpdu(this.readMsn++, { sinkStag: sink, sinkTo: 0n, size: s.size, srcStag: (sink & 0xffff) + 0x10000, srcTo: 0n })]);
+          await this.message([
+            readRequestUlpdu(this.readMsn++, {
+              sinkStag: sink,
+              sinkTo: 0n,
+              size: s.size,
+              srcStag: (sink & 0xffff) + 0x10000,
+              srcTo: 0n,
+            }),
+          ]);
           break;
         }
         case 'terminate':
@@ -301,7 +318,12 @@ class Connection {
       fpdusReceived: this.deframer.fpdus,
       messagesSent: this.messagesSent,
       readResponsesSent: this.readResponsesSent,
-      warnings: [...this.warnings, ...[...this.o.faults.crc, ...this.o.faults.fpduptr, ...this.o.faults.pad].filter((k) => k > this.fpduIndex).map((k) => `fault @${k}: only ${this.fpduIndex} FPDUs were sent`)],
+      warnings: [
+        ...this.warnings,
+        ...[...this.o.faults.crc, ...this.o.faults.fpduptr, ...this.o.faults.pad]
+          .filter((k) => k > this.fpduIndex)
+          .map((k) => `fault @${k}: only ${this.fpduIndex} FPDUs were sent`),
+      ],
     };
   }
 }
@@ -309,7 +331,14 @@ class Connection {
 function startupOf(o: PeerOptions, kind: 'request' | 'reply', rtr: Rtr[] | null): Uint8Array {
   const enhanced = o.rev === 2;
   const pd = enhanced
-    ? enhancedPd({ ird: o.ird, ord: o.ord, p2p: rtr !== null, send: rtr?.includes('send') ?? false, write: rtr?.includes('write') ?? false, read: rtr?.includes('read') ?? false })
+    ? enhancedPd({
+        ird: o.ird,
+        ord: o.ord,
+        p2p: rtr !== null,
+        send: rtr?.includes('send') ?? false,
+        write: rtr?.includes('write') ?? false,
+        read: rtr?.includes('read') ?? false,
+      })
     : new Uint8Array(0);
   let key = kind === 'request' ? REQ_KEY : REP_KEY;
   if (o.faults.key) key = key.slice(0, 15) + '?';

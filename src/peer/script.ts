@@ -48,7 +48,10 @@ export function parseFaults(list: readonly string[]): Faults {
     else if (s === 'responder-first') f.responderFirst = true;
     else {
       const m = /^(crc|fpduptr|pad)@(\d+)$/.exec(s);
-      if (!m || Number(m[2]) < 1) throw new ScriptError(`--fault: "${s}" is not crc@K, fpduptr@K, pad@K, key or responder-first (K counts this side's FPDUs from 1)`);
+      if (!m || Number(m[2]) < 1)
+        throw new ScriptError(
+          `--fault: "${s}" is not crc@K, fpduptr@K, pad@K, key or responder-first (K counts this side's FPDUs from 1)`,
+        );
       f[m[1] as 'crc' | 'fpduptr' | 'pad'].add(Number(m[2]));
     }
   }

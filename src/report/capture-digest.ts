@@ -30,7 +30,17 @@ export interface CaptureCounts {
   findingsOmitted: number;
 }
 
-export const COUNT_KEYS: ReadonlyArray<keyof CaptureCounts> = ['packets', 'bytes', 'flows', 'mpaFlows', 'fpdus', 'errors', 'warnings', 'infos', 'findingsOmitted'];
+export const COUNT_KEYS: ReadonlyArray<keyof CaptureCounts> = [
+  'packets',
+  'bytes',
+  'flows',
+  'mpaFlows',
+  'fpdus',
+  'errors',
+  'warnings',
+  'infos',
+  'findingsOmitted',
+];
 
 export interface CaptureDigest extends CaptureCounts {
   /** capture.path of the report: the capture as it was named to the run. */
@@ -82,9 +92,21 @@ export function digestOf(doc: DigestSource, withJUnit: boolean): CaptureDigest {
 /** A capture that could not be opened at all (no such file, permission): no report exists for it. */
 export function unopenedDigest(path: string, error: string): CaptureDigest {
   return {
-    path, format: null, packets: 0, bytes: 0, error,
-    flows: 0, mpaFlows: 0, fpdus: 0, errors: 0, warnings: 0, infos: 0, findingsOmitted: 0,
-    byRule: [], junitFlows: [], findings: [],
+    path,
+    format: null,
+    packets: 0,
+    bytes: 0,
+    error,
+    flows: 0,
+    mpaFlows: 0,
+    fpdus: 0,
+    errors: 0,
+    warnings: 0,
+    infos: 0,
+    findingsOmitted: 0,
+    byRule: [],
+    junitFlows: [],
+    findings: [],
   };
 }
 
@@ -104,7 +126,10 @@ export function verdictOf(d: CaptureDigest, failOn: FailOn, allowTruncated: bool
   }
   if (failOn === 'never') return 'clean';
   const min = SEVERITY_RANK[failOn];
-  const over = (min <= SEVERITY_RANK.error && d.errors > 0) || (min <= SEVERITY_RANK.warning && d.warnings > 0) || (min <= SEVERITY_RANK.info && d.infos > 0);
+  const over =
+    (min <= SEVERITY_RANK.error && d.errors > 0) ||
+    (min <= SEVERITY_RANK.warning && d.warnings > 0) ||
+    (min <= SEVERITY_RANK.info && d.infos > 0);
   return over ? 'findings' : 'clean';
 }
 

@@ -4,7 +4,16 @@
  * the captures' digests (capture-digest.ts) with combine(), so the two agree by construction.
  */
 import { SEVERITY_RANK } from '../vocabulary/findings.js';
-import { COUNT_KEYS, verdictExit, verdictOf, type CaptureCounts, type CaptureDigest, type FailOn, type RuleCount, type Verdict } from './capture-digest.js';
+import {
+  COUNT_KEYS,
+  verdictExit,
+  verdictOf,
+  type CaptureCounts,
+  type CaptureDigest,
+  type FailOn,
+  type RuleCount,
+  type Verdict,
+} from './capture-digest.js';
 import { TOOL } from './json-report.js';
 import type { JUnitOptions } from './junit.js';
 import { allRules } from '../analysis/rules-catalog.js';
@@ -36,13 +45,26 @@ export interface CombinedSummary extends CaptureCounts {
 
 const VERDICTS: readonly Verdict[] = ['clean', 'findings', 'truncated', 'read-error', 'unreadable'];
 
-export function combine(digests: readonly CaptureDigest[], failOn: FailOn, allowTruncated: boolean, inputErrors: readonly string[] = []): CombinedSummary {
+export function combine(
+  digests: readonly CaptureDigest[],
+  failOn: FailOn,
+  allowTruncated: boolean,
+  inputErrors: readonly string[] = [],
+): CombinedSummary {
   const verdicts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   const rules = new Map<string, RuleCount>();
   const s: CombinedSummary = {
     captures: digests.length,
     verdicts,
-    packets: 0, bytes: 0, flows: 0, mpaFlows: 0, fpdus: 0, errors: 0, warnings: 0, infos: 0, findingsOmitted: 0,
+    packets: 0,
+    bytes: 0,
+    flows: 0,
+    mpaFlows: 0,
+    fpdus: 0,
+    errors: 0,
+    warnings: 0,
+    infos: 0,
+    findingsOmitted: 0,
     byRule: [],
     perCapture: [],
     failOn,
@@ -65,13 +87,25 @@ export function combine(digests: readonly CaptureDigest[], failOn: FailOn, allow
       }
     }
     s.perCapture.push({
-      path: d.path, verdict, exit, format: d.format, packets: d.packets, bytes: d.bytes,
-      flows: d.flows, mpaFlows: d.mpaFlows, fpdus: d.fpdus, errors: d.errors, warnings: d.warnings, infos: d.infos,
-      findingsOmitted: d.findingsOmitted, error: d.error,
+      path: d.path,
+      verdict,
+      exit,
+      format: d.format,
+      packets: d.packets,
+      bytes: d.bytes,
+      flows: d.flows,
+      mpaFlows: d.mpaFlows,
+      fpdus: d.fpdus,
+      errors: d.errors,
+      warnings: d.warnings,
+      infos: d.infos,
+      findingsOmitted: d.findingsOmitted,
+      error: d.error,
     });
   }
   s.byRule = [...rules.values()].sort(
-    (a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.count - a.count || a.rule.localeCompare(b.rule),
+    (a, b) =>
+      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.count - a.count || a.rule.localeCompare(b.rule),
   );
   return s;
 }
@@ -97,14 +131,29 @@ function verdictCell(v: Verdict, st: Style): string {
 export function combinedText(s: CombinedSummary, st: Style): string {
   const rows: string[][] = [['Capture', 'Verdict', 'Exit', 'Packets', 'Flows', 'MPA', 'FPDUs', 'Err/Warn/Info']];
   for (const c of s.perCapture) {
-    rows.push([c.path, verdictCell(c.verdict, st), String(c.exit), String(c.packets), String(c.flows), String(c.mpaFlows), String(c.fpdus), `${c.errors}/${c.warnings}/${c.infos}`]);
+    rows.push([
+      c.path,
+      verdictCell(c.verdict, st),
+      String(c.exit),
+      String(c.packets),
+      String(c.flows),
+      String(c.mpaFlows),
+      String(c.fpdus),
+      `${c.errors}/${c.warnings}/${c.infos}`,
+    ]);
   }
-  const out = [headerLine(`combined summary: ${plural(s.captures, 'capture')}`, st), st.bold('Captures'), table(rows, [false, false, true, true, true, true, true, false])];
+  const out = [
+    headerLine(`combined summary: ${plural(s.captures, 'capture')}`, st),
+    st.bold('Captures'),
+    table(rows, [false, false, true, true, true, true, true, false]),
+  ];
   const errs = s.perCapture.filter((c) => c.error !== null);
   if (errs.length) out.push('', st.bold('Read errors'), ...errs.map((c) => `  ${c.error}`));
   if (s.inputErrors.length) out.push('', st.bold('Reports left out'), ...s.inputErrors.map((e) => `  ${e}`));
   out.push('', st.bold('Findings by rule (all captures)'), ...ruleCountLines(s.byRule, st));
-  const note = s.findingsOmitted ? ` (${s.findingsOmitted} not kept in the reports: counts by rule cover the others)` : '';
+  const note = s.findingsOmitted
+    ? ` (${s.findingsOmitted} not kept in the reports: counts by rule cover the others)`
+    : '';
   const verdicts = VERDICTS.filter((v) => s.verdicts[v] > 0).map((v) => `${s.verdicts[v]} ${VERDICT_WORDS[v]}`);
   if (s.inputErrors.length) verdicts.push(`${plural(s.inputErrors.length, 'report')} left out`);
   out.push(
@@ -139,12 +188,16 @@ export function combinedJsonTail(s: CombinedSummary, anyCaptures: boolean): stri
   return `${anyCaptures ? '\n ]' : ']'},\n "summary": ${indentChunk(JSON.stringify(s, null, 1), 1)}\n}\n`;
 }
 
-
 /**
  * A capture's JUnit suites (buildJUnitCaptures) from its digest, named as a run of its own names
  * them: the capture ("<stdin>" for standard input), "stream N CLIENT -> SERVER" per flow.
  */
-export function digestJUnit(d: CaptureDigest, failOn: FailOn, disabled: readonly string[] = [], seconds?: number): JUnitOptions {
+export function digestJUnit(
+  d: CaptureDigest,
+  failOn: FailOn,
+  disabled: readonly string[] = [],
+  seconds?: number,
+): JUnitOptions {
   return {
     captureName: d.path === '-' ? '<stdin>' : d.path,
     flows: d.junitFlows.map((f) => ({ id: f.id, name: `stream ${f.id - 1} ${f.client} -> ${f.server}` })),

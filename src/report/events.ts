@@ -58,7 +58,8 @@ interface Pending {
 }
 
 export class EventAssembler {
-  private open: { record: MpaRecord; findings: Finding[]; tsSec: number; tsNsec: number; atFrame: number } | null = null;
+  private open: { record: MpaRecord; findings: Finding[]; tsSec: number; tsNsec: number; atFrame: number } | null =
+    null;
   private pending: Pending[] = [];
   private tsSec = 0;
   private tsNsec = 0;
@@ -143,7 +144,8 @@ export class EventAssembler {
     if (this.pending.length === 0) return;
     const held = this.pending;
     this.pending = [];
-    for (const p of held) this.emit({ record: null, findings: [p.f], tsSec: p.tsSec, tsNsec: p.tsNsec, atFrame: p.atFrame });
+    for (const p of held)
+      this.emit({ record: null, findings: [p.f], tsSec: p.tsSec, tsNsec: p.tsNsec, atFrame: p.atFrame });
   }
 
   private flushOpen(): void {

@@ -18,7 +18,13 @@ import { isFpdu, isTuf, type EventGroup, type MpaRecord } from './events.js';
 import { TUF_FIELD_LIST } from '../../dissectors/tuf/fields.js';
 import { tufTree } from '../../dissectors/tuf/tree.js';
 
-const f = (abbrev: string, name: string, type: FieldDef['type'], blurb: string, extra: Partial<FieldDef> = {}): FieldDef => ({
+const f = (
+  abbrev: string,
+  name: string,
+  type: FieldDef['type'],
+  blurb: string,
+  extra: Partial<FieldDef> = {},
+): FieldDef => ({
   abbrev,
   name,
   type,
@@ -29,9 +35,19 @@ const f = (abbrev: string, name: string, type: FieldDef['type'], blurb: string, 
 /** Fields of events and findings (not of a protocol header). */
 export const REPORT_FIELDS: readonly FieldDef[] = [
   f('frame', 'Frame', 'protocol', 'Any event that names frames (bare "-Y frame", as in tshark)'),
-  f('frame.number', 'Frame Number', 'uint', 'Frames that carried the record, or that the finding names (any of them matches)'),
+  f(
+    'frame.number',
+    'Frame Number',
+    'uint',
+    'Frames that carried the record, or that the finding names (any of them matches)',
+  ),
   f('tcp', 'Transmission Control Protocol', 'protocol', 'Any event of a TCP flow'),
-  f('tcp.stream', 'Stream index', 'uint', 'TCP stream index as in Wireshark, counted from 0: the JSON report\'s flow id minus 1'),
+  f(
+    'tcp.stream',
+    'Stream index',
+    'uint',
+    "TCP stream index as in Wireshark, counted from 0: the JSON report's flow id minus 1",
+  ),
   f('tcp.srcport', 'Source Port', 'uint', 'TCP port of the sender', { width: 16 }),
   f('tcp.dstport', 'Destination Port', 'uint', 'TCP port of the receiver', { width: 16 }),
   f('tcp.port', 'Source or Destination Port', 'uint', 'Either TCP port', { width: 16 }),
@@ -40,20 +56,37 @@ export const REPORT_FIELDS: readonly FieldDef[] = [
   f('ip.dst', 'Destination Address', 'string', 'IPv4 address of the receiver'),
   f('ip.addr', 'Source or Destination Address', 'string', 'Either IPv4 address'),
   f('ipv6', 'Internet Protocol Version 6', 'protocol', 'Any event of an IPv6 flow'),
-  f('ipv6.src', 'Source Address', 'string', 'IPv6 address of the sender (RFC 5952 form): ipv6.src == fd00::1, ipv6.src == fd00::/64'),
+  f(
+    'ipv6.src',
+    'Source Address',
+    'string',
+    'IPv6 address of the sender (RFC 5952 form): ipv6.src == fd00::1, ipv6.src == fd00::/64',
+  ),
   f('ipv6.dst', 'Destination Address', 'string', 'IPv6 address of the receiver'),
   f('ipv6.addr', 'Source or Destination Address', 'string', 'Either IPv6 address'),
   f('finding', 'Finding', 'protocol', 'A finding (on a record: any finding raised on it)'),
   f('finding.rule', 'Rule', 'string', 'Rule id, e.g. "mpa.crc-mismatch" (mpa-dissect rules lists them)'),
   f('finding.severity', 'Severity', 'string', '"error", "warning" or "info" (after --rules overrides)'),
-  f('finding.code', 'MPA error code', 'uint', 'RFC 5044/6581 MPA error code of the rule (absent when the rule has none)'),
+  f(
+    'finding.code',
+    'MPA error code',
+    'uint',
+    'RFC 5044/6581 MPA error code of the rule (absent when the rule has none)',
+  ),
   f('finding.message', 'Message', 'string', 'What was found, in words'),
   f('finding.from', 'Sender', 'string', 'ADDR:PORT of the sender the finding is about'),
   f('finding.seq', 'Sequence number', 'uint', 'Absolute TCP sequence number the finding points at'),
 ];
 
 /** Every name a filter may use, declared once. */
-export const FILTER_FIELDS: ReadonlyMap<string, FieldDef> = indexFields(MPA_FIELD_LIST, DDP_FIELDS, RDMA_FIELDS, DDP_ANALYSIS_FIELDS, TUF_FIELD_LIST, REPORT_FIELDS);
+export const FILTER_FIELDS: ReadonlyMap<string, FieldDef> = indexFields(
+  MPA_FIELD_LIST,
+  DDP_FIELDS,
+  RDMA_FIELDS,
+  DDP_ANALYSIS_FIELDS,
+  TUF_FIELD_LIST,
+  REPORT_FIELDS,
+);
 
 export function knownField(name: string): boolean {
   return FILTER_FIELDS.has(name);
@@ -82,7 +115,10 @@ export function filterType(name: string): FilterType | undefined {
       return { kind: 'label' };
     case 'uint':
     case 'uint64':
-      return { kind: 'uint', bits: d.width ?? (d.mask !== undefined ? d.bits : undefined) ?? (d.type === 'uint64' ? 64 : 32) };
+      return {
+        kind: 'uint',
+        bits: d.width ?? (d.mask !== undefined ? d.bits : undefined) ?? (d.type === 'uint64' ? 64 : 32),
+      };
     case 'bool':
     case 'string':
     case 'bytes':

@@ -105,7 +105,13 @@ export interface StreamBytes {
  * `frames`. Octets no frame supplied stay marked missing (a frame gone from the window, an IP
  * fragment, a snaplen cut).
  */
-export function streamBytes(store: FrameStore, frames: readonly number[], from: string, seq: number, length: number): StreamBytes {
+export function streamBytes(
+  store: FrameStore,
+  frames: readonly number[],
+  from: string,
+  seq: number,
+  length: number,
+): StreamBytes {
   const bytes = new Uint8Array(length);
   const have = new Uint8Array(length);
   const dec = new PacketDecoder(quiet);

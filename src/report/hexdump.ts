@@ -9,12 +9,21 @@ import { fpduLayout, OCTET_CRC, OCTET_LENGTH, OCTET_MARKER, OCTET_PAD } from '..
 import { isFpdu, isTuf, type MpaRecord } from './events.js';
 import { tufLayout, TUF_OCTET_KEY, TUF_OCTET_LENGTH, TUF_OCTET_MARKER } from '../../dissectors/tuf/tree.js';
 
-const TUF_MARKS: Readonly<Record<number, string>> = { [TUF_OCTET_LENGTH]: 'L', [TUF_OCTET_KEY]: 'K', [TUF_OCTET_MARKER]: 'M' };
+const TUF_MARKS: Readonly<Record<number, string>> = {
+  [TUF_OCTET_LENGTH]: 'L',
+  [TUF_OCTET_KEY]: 'K',
+  [TUF_OCTET_MARKER]: 'M',
+};
 import { streamBytes, type FrameStore, type StreamBytes } from './frame-store.js';
 import type { Style } from './text.js';
 
 /** Mark letters by octet class, for FPDUs (index = OCTET_*) and startup frames. */
-const FPDU_MARKS: Readonly<Record<number, string>> = { [OCTET_LENGTH]: 'L', [OCTET_MARKER]: 'M', [OCTET_PAD]: 'P', [OCTET_CRC]: 'C' };
+const FPDU_MARKS: Readonly<Record<number, string>> = {
+  [OCTET_LENGTH]: 'L',
+  [OCTET_MARKER]: 'M',
+  [OCTET_PAD]: 'P',
+  [OCTET_CRC]: 'C',
+};
 const FPDU_LEGEND = 'L length, M marker, P pad, C CRC';
 const STARTUP_LEGEND = 'K key, F flags, R Rev, L PD_Length, E IRD/ORD';
 
@@ -90,7 +99,10 @@ export function recordDump(r: MpaRecord, store: FrameStore, st: Style): string[]
     const missing = data.have.includes(0) ? ' (?? = not available)' : '';
     const what = r.mode === 'alignment' ? 'TUF framing PDU' : 'TUF PDU';
     const legend = r.mode === 'alignment' ? 'L Length, K Key' : 'M marker';
-    return [`${what} at seq ${r.seq}, ${r.wireSize} octets from ${framesText(r.frames)} [${legend}]${missing}:`, ...dumpLines(data, marks, st)];
+    return [
+      `${what} at seq ${r.seq}, ${r.wireSize} octets from ${framesText(r.frames)} [${legend}]${missing}:`,
+      ...dumpLines(data, marks, st),
+    ];
   }
   if (isFpdu(r)) {
     const startSeq = (r.seq - (r.lenOffset - r.start)) >>> 0;

@@ -24,7 +24,15 @@ export interface ReportDocument {
   };
   flows: FlowJson[];
   findings: Finding[];
-  summary: { flows: number; mpaFlows: number; fpdus: number; errors: number; warnings: number; infos: number; findingsOmitted: number };
+  summary: {
+    flows: number;
+    mpaFlows: number;
+    fpdus: number;
+    errors: number;
+    warnings: number;
+    infos: number;
+    findingsOmitted: number;
+  };
 }
 
 export interface FlowJson {
@@ -126,7 +134,9 @@ export function flowJson(f: FlowResult): FlowJson {
           ...(m.enablement ? { enablement: m.enablement.map((e) => (e ? { ...e } : null)) } : {}),
         }
       : null,
-    tuf: f.tuf ? { mode: f.tuf.mode, detection: f.tuf.detection, directions: f.tuf.directions.map((d) => ({ ...d })) } : null,
+    tuf: f.tuf
+      ? { mode: f.tuf.mode, detection: f.tuf.detection, directions: f.tuf.directions.map((d) => ({ ...d })) }
+      : null,
   };
 }
 
@@ -152,7 +162,15 @@ export function buildReport(r: AnalysisResult): ReportDocument {
     },
     flows,
     findings: r.findings.findings,
-    summary: { flows: flows.length, mpaFlows: mpaFlows.length, fpdus, errors: s.error, warnings: s.warning, infos: s.info, findingsOmitted: r.findings.omitted },
+    summary: {
+      flows: flows.length,
+      mpaFlows: mpaFlows.length,
+      fpdus,
+      errors: s.error,
+      warnings: s.warning,
+      infos: s.info,
+      findingsOmitted: r.findings.omitted,
+    },
   };
 }
 

@@ -54,7 +54,8 @@ interface Counts {
  * U+FFFE/U+FFFF; hostile bytes in a capture can put any of them in a message, so drop them.
  * C1 controls and DEL are legal but invisible and confuse viewers: dropped too.
  */
-const INVALID_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const INVALID_XML =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 function clean(s: string): string {
   return s.replace(INVALID_XML, '');
@@ -98,7 +99,8 @@ function plural(n: number, word: string): string {
 
 /** One line per finding: severity, frames, sequence number, sender, message. */
 function findingLine(f: Finding): string {
-  const frames = f.frames.length === 0 ? 'no frame' : `${f.frames.length === 1 ? 'frame' : 'frames'} ${f.frames.join(', ')}`;
+  const frames =
+    f.frames.length === 0 ? 'no frame' : `${f.frames.length === 1 ? 'frame' : 'frames'} ${f.frames.join(', ')}`;
   const seq = f.seq === null ? '' : ` seq ${f.seq}`;
   const from = f.from === null ? '' : ` from ${f.from}`;
   return `[${f.severity}] ${frames}${seq}${from}: ${f.message}`;
@@ -117,7 +119,8 @@ function testCase(
 ): string {
   counts.tests++;
   const head = `<testcase${attrs({ classname: classOf(rc.id), name: rc.id, time: '0' })}`;
-  const fails = (f: Finding): boolean => failOn !== 'never' && !disabled && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn];
+  const fails = (f: Finding): boolean =>
+    failOn !== 'never' && !disabled && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn];
   const failing = fs.filter(fails);
   const other = fs.filter((f) => !fails(f));
   const body: string[] = [];
@@ -178,8 +181,17 @@ function captureSuites(opts: JUnitOptions, prefix: string, total: Counts): strin
     total.tests += c.tests;
     total.failures += c.failures;
     total.skipped += c.skipped;
-    const head = attrs({ name: s.name, tests: c.tests, failures: c.failures, errors: 0, skipped: c.skipped, time: s.time });
-    out.push(body.length === 0 ? `  <testsuite${head}/>` : [`  <testsuite${head}>`, ...body, '  </testsuite>'].join('\n'));
+    const head = attrs({
+      name: s.name,
+      tests: c.tests,
+      failures: c.failures,
+      errors: 0,
+      skipped: c.skipped,
+      time: s.time,
+    });
+    out.push(
+      body.length === 0 ? `  <testsuite${head}/>` : [`  <testsuite${head}>`, ...body, '  </testsuite>'].join('\n'),
+    );
   }
   return out;
 }

@@ -16,13 +16,24 @@ import type { TufRecord } from '../../dissectors/tuf/types.js';
 import { hex, startupJson, type ReportDocument } from './json-report.js';
 
 export function startupEvent(r: StartupRecord): Record<string, unknown> {
-  return { type: 'startup', kind: r.kind, flow: r.flow, from: r.from, to: r.to, frames: r.frames, ...startupJson(r), pdComplete: r.pdComplete };
+  return {
+    type: 'startup',
+    kind: r.kind,
+    flow: r.flow,
+    from: r.from,
+    to: r.to,
+    frames: r.frames,
+    ...startupJson(r),
+    pdComplete: r.pdComplete,
+  };
 }
 
 // Built field by field, not by spreading: this runs once per FPDU on the largest captures.
 function ddpJson(rec: DdpSegmentRecord): Record<string, unknown> {
   const p = rec.pdu;
-  const message = rec.message ? { index: rec.message.index, length: rec.message.length, complete: rec.message.complete } : null;
+  const message = rec.message
+    ? { index: rec.message.index, length: rec.message.length, complete: rec.message.complete }
+    : null;
   if (p.kind === 'truncated') {
     return {
       malformed: p.reason,

@@ -59,7 +59,7 @@ export class FrameExport {
     let linkType = -1;
     try {
       for (const f of frames) {
-        const p = this.copyNow ? this.kept.get(f) ?? null : this.store.get(f);
+        const p = this.copyNow ? (this.kept.get(f) ?? null) : this.store.get(f);
         if (!p) {
           res.missing++;
           continue;

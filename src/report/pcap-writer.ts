@@ -1,6 +1,15 @@
 import { openSync, writeSync, closeSync } from 'node:fs';
 
-export { LINKTYPE_ETHERNET, LINKTYPE_RAW, LINKTYPE_LINUX_SLL, LINKTYPE_LINUX_SLL2, LINKTYPE_NULL, LINKTYPE_LOOP, LINKTYPE_IPV4, LINKTYPE_IPV6 } from '../capture/link-types.js';
+export {
+  LINKTYPE_ETHERNET,
+  LINKTYPE_RAW,
+  LINKTYPE_LINUX_SLL,
+  LINKTYPE_LINUX_SLL2,
+  LINKTYPE_NULL,
+  LINKTYPE_LOOP,
+  LINKTYPE_IPV4,
+  LINKTYPE_IPV6,
+} from '../capture/link-types.js';
 
 export interface PcapFrame {
   tsSec: number;
@@ -35,7 +44,11 @@ export function pcapRecord(f: PcapFrame, nano = false): Uint8Array {
 }
 
 /** A whole classic pcap file in memory (tests, small exports). */
-export function buildPcap(linkType: number, frames: readonly PcapFrame[], opts: { nano?: boolean; snaplen?: number } = {}): Uint8Array {
+export function buildPcap(
+  linkType: number,
+  frames: readonly PcapFrame[],
+  opts: { nano?: boolean; snaplen?: number } = {},
+): Uint8Array {
   const parts = [pcapHeader(linkType, opts.snaplen, opts.nano), ...frames.map((f) => pcapRecord(f, opts.nano))];
   const total = parts.reduce((n, p) => n + p.length, 0);
   const out = new Uint8Array(total);

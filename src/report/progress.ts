@@ -85,7 +85,9 @@ export class CapturesProgress {
     const f = this.totalBytes ? Math.min(1, this.bytesDone / this.totalBytes) : this.finished / this.captures;
     const done = Math.round(f * WIDTH);
     const bytes = this.totalBytes ? `  ${size(this.bytesDone)} of ${size(this.totalBytes)}` : '';
-    this.write(`\r[${'#'.repeat(done)}${'.'.repeat(WIDTH - done)}] ${this.finished} of ${this.captures} captures${bytes}\x1b[K`);
+    this.write(
+      `\r[${'#'.repeat(done)}${'.'.repeat(WIDTH - done)}] ${this.finished} of ${this.captures} captures${bytes}\x1b[K`,
+    );
     this.drawn = true;
   }
 

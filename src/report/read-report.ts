@@ -18,7 +18,8 @@ function endsEarly(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) depth++;
@@ -40,7 +41,8 @@ function checkReport(v: unknown, where: string): ReportDocument {
   if (!isObject(cap)) return bad('"capture" is missing');
   if (typeof cap['path'] !== 'string') bad('capture.path is not a string');
   if (typeof cap['packets'] !== 'number') bad('capture.packets is not a number');
-  if (cap['error'] !== undefined && cap['error'] !== null && typeof cap['error'] !== 'string') bad('capture.error is not a string or null');
+  if (cap['error'] !== undefined && cap['error'] !== null && typeof cap['error'] !== 'string')
+    bad('capture.error is not a string or null');
   const sum = v['summary'];
   if (!isObject(sum)) return bad('"summary" is missing');
   for (const k of ['flows', 'mpaFlows', 'fpdus', 'errors', 'warnings', 'infos'] as const) {
@@ -49,12 +51,23 @@ function checkReport(v: unknown, where: string): ReportDocument {
   const flows = v['flows'];
   if (!Array.isArray(flows)) return bad('"flows" is not an array');
   flows.forEach((f, i) => {
-    if (!isObject(f) || typeof f['id'] !== 'number' || typeof f['client'] !== 'string' || typeof f['server'] !== 'string') bad(`flows[${i}] lacks id, client or server`);
+    if (
+      !isObject(f) ||
+      typeof f['id'] !== 'number' ||
+      typeof f['client'] !== 'string' ||
+      typeof f['server'] !== 'string'
+    )
+      bad(`flows[${i}] lacks id, client or server`);
   });
   const findings = v['findings'];
   if (!Array.isArray(findings)) return bad('"findings" is not an array');
   findings.forEach((f, i) => {
-    if (!isObject(f) || typeof f['rule'] !== 'string' || !['error', 'warning', 'info'].includes(f['severity'] as string)) bad(`findings[${i}] lacks a rule or a severity`);
+    if (
+      !isObject(f) ||
+      typeof f['rule'] !== 'string' ||
+      !['error', 'warning', 'info'].includes(f['severity'] as string)
+    )
+      bad(`findings[${i}] lacks a rule or a severity`);
   });
   return v as unknown as ReportDocument;
 }
@@ -65,27 +78,41 @@ function schemaOf(v: unknown): string | null {
 
 /** The reports a file holds, checked; throws ReportInputError with one line naming `name`. */
 export function parseReports(text: string, name: string): ReportDocument[] {
-  if (text.trim() === '') throw new ReportInputError(`${name}: empty (no report: did its run stop before writing one, on an unreadable capture?)`);
+  if (text.trim() === '')
+    throw new ReportInputError(
+      `${name}: empty (no report: did its run stop before writing one, on an unreadable capture?)`,
+    );
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    if (endsEarly(text)) throw new ReportInputError(`${name}: truncated: the JSON ends before the document does (${text.length} characters read)`);
-    throw new ReportInputError(`${name}: not JSON (${(e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ')})`);
+    if (endsEarly(text))
+      throw new ReportInputError(
+        `${name}: truncated: the JSON ends before the document does (${text.length} characters read)`,
+      );
+    throw new ReportInputError(
+      `${name}: not JSON (${(e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ')})`,
+    );
   }
   const schema = schemaOf(v);
   if (schema === SCHEMA_ID) return [checkReport(v, name)];
   if (schema === COMBINED_SCHEMA) {
     const caps = (v as Json)['captures'];
-    if (!Array.isArray(caps)) throw new ReportInputError(`${name}: not a valid ${COMBINED_SCHEMA} document: "captures" is not an array`);
+    if (!Array.isArray(caps))
+      throw new ReportInputError(`${name}: not a valid ${COMBINED_SCHEMA} document: "captures" is not an array`);
     return caps.map((c, i) => {
       const s = schemaOf(c);
-      if (s !== SCHEMA_ID) throw new ReportInputError(`${name}: captures[${i}]: schema ${s === null ? 'missing' : JSON.stringify(s)}, expected ${SCHEMA_ID}`);
+      if (s !== SCHEMA_ID)
+        throw new ReportInputError(
+          `${name}: captures[${i}]: schema ${s === null ? 'missing' : JSON.stringify(s)}, expected ${SCHEMA_ID}`,
+        );
       return checkReport(c, `${name}: captures[${i}]`);
     });
   }
   if (schema !== null && /^mpa-dissect\/reports?\//.test(schema)) {
-    throw new ReportInputError(`${name}: schema ${schema} is another version than this mpa-dissect reads (${SCHEMA_ID} or ${COMBINED_SCHEMA})`);
+    throw new ReportInputError(
+      `${name}: schema ${schema} is another version than this mpa-dissect reads (${SCHEMA_ID} or ${COMBINED_SCHEMA})`,
+    );
   }
   throw new ReportInputError(`${name}: not an mpa-dissect report (no "schema": "${SCHEMA_ID}")`);
 }

@@ -102,7 +102,8 @@ export function parseRulesFile(name: string, text: string, rules: readonly RuleD
   }
   if (!isRecord(doc)) return fail('must be a JSON object with "rules" and/or "thresholds"');
   for (const k of Object.keys(doc)) {
-    if (k !== 'rules' && k !== 'thresholds' && k !== '$comment') fail(`unknown key ${echo(k)} (expected "rules", "thresholds" or "$comment")`);
+    if (k !== 'rules' && k !== 'thresholds' && k !== '$comment')
+      fail(`unknown key ${echo(k)} (expected "rules", "thresholds" or "$comment")`);
   }
   const ids = rules.map((r) => r.id);
   const byId = new Map(rules.map((r) => [r.id, r]));
@@ -119,7 +120,8 @@ export function parseRulesFile(name: string, text: string, rules: readonly RuleD
     const setting = v as Setting;
     if (id.endsWith('.*') || id === '*') {
       const prefix = id === '*' ? '' : id.slice(0, -1);
-      if (!ids.some((x) => x.startsWith(prefix))) fail(`pattern ${echo(id)} matches no rule (mpa-dissect rules lists them)`);
+      if (!ids.some((x) => x.startsWith(prefix)))
+        fail(`pattern ${echo(id)} matches no rule (mpa-dissect rules lists them)`);
       patterns.push([prefix, setting]);
     } else {
       if (!byId.has(id)) fail(`unknown rule ${echo(id)} (mpa-dissect rules lists them)${suggest(id, ids)}`);
@@ -143,8 +145,16 @@ export function parseRulesFile(name: string, text: string, rules: readonly RuleD
   for (const [k, v] of Object.entries(th as Record<string, unknown>)) {
     const spec = THRESHOLD_KEYS[k];
     if (!spec) return fail(`unknown threshold ${echo(k)} (known: ${names.join(', ')})${suggest(k, names)}`);
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < spec.min || v > spec.max || (spec.integer && !Number.isInteger(v))) {
-      return fail(`threshold "${k}": ${describe(v)} must be ${spec.integer ? 'an integer' : 'a number'} from ${spec.min}${spec.max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${spec.max}`}`);
+    if (
+      typeof v !== 'number' ||
+      !Number.isFinite(v) ||
+      v < spec.min ||
+      v > spec.max ||
+      (spec.integer && !Number.isInteger(v))
+    ) {
+      return fail(
+        `threshold "${k}": ${describe(v)} must be ${spec.integer ? 'an integer' : 'a number'} from ${spec.min}${spec.max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${spec.max}`}`,
+      );
     }
     thresholds[spec.key] = v;
   }
@@ -176,12 +186,24 @@ export function loadRulesFile(path: string): RulesConfig {
   let text: string;
   try {
     const data = readCapped(path);
-    if (data === null) throw new RulesFileError(`${path}: larger than ${MAX_RULES_FILE_BYTES / 1024 / 1024} MB; a rules file is a small JSON document`);
+    if (data === null)
+      throw new RulesFileError(
+        `${path}: larger than ${MAX_RULES_FILE_BYTES / 1024 / 1024} MB; a rules file is a small JSON document`,
+      );
     text = data.toString('utf8');
   } catch (e) {
     if (e instanceof RulesFileError) throw e;
     const code = (e as NodeJS.ErrnoException | null)?.code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : e instanceof Error ? e.message : String(e);
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : e instanceof Error
+              ? e.message
+              : String(e);
     throw new RulesFileError(`${path}: cannot read the rules file: ${why}`);
   }
   return parseRulesFile(path, text);

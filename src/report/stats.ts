@@ -13,8 +13,19 @@ export type StatName = (typeof STAT_NAMES)[number];
 
 /** Buckets of ULPDU_Length as tshark's plen tree draws them, continued up to MPA's 65535. */
 const BUCKETS: ReadonlyArray<readonly [number, number]> = [
-  [0, 19], [20, 39], [40, 79], [80, 159], [160, 319], [320, 639], [640, 1279], [1280, 2559],
-  [2560, 5119], [5120, 10239], [10240, 20479], [20480, 40959], [40960, 65535],
+  [0, 19],
+  [20, 39],
+  [40, 79],
+  [80, 159],
+  [160, 319],
+  [320, 639],
+  [640, 1279],
+  [1280, 2559],
+  [2560, 5119],
+  [5120, 10239],
+  [10240, 20479],
+  [20480, 40959],
+  [40960, 65535],
 ];
 const BAR = 40;
 
@@ -38,7 +49,9 @@ export class FpduSizes {
   }
 
   text(): string {
-    const out = [`FPDU sizes (ULPDU_Length), ${plural(this.n, 'FPDU')}${this.n ? `: min ${this.min}, max ${this.max}, mean ${(this.sum / this.n).toFixed(1)}` : ''}`];
+    const out = [
+      `FPDU sizes (ULPDU_Length), ${plural(this.n, 'FPDU')}${this.n ? `: min ${this.min}, max ${this.max}, mean ${(this.sum / this.n).toFixed(1)}` : ''}`,
+    ];
     if (this.n === 0) return out.join('\n');
     const total = BUCKETS.map((_, i) => this.counts[0][i]! + this.counts[1][i]!);
     let last = total.length - 1;
@@ -67,41 +80,95 @@ function pct(a: number, b: number): string {
 }
 
 function conv(r: AnalysisResult): string {
-  const rows: string[][] = [['Stream', 'Address A', 'Address B', 'Segs A→B', 'Bytes A→B', 'Segs B→A', 'Bytes B→A', 'Retrans', 'Gaps', 'Frames', 'FPDUs A→B', 'FPDUs B→A']];
+  const rows: string[][] = [
+    [
+      'Stream',
+      'Address A',
+      'Address B',
+      'Segs A→B',
+      'Bytes A→B',
+      'Segs B→A',
+      'Bytes B→A',
+      'Retrans',
+      'Gaps',
+      'Frames',
+      'FPDUs A→B',
+      'FPDUs B→A',
+    ],
+  ];
   for (const f of r.flows) {
     const [a, b] = f.tcp.directions;
     rows.push([
-      String(streamNumber(f.tcp.id)), f.tcp.client, f.tcp.server,
-      String(a.segments), String(a.bytes), String(b.segments), String(b.bytes),
-      String(a.retransmissions + b.retransmissions), String(a.gaps.length + b.gaps.length),
+      String(streamNumber(f.tcp.id)),
+      f.tcp.client,
+      f.tcp.server,
+      String(a.segments),
+      String(a.bytes),
+      String(b.segments),
+      String(b.bytes),
+      String(a.retransmissions + b.retransmissions),
+      String(a.gaps.length + b.gaps.length),
       `${f.tcp.firstFrame}-${f.tcp.lastFrame}`,
-      f.mpa ? String(f.mpa.directions[0].fpdus) : '-', f.mpa ? String(f.mpa.directions[1].fpdus) : '-',
+      f.mpa ? String(f.mpa.directions[0].fpdus) : '-',
+      f.mpa ? String(f.mpa.directions[1].fpdus) : '-',
     ]);
   }
   return `TCP conversations (A = client)\n${table(rows, [true, false, false, true, true, true, true, true, true, false, true, true])}`;
 }
 
 function alignment(r: AnalysisResult): string {
-  const rows: string[][] = [['Stream', 'From → To', 'Markers', 'FPDUs', 'Whole segs', 'FPDU-aligned', 'Header-aligned', 'Spanning FPDUs', 'Markers seen']];
+  const rows: string[][] = [
+    [
+      'Stream',
+      'From → To',
+      'Markers',
+      'FPDUs',
+      'Whole segs',
+      'FPDU-aligned',
+      'Header-aligned',
+      'Spanning FPDUs',
+      'Markers seen',
+    ],
+  ];
   for (const f of r.flows) {
     if (!f.mpa) continue;
     for (const d of f.mpa.directions) {
       const a = d.alignment;
       rows.push([
-        String(streamNumber(f.tcp.id)), `${d.from} → ${d.to}`, d.markers === null ? '?' : d.markers ? 'on' : 'off', String(d.fpdus), String(a.segments),
-        `${a.fpduAligned} (${pct(a.fpduAligned, a.segments)})`, `${a.headerAligned} (${pct(a.headerAligned, a.segments)})`,
-        String(a.spanning), String(d.markerCount),
+        String(streamNumber(f.tcp.id)),
+        `${d.from} → ${d.to}`,
+        d.markers === null ? '?' : d.markers ? 'on' : 'off',
+        String(d.fpdus),
+        String(a.segments),
+        `${a.fpduAligned} (${pct(a.fpduAligned, a.segments)})`,
+        `${a.headerAligned} (${pct(a.headerAligned, a.segments)})`,
+        String(a.spanning),
+        String(d.markerCount),
       ]);
     }
   }
-  const note = 'FPDU-aligned: whole segments that begin with an FPDU; header-aligned: that also hold a whole number of FPDUs.';
-  return rows.length === 1 ? 'FPDU alignment: no MPA flows' : `FPDU alignment per direction\n${table(rows, [true, false, false, true, true, true, true, true, true])}\n${note}`;
+  const note =
+    'FPDU-aligned: whole segments that begin with an FPDU; header-aligned: that also hold a whole number of FPDUs.';
+  return rows.length === 1
+    ? 'FPDU alignment: no MPA flows'
+    : `FPDU alignment per direction\n${table(rows, [true, false, false, true, true, true, true, true, true])}\n${note}`;
 }
 
 /** Opcode keys of report-schema DdpDirection.byOpcode, in RDMAP opcode order. */
 const OPCODES = [
-  'write', 'read-request', 'read-response', 'send', 'send-invalidate', 'send-se', 'send-se-invalidate',
-  'terminate', 'immediate-data', 'immediate-data-se', 'atomic-request', 'atomic-response', 'unknown',
+  'write',
+  'read-request',
+  'read-response',
+  'send',
+  'send-invalidate',
+  'send-se',
+  'send-se-invalidate',
+  'terminate',
+  'immediate-data',
+  'immediate-data-se',
+  'atomic-request',
+  'atomic-response',
+  'unknown',
 ] as const;
 
 function byOpcodeOf(x: unknown): Partial<Record<string, number>> | null {
@@ -150,7 +217,16 @@ function messageSizes(r: AnalysisResult): string {
       for (const op of OPCODES) {
         const st = sz[op];
         if (!st || st.messages === 0) continue;
-        rows.push([String(streamNumber(f.tcp.id)), i === 0 ? 'c→s' : 's→c', op, String(st.messages), String(st.min), String(st.max), (st.total / st.messages).toFixed(1), String(st.total)]);
+        rows.push([
+          String(streamNumber(f.tcp.id)),
+          i === 0 ? 'c→s' : 's→c',
+          op,
+          String(st.messages),
+          String(st.min),
+          String(st.max),
+          (st.total / st.messages).toFixed(1),
+          String(st.total),
+        ]);
       }
     }
   }
@@ -175,11 +251,21 @@ function rules(r: AnalysisResult): string {
     const rule = RULES.get(id);
     return rule ? SEVERITY_RANK[r.findings.severityOf(rule)] : 0;
   };
-  const entries = [...r.findings.byRule.entries()].sort((a, b) => rank(b[0]) - rank(a[0]) || b[1] - a[1] || a[0].localeCompare(b[0]));
+  const entries = [...r.findings.byRule.entries()].sort(
+    (a, b) => rank(b[0]) - rank(a[0]) || b[1] - a[1] || a[0].localeCompare(b[0]),
+  );
   for (const [id, n] of entries) {
     const rule = RULES.get(id);
     const sev = rule ? r.findings.severityOf(rule) : '?';
-    rows.push([id, sev, rule?.rfcErrorCode == null ? '-' : String(rule.rfcErrorCode), String(n), String(flows.get(id)?.size ?? 0), String(first.get(id) ?? '-'), rule?.summary ?? '']);
+    rows.push([
+      id,
+      sev,
+      rule?.rfcErrorCode == null ? '-' : String(rule.rfcErrorCode),
+      String(n),
+      String(flows.get(id)?.size ?? 0),
+      String(first.get(id) ?? '-'),
+      rule?.summary ?? '',
+    ]);
   }
   if (entries.length === 0) return 'Findings by rule\n  none';
   return `Findings by rule\n${table(rows, [false, false, true, true, true, true, false])}`;

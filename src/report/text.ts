@@ -19,7 +19,15 @@ export interface Style {
 
 export function makeStyle(color: boolean): Style {
   const w = (a: number, b: number) => (s: string) => (color ? `\x1b[${a}m${s}\x1b[${b}m` : s);
-  return { red: w(31, 39), yellow: w(33, 39), green: w(32, 39), magenta: w(35, 39), cyan: w(36, 39), dim: w(2, 22), bold: w(1, 22) };
+  return {
+    red: w(31, 39),
+    yellow: w(33, 39),
+    green: w(32, 39),
+    magenta: w(35, 39),
+    cyan: w(36, 39),
+    dim: w(2, 22),
+    bold: w(1, 22),
+  };
 }
 
 const ANSI = /\x1b\[[0-9;]*m/g;
@@ -51,7 +59,9 @@ export function table(rows: string[][], right: readonly boolean[] = []): string 
   let out = '';
   for (let k = 0; k < rows.length; k++) {
     if (k > 0) out += '\n';
-    out += rows[k]!.map((c, i) => (right[i] ? pad(c, w[i]!) : padEnd(c, w[i]!))).join('  ').trimEnd();
+    out += rows[k]!.map((c, i) => (right[i] ? pad(c, w[i]!) : padEnd(c, w[i]!)))
+      .join('  ')
+      .trimEnd();
   }
   return out;
 }
@@ -90,16 +100,21 @@ export function startupLine(r: StartupRecord, time: string, st: Style): string {
   const what = r.kind === 'request' ? 'MPA Request' : 'MPA Reply';
   const flags = `M=${+r.m} C=${+r.c} R=${+r.r}${r.enhanced ? ' enhanced' : ''}${r.res ? ` Res=0x${r.res.toString(16)}` : ''}`;
   const e = r.enhancedBlock;
-  const v2 = e ? ` IRD=${e.ird} ORD=${e.ord}${e.p2p ? ' P2P' : ''}${e.rtr.send ? ' RTR:send' : ''}${e.rtr.write ? ' RTR:write' : ''}${e.rtr.read ? ' RTR:read' : ''}` : '';
+  const v2 = e
+    ? ` IRD=${e.ird} ORD=${e.ord}${e.p2p ? ' P2P' : ''}${e.rtr.send ? ' RTR:send' : ''}${e.rtr.write ? ' RTR:write' : ''}${e.rtr.read ? ' RTR:read' : ''}`
+    : '';
   return `${lead(r.frames, time, r.from, r.to)}${what} Rev ${r.rev} ${flags} PD_Length ${r.pdLength}${v2}${r.keyOk ? '' : st.red(' [bad key]')}`;
 }
 
 export function fpduLine(r: FpduRecord, upper: string | null, time: string, st: Style): string {
   const crc =
-    r.crcStatus === 'unchecked' ? 'CRC n/a'
-    : r.crcStatus === 'good' ? 'CRC ok'
-    : r.crcStatus === 'byte-swapped' ? st.red('CRC BYTE-SWAPPED')
-    : st.red('CRC BAD');
+    r.crcStatus === 'unchecked'
+      ? 'CRC n/a'
+      : r.crcStatus === 'good'
+        ? 'CRC ok'
+        : r.crcStatus === 'byte-swapped'
+          ? st.red('CRC BYTE-SWAPPED')
+          : st.red('CRC BAD');
   const m = r.markers.length ? ` markers=${r.markers.length}` : '';
   return `${lead(r.frames, time, r.from, r.to)}FPDU seq=${r.seq} len=${r.ulpduLength}${m} ${crc}${r.afterError ? st.dim(' [after error]') : ''}${upper ? `  ${upper}` : ''}`;
 }
@@ -186,7 +201,9 @@ function tufCounts(t: NonNullable<AnalysisResult['flows'][number]['tuf']>): stri
 
 /** Alignment: the direction's key found or not; markers: the interval. */
 function tufMarkers(t: NonNullable<AnalysisResult['flows'][number]['tuf']>): string {
-  return t.mode === 'alignment' ? '-' : t.directions.map((d) => (d.interval !== null ? String(d.interval) : 'off')).join('/');
+  return t.mode === 'alignment'
+    ? '-'
+    : t.directions.map((d) => (d.interval !== null ? String(d.interval) : 'off')).join('/');
 }
 
 function mpaShort(m: NonNullable<AnalysisResult['flows'][number]['mpa']>): string {
@@ -225,21 +242,33 @@ function compactRows(r: AnalysisResult, st: Style, endpointMax: number): string 
       if (v > w[i]!) w[i] = v;
     }
   }
-  const line = (c: readonly string[]) => c.map((x, i) => (right[i] ? pad(x, w[i]!) : padEnd(x, w[i]!))).join('  ').trimEnd();
+  const line = (c: readonly string[]) =>
+    c
+      .map((x, i) => (right[i] ? pad(x, w[i]!) : padEnd(x, w[i]!)))
+      .join('  ')
+      .trimEnd();
   let out = line(head);
   for (const f of r.flows) out += '\n' + line(compactRow(f, st, endpointMax, counts));
   return out;
 }
 
 /** How the flow tables say a direction's markers (on/off) and CRC (ok, N bad, off; ? before negotiation). */
-function directionWords(m: AnalysisResult['flows'][number]['mpa'], st: Style): { onoff: (b: boolean | null) => string; crcDir: (bad: number) => string } {
+function directionWords(
+  m: AnalysisResult['flows'][number]['mpa'],
+  st: Style,
+): { onoff: (b: boolean | null) => string; crcDir: (bad: number) => string } {
   return {
     onoff: (b) => (b === null ? '?' : b ? 'on' : 'off'),
     crcDir: (bad) => (!m || m.crc === null ? '?' : !m.crc ? 'off' : bad ? st.red(`${bad} bad`) : 'ok'),
   };
 }
 
-function compactRow(f: AnalysisResult['flows'][number], st: Style, endpointMax: number, { errors, warnings }: ReturnType<typeof findingCounts>): string[] {
+function compactRow(
+  f: AnalysisResult['flows'][number],
+  st: Style,
+  endpointMax: number,
+  { errors, warnings }: ReturnType<typeof findingCounts>,
+): string[] {
   const t = f.tcp;
   const d = t.directions;
   const m = f.mpa;
@@ -262,7 +291,24 @@ function compactRow(f: AnalysisResult['flows'][number], st: Style, endpointMax: 
 /** Every column, however wide (--wide). */
 function wideFlowTable(r: AnalysisResult, st: Style): string {
   const { errors, warnings } = findingCounts(r);
-  const rows: string[][] = [['Stream', 'Client → Server', 'Frames', 'Bytes c→s/s→c', 'MPA', 'Rev', 'Markers c→s/s→c', 'CRC c→s/s→c', 'FPDUs c→s/s→c', 'Errors', 'Warnings', 'Aligned c→s/s→c', 'Gaps', 'Closed']];
+  const rows: string[][] = [
+    [
+      'Stream',
+      'Client → Server',
+      'Frames',
+      'Bytes c→s/s→c',
+      'MPA',
+      'Rev',
+      'Markers c→s/s→c',
+      'CRC c→s/s→c',
+      'FPDUs c→s/s→c',
+      'Errors',
+      'Warnings',
+      'Aligned c→s/s→c',
+      'Gaps',
+      'Closed',
+    ],
+  ];
   for (const f of r.flows) {
     const t = f.tcp;
     const d = t.directions;
@@ -283,9 +329,13 @@ function wideFlowTable(r: AnalysisResult, st: Style): string {
       m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : tf ? tufCounts(tf) : '-',
       nErr ? st.red(String(nErr)) : '0',
       nWarn ? st.yellow(String(nWarn)) : '0',
-      m ? m.directions.map((x) => pct(x.alignment.fpduAligned, x.alignment.segments)).join('/')
-      : tf && tf.mode === 'alignment' ? tf.directions.map((x) => pct(x.alignedSegments ?? 0, (x.alignedSegments ?? 0) + (x.unalignedSegments ?? 0))).join('/')
-      : '-',
+      m
+        ? m.directions.map((x) => pct(x.alignment.fpduAligned, x.alignment.segments)).join('/')
+        : tf && tf.mode === 'alignment'
+          ? tf.directions
+              .map((x) => pct(x.alignedSegments ?? 0, (x.alignedSegments ?? 0) + (x.unalignedSegments ?? 0)))
+              .join('/')
+          : '-',
       String(d[0].gaps.length + d[1].gaps.length),
       d.map((x) => x.closed ?? '-').join('/'),
     ]);
@@ -299,16 +349,23 @@ export function findingsByRule(r: AnalysisResult, st: Style): string[] {
     const rule = RULES.get(id);
     return rule ? r.findings.severityOf(rule) : 'info';
   };
-  return ruleCountLines([...r.findings.byRule.entries()].map(([rule, count]) => ({ rule, severity: sevOf(rule), count })), st);
+  return ruleCountLines(
+    [...r.findings.byRule.entries()].map(([rule, count]) => ({ rule, severity: sevOf(rule), count })),
+    st,
+  );
 }
 
 /**
  * Lines of a findings-by-rule table: errors first, then warnings, then infos; the most frequent
  * first within each; the rule's one-line meaning from the catalog.
  */
-export function ruleCountLines(rows: ReadonlyArray<{ rule: string; severity: Severity; count: number }>, st: Style): string[] {
+export function ruleCountLines(
+  rows: ReadonlyArray<{ rule: string; severity: Severity; count: number }>,
+  st: Style,
+): string[] {
   const byRule = [...rows].sort(
-    (a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.count - a.count || a.rule.localeCompare(b.rule),
+    (a, b) =>
+      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.count - a.count || a.rule.localeCompare(b.rule),
   );
   if (byRule.length === 0) return ['  none'];
   const w = Math.max(...byRule.map((x) => x.rule.length));
@@ -320,7 +377,14 @@ export function ruleCountLines(rows: ReadonlyArray<{ rule: string; severity: Sev
 
 /** The closing summary: flow table, findings by rule, totals. It always covers the whole capture. */
 export function summaryText(r: AnalysisResult, st: Style, opts: FlowTableOptions = {}): string {
-  const out: string[] = [st.bold('Flows'), r.flows.length ? flowTable(r, st, opts) : '  none', '', st.bold('Findings by rule'), ...findingsByRule(r, st), ''];
+  const out: string[] = [
+    st.bold('Flows'),
+    r.flows.length ? flowTable(r, st, opts) : '  none',
+    '',
+    st.bold('Findings by rule'),
+    ...findingsByRule(r, st),
+    '',
+  ];
   const s = r.findings.bySeverity;
   const omitted = r.findings.omitted ? ` (${r.findings.omitted} not kept in memory)` : '';
   out.push(
@@ -338,11 +402,17 @@ function tufFlowCount(r: AnalysisResult): string {
 
 /** `mpa-dissect rules`: the catalog, with the severity in force when a rules file is given. */
 export function rulesText(rules: readonly RuleDef[], inForce?: (r: RuleDef) => Severity | 'off'): string {
-  const head = inForce ? ['Rule', 'Severity', 'In force', 'Code', 'Reference', 'Meaning'] : ['Rule', 'Severity', 'Code', 'Reference', 'Meaning'];
+  const head = inForce
+    ? ['Rule', 'Severity', 'In force', 'Code', 'Reference', 'Meaning']
+    : ['Rule', 'Severity', 'Code', 'Reference', 'Meaning'];
   const rows: string[][] = [head];
   for (const r of rules) {
     const code = r.rfcErrorCode === null ? '-' : String(r.rfcErrorCode);
-    rows.push(inForce ? [r.id, r.severity, inForce(r), code, r.ref ?? '-', r.summary] : [r.id, r.severity, code, r.ref ?? '-', r.summary]);
+    rows.push(
+      inForce
+        ? [r.id, r.severity, inForce(r), code, r.ref ?? '-', r.summary]
+        : [r.id, r.severity, code, r.ref ?? '-', r.summary],
+    );
   }
   return table(rows);
 }

@@ -561,7 +561,13 @@ export class Reassembler {
 
   segment(s: TcpSegment): void {
     let d = this.last;
-    if (d === null || d.srcPort !== s.srcPort || d.dstPort !== s.dstPort || d.srcAddr !== s.src || d.dstAddr !== s.dst) {
+    if (
+      d === null ||
+      d.srcPort !== s.srcPort ||
+      d.dstPort !== s.dstPort ||
+      d.srcAddr !== s.src ||
+      d.dstAddr !== s.dst
+    ) {
       d = this.lookup(s);
     }
     const f = s.flags;
@@ -610,7 +616,14 @@ export class Reassembler {
       fl.expired = true;
       this.retire(fl);
       if (this.last !== null && this.last.flow === fl) this.last = null;
-      out.push({ id: fl.id, client: fl.client, server: fl.server, firstFrame: fl.firstFrame, lastFrame: fl.lastFrame, directions: [stats(fl.dirs[0]), stats(fl.dirs[1])] });
+      out.push({
+        id: fl.id,
+        client: fl.client,
+        server: fl.server,
+        firstFrame: fl.firstFrame,
+        lastFrame: fl.lastFrame,
+        directions: [stats(fl.dirs[0]), stats(fl.dirs[1])],
+      });
     }
     return out;
   }
@@ -751,9 +764,19 @@ export class Reassembler {
     // Only payload counts: a bare RST (or ACK) after the FIN sits one past it and carries nothing.
     if (d.closed === 'fin' && s.payload.length > 0 && end > Math.max(off, d.limit)) {
       const from = Math.max(off, d.limit);
-      this.report('tcp.data-after-fin', d, [s.frame], d.seqOf(from), `${end - from} octet(s) after the FIN at seq ${d.seqOf(d.limit)}`);
+      this.report(
+        'tcp.data-after-fin',
+        d,
+        [s.frame],
+        d.seqOf(from),
+        `${end - from} octet(s) after the FIN at seq ${d.seqOf(d.limit)}`,
+      );
     }
-    if ((s.payload.length > 0 && off < d.nextOffset) || (d.closed === 'fin' && (s.flags & TCP_FIN) !== 0 && sent === d.limit)) this.old = true;
+    if (
+      (s.payload.length > 0 && off < d.nextOffset) ||
+      (d.closed === 'fin' && (s.flags & TCP_FIN) !== 0 && sent === d.limit)
+    )
+      this.old = true;
   }
 
   /** The first FIN fixes where the direction ends; held bytes beyond it are not stream data. */
@@ -786,7 +809,13 @@ export class Reassembler {
     if (frames !== null) {
       frames.push(frame);
       frames = [...new Set(frames)].sort((x, y) => x - y);
-      this.report('tcp.data-after-fin', d, frames, d.seqOf(first), `${cut} octet(s) after the FIN at seq ${d.seqOf(finOff)}`);
+      this.report(
+        'tcp.data-after-fin',
+        d,
+        frames,
+        d.seqOf(first),
+        `${cut} octet(s) after the FIN at seq ${d.seqOf(finOff)}`,
+      );
     }
   }
 
@@ -797,7 +826,13 @@ export class Reassembler {
     let a = off;
     if (d.limit >= 0 && end > d.limit) {
       const from = Math.max(a, d.limit);
-      this.report('tcp.data-after-fin', d, [s.frame], d.seqOf(from), `${end - from} octet(s) after the FIN at seq ${d.seqOf(d.limit)}`);
+      this.report(
+        'tcp.data-after-fin',
+        d,
+        [s.frame],
+        d.seqOf(from),
+        `${end - from} octet(s) after the FIN at seq ${d.seqOf(d.limit)}`,
+      );
       end = from;
     }
     if (a < d.nextOffset) {
@@ -894,7 +929,16 @@ export class Reassembler {
   }
 
   /** Copies payload octets [a, b) into d's current slab (a new one when it is full): a held piece. */
-  private store(d: Dir, p: Uint8Array, segOff: number, a: number, b: number, frame: number, segStart: boolean, segEnd: boolean): Held {
+  private store(
+    d: Dir,
+    p: Uint8Array,
+    segOff: number,
+    a: number,
+    b: number,
+    frame: number,
+    segStart: boolean,
+    segEnd: boolean,
+  ): Held {
     const from = a - segOff;
     const to = b - segOff;
     const n = to - from;
@@ -967,7 +1011,8 @@ export class Reassembler {
     while (this.heldCost > this.maxTotal) {
       const v = this.holding.values().next().value;
       if (v === undefined) break;
-      if (v.live() === 0) this.emptied(v); // nothing to give up (should not happen): just stop counting it
+      if (v.live() === 0)
+        this.emptied(v); // nothing to give up (should not happen): just stop counting it
       else this.skipHole(v, 'total-cap', frame);
     }
   }
@@ -996,7 +1041,11 @@ export class Reassembler {
   }
 
   private drain(d: Dir): void {
-    for (let h = d.held === null ? null : d.held.first(); h !== null && h.off === d.nextOffset; h = d.held === null ? null : d.held.first()) {
+    for (
+      let h = d.held === null ? null : d.held.first();
+      h !== null && h.off === d.nextOffset;
+      h = d.held === null ? null : d.held.first()
+    ) {
       this.popHeld(d);
     }
   }
@@ -1055,7 +1104,13 @@ export class Reassembler {
     if (cause === 'flow-cap' || cause === 'total-cap') {
       this.report('tcp.buffer-cap', d, frames, seq, `${where} given up: ${CAUSE_TEXT[cause]}`);
     } else {
-      this.report('tcp.capture-loss', d, frames, seq, `previous segment(s) not captured: ${where} missing (${CAUSE_TEXT[cause]})`);
+      this.report(
+        'tcp.capture-loss',
+        d,
+        frames,
+        seq,
+        `previous segment(s) not captured: ${where} missing (${CAUSE_TEXT[cause]})`,
+      );
     }
     d.consumer?.gap(off, seq, len);
   }
@@ -1152,7 +1207,15 @@ export class Reassembler {
     }
   }
 
-  private compareBytes(p: Uint8Array, pOff: number, q: Uint8Array, qOff: number, a: number, b: number, frame: number): void {
+  private compareBytes(
+    p: Uint8Array,
+    pOff: number,
+    q: Uint8Array,
+    qOff: number,
+    a: number,
+    b: number,
+    frame: number,
+  ): void {
     for (let x = a; x < b; x++) {
       if (p[x - pOff] !== q[x - qOff]) this.conflict(x, frame);
     }
@@ -1171,7 +1234,13 @@ export class Reassembler {
     const frames = this.cfFrames.includes(frame) ? [...this.cfFrames] : [...this.cfFrames, frame];
     frames.sort((x, y) => x - y);
     const seq = d.seqOf(this.cfFirst);
-    this.report('tcp.overlap-conflict', d, frames, seq, `${this.cfCount} retransmitted octet(s) differ from the first copy, first at seq ${seq}; the first copy is kept`);
+    this.report(
+      'tcp.overlap-conflict',
+      d,
+      frames,
+      seq,
+      `${this.cfCount} retransmitted octet(s) differ from the first copy, first at seq ${seq}; the first copy is kept`,
+    );
   }
 
   private report(rule: string, d: Dir, frames: number[], seq: number, message: string): void {

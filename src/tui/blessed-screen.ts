@@ -51,17 +51,57 @@ export class BlessedScreen {
     // Borders in Unicode box characters rather than the VT100 line set: the UI prints Unicode
     // arrows anyway, and tmux or screen with an old termcap garble the line set (ncurses' knob).
     process.env['NCURSES_NO_UTF8_ACS'] ??= '1';
-    this.screen = blessed.screen({ smartCSR: true, fullUnicode: true, forceUnicode: true, autoPadding: false, title: 'mpa-dissect', warnings: false });
+    this.screen = blessed.screen({
+      smartCSR: true,
+      fullUnicode: true,
+      forceUnicode: true,
+      autoPadding: false,
+      title: 'mpa-dissect',
+      warnings: false,
+    });
     for (const id of PANES) {
-      const box = blessed.box({ parent: this.screen, tags: true, border: { type: 'line' }, style: { border: { fg: 'gray' } }, clickable: true, wrap: false });
-      box.on('click', (data: blessed.Widgets.Events.IMouseEventArg) => this.guard(() => this.act(vm.click(id, data.y - (box.atop as number) - 1))));
+      const box = blessed.box({
+        parent: this.screen,
+        tags: true,
+        border: { type: 'line' },
+        style: { border: { fg: 'gray' } },
+        clickable: true,
+        wrap: false,
+      });
+      box.on('click', (data: blessed.Widgets.Events.IMouseEventArg) =>
+        this.guard(() => this.act(vm.click(id, data.y - (box.atop as number) - 1))),
+      );
       box.on('wheelup', () => this.guard(() => this.act(vm.wheel(id, -3))));
       box.on('wheeldown', () => this.guard(() => this.act(vm.wheel(id, 3))));
       this.boxes.set(id, box);
     }
-    this.status = blessed.box({ parent: this.screen, tags: true, height: 1, bottom: 0, left: 0, width: '100%', style: { bg: 'blue', fg: 'white' } });
-    this.promptBox = blessed.box({ parent: this.screen, tags: true, border: { type: 'line' }, left: 0, width: '100%', hidden: true, style: { border: { fg: 'cyan' } } });
-    this.overlayBox = blessed.box({ parent: this.screen, tags: true, border: { type: 'line' }, top: 'center', left: 'center', hidden: true, style: { border: { fg: 'cyan' } } });
+    this.status = blessed.box({
+      parent: this.screen,
+      tags: true,
+      height: 1,
+      bottom: 0,
+      left: 0,
+      width: '100%',
+      style: { bg: 'blue', fg: 'white' },
+    });
+    this.promptBox = blessed.box({
+      parent: this.screen,
+      tags: true,
+      border: { type: 'line' },
+      left: 0,
+      width: '100%',
+      hidden: true,
+      style: { border: { fg: 'cyan' } },
+    });
+    this.overlayBox = blessed.box({
+      parent: this.screen,
+      tags: true,
+      border: { type: 'line' },
+      top: 'center',
+      left: 'center',
+      hidden: true,
+      style: { border: { fg: 'cyan' } },
+    });
     this.screen.enableMouse();
     this.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined) => {
       // blessed reports a carriage return twice, as "return" and then as "enter": take one.
@@ -70,7 +110,12 @@ export class BlessedScreen {
     });
     this.screen.on('resize', () => this.guard(() => this.render()));
     // Exit status 128 + signal number, as a shell reports a process killed by it.
-    for (const [sig, code] of [['SIGTERM', 143], ['SIGHUP', 129], ['SIGINT', 130]] as const) process.once(sig, () => this.close(code));
+    for (const [sig, code] of [
+      ['SIGTERM', 143],
+      ['SIGHUP', 129],
+      ['SIGINT', 130],
+    ] as const)
+      process.once(sig, () => this.close(code));
     process.once('uncaughtException', (e) => this.fail(e));
     process.once('unhandledRejection', (e) => this.fail(e));
     // The model reads in the background; the list catches up in bounded slices (never > ~20 ms of work).
@@ -167,7 +212,11 @@ export class BlessedScreen {
       box.height = p.rect.height;
       box.style.border.fg = p.focused ? 'cyan' : 'gray';
       box.setLabel({ text: ` ${blessed.escape(p.title)} `, side: 'left' });
-      box.setContent(p.lines.map((l, k) => tagged(l, k === p.selected && (p.focused || p.id === 'pdus' || p.id === 'flows'))).join('\n'));
+      box.setContent(
+        p.lines
+          .map((l, k) => tagged(l, k === p.selected && (p.focused || p.id === 'pdus' || p.id === 'flows')))
+          .join('\n'),
+      );
     }
     this.status.setContent(tagged(vm.status(), false));
     const pr = vm.prompt();
@@ -175,13 +224,21 @@ export class BlessedScreen {
       const h = pr.note.length + 3;
       this.promptBox.top = Math.max(0, (this.screen.height as number) - 1 - h);
       this.promptBox.height = h;
-      this.promptBox.setContent([`{bold}${blessed.escape(pr.label)}{/bold}${blessed.escape(pr.text)}█`, ...pr.note.map((l) => tagged(l, false))].join('\n'));
+      this.promptBox.setContent(
+        [
+          `{bold}${blessed.escape(pr.label)}{/bold}${blessed.escape(pr.text)}█`,
+          ...pr.note.map((l) => tagged(l, false)),
+        ].join('\n'),
+      );
       this.promptBox.show();
       this.promptBox.setFront();
     } else this.promptBox.hide();
     const ov = vm.overlay();
     if (ov) {
-      const w = Math.min((this.screen.width as number) - 2, Math.max(40, ...ov.lines.map((l) => l.reduce((n, s) => n + s.t.length, 0) + 4)));
+      const w = Math.min(
+        (this.screen.width as number) - 2,
+        Math.max(40, ...ov.lines.map((l) => l.reduce((n, s) => n + s.t.length, 0) + 4)),
+      );
       this.overlayBox.width = w;
       this.overlayBox.height = Math.min((this.screen.height as number) - 2, ov.lines.length + 2);
       this.overlayBox.style.border.fg = ov.tone === 'error' ? 'red' : 'cyan';

@@ -16,11 +16,20 @@ import { crcHex } from '../../dissectors/mpa/fields.js';
 
 const MARKER_INTERVAL = 512;
 
-
 function fpduClasses(r: FpduRecord, crcBad: boolean): (StyleName | null)[] {
   const layout = fpduLayout(r);
   return Array.from(layout, (c) =>
-    c === OCTET_LENGTH ? 'length' : c === OCTET_MARKER ? 'marker' : c === OCTET_PAD ? 'pad' : c === OCTET_CRC ? (crcBad ? 'crc-bad' : 'crc') : null,
+    c === OCTET_LENGTH
+      ? 'length'
+      : c === OCTET_MARKER
+        ? 'marker'
+        : c === OCTET_PAD
+          ? 'pad'
+          : c === OCTET_CRC
+            ? crcBad
+              ? 'crc-bad'
+              : 'crc'
+            : null,
   );
 }
 
@@ -41,29 +50,59 @@ export interface BytesView {
  * wire octets [from, to) of the tree field selected; `width` the columns available.
  */
 /** A TUF record's octets: L Length, K Key (alignment), M marker, offsets from its first octet. */
-function tufBytesLines(r: TufRecord, data: StreamBytes | null, highlight: [number, number] | null, width: number): Line[] {
+function tufBytesLines(
+  r: TufRecord,
+  data: StreamBytes | null,
+  highlight: [number, number] | null,
+  width: number,
+): Line[] {
   const out: Line[] = [];
   const n = r.wireSize;
-  out.push([{ t: `${r.mode === 'alignment' ? 'TUF framing PDU' : 'TUF PDU'} at seq ${r.seq}`, s: 'bold' }, { t: `, ${n} octets` }]);
-  out.push(r.mode === 'alignment' ? [{ t: 'L Length', s: 'length' }, { t: '  ' }, { t: 'K Key', s: 'key' }] : [{ t: 'M marker', s: 'marker' }]);
-  if (r.mode === 'alignment') out.push([{ t: `Key 0x${r.key}  ` }, r.keyOk ? { t: 'the direction\'s key', s: 'good' } : { t: 'SECOND KEY', s: 'error' }]);
+  out.push([
+    { t: `${r.mode === 'alignment' ? 'TUF framing PDU' : 'TUF PDU'} at seq ${r.seq}`, s: 'bold' },
+    { t: `, ${n} octets` },
+  ]);
+  out.push(
+    r.mode === 'alignment'
+      ? [{ t: 'L Length', s: 'length' }, { t: '  ' }, { t: 'K Key', s: 'key' }]
+      : [{ t: 'M marker', s: 'marker' }],
+  );
+  if (r.mode === 'alignment')
+    out.push([
+      { t: `Key 0x${r.key}  ` },
+      r.keyOk ? { t: "the direction's key", s: 'good' } : { t: 'SECOND KEY', s: 'error' },
+    ]);
   for (const m of r.markers) {
     const ok = m.npo === m.npo2;
-    out.push([{ t: `Next PDU Offset @octet ${m.offset - r.start}: ${m.npo ?? '?'} / copy ${m.npo2 ?? '?'}${m.split ? ' (split)' : ''}  ` }, ok ? { t: 'ok', s: 'good' } : { t: 'COPIES DIFFER', s: 'error' }]);
+    out.push([
+      {
+        t: `Next PDU Offset @octet ${m.offset - r.start}: ${m.npo ?? '?'} / copy ${m.npo2 ?? '?'}${m.split ? ' (split)' : ''}  `,
+      },
+      ok ? { t: 'ok', s: 'good' } : { t: 'COPIES DIFFER', s: 'error' },
+    ]);
   }
   if (!data) {
     out.push([{ t: 'octets not available (the frames cannot be read back)', s: 'dim' }]);
     return out;
   }
   const layout = tufLayout(r);
-  const cls = Array.from(layout, (c): StyleName | null => (c === TUF_OCTET_LENGTH ? 'length' : c === TUF_OCTET_KEY ? 'key' : c === TUF_OCTET_MARKER ? 'marker' : null));
+  const cls = Array.from(layout, (c): StyleName | null =>
+    c === TUF_OCTET_LENGTH ? 'length' : c === TUF_OCTET_KEY ? 'key' : c === TUF_OCTET_MARKER ? 'marker' : null,
+  );
   const offW = Math.max(5, String(n).length);
   const per = width >= offW + 2 + 16 * 3 + 1 + 16 ? 16 : width >= offW + 2 + 8 * 3 + 1 + 8 ? 8 : 4;
-  for (let row = 0; row < n; row += per) out.push(octetRow(data, cls, highlight, row, per, n, String(row).padStart(offW, ' ')));
+  for (let row = 0; row < n; row += per)
+    out.push(octetRow(data, cls, highlight, row, per, n, String(row).padStart(offW, ' ')));
   return out;
 }
 
-export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: number | null, highlight: [number, number] | null, width: number): Line[] {
+export function bytesLines(
+  r: MpaRecord,
+  data: StreamBytes | null,
+  seqStart: number | null,
+  highlight: [number, number] | null,
+  width: number,
+): Line[] {
   if (isTuf(r)) return tufBytesLines(r, data, highlight, width);
   const out: Line[] = [];
   const fp = isFpdu(r);
@@ -74,13 +113,30 @@ export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: num
   const base = seqStart !== null ? (startSeq - seqStart) | 0 : null;
   const rel = (k: number): number => (base !== null ? base + k : k);
   out.push([
-    { t: fp ? `FPDU at seq ${startSeq}` : `MPA ${r.kind === 'request' ? 'Request' : 'Reply'} at seq ${startSeq}`, s: 'bold' },
+    {
+      t: fp ? `FPDU at seq ${startSeq}` : `MPA ${r.kind === 'request' ? 'Request' : 'Reply'} at seq ${startSeq}`,
+      s: 'bold',
+    },
     { t: `, ${n} octets${base !== null ? `, SeqStart+${base}` : ' (SeqStart unknown: offsets from the FPDU)'}` },
   ]);
   if (fp) {
-    out.push([{ t: 'L length', s: 'length' }, { t: '  ' }, { t: 'M marker', s: 'marker' }, { t: '  ' }, { t: 'P pad', s: 'pad' }, { t: '  ' }, { t: 'C CRC', s: crcBad ? 'crc-bad' : 'crc' }]);
+    out.push([
+      { t: 'L length', s: 'length' },
+      { t: '  ' },
+      { t: 'M marker', s: 'marker' },
+      { t: '  ' },
+      { t: 'P pad', s: 'pad' },
+      { t: '  ' },
+      { t: 'C CRC', s: crcBad ? 'crc-bad' : 'crc' },
+    ]);
   } else {
-    out.push([{ t: 'K key', s: 'key' }, { t: '  ' }, { t: 'flags, Rev, PD_Length', s: 'length' }, { t: '  ' }, { t: 'E RFC 6581 IRD/ORD', s: 'marker' }]);
+    out.push([
+      { t: 'K key', s: 'key' },
+      { t: '  ' },
+      { t: 'flags, Rev, PD_Length', s: 'length' },
+      { t: '  ' },
+      { t: 'E RFC 6581 IRD/ORD', s: 'marker' },
+    ]);
   }
   if (fp) {
     for (const m of r.markers) {
@@ -92,12 +148,19 @@ export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: num
       ]);
     }
     const crcText: Span =
-      r.crcStatus === 'unchecked' ? { t: 'not checked (CRC off)', s: 'dim' }
-      : r.crcStatus === 'good' ? { t: 'ok', s: 'good' }
-      : r.crcStatus === 'byte-swapped' ? { t: 'BYTE-SWAPPED', s: 'error' }
-      : { t: 'BAD', s: 'error' };
+      r.crcStatus === 'unchecked'
+        ? { t: 'not checked (CRC off)', s: 'dim' }
+        : r.crcStatus === 'good'
+          ? { t: 'ok', s: 'good' }
+          : r.crcStatus === 'byte-swapped'
+            ? { t: 'BYTE-SWAPPED', s: 'error' }
+            : { t: 'BAD', s: 'error' };
     out.push([{ t: `CRC seen ${crcHex(r.crcWire)}, expected ${crcHex(r.crcComputed)}  ` }, crcText]);
-    if (r.pad > 0) out.push([{ t: `PAD ${r.pad} octet${r.pad === 1 ? '' : 's'}: ` }, r.padNonZero ? { t: 'NOT ZERO', s: 'warning' } : { t: 'zero', s: 'good' }]);
+    if (r.pad > 0)
+      out.push([
+        { t: `PAD ${r.pad} octet${r.pad === 1 ? '' : 's'}: ` },
+        r.padNonZero ? { t: 'NOT ZERO', s: 'warning' } : { t: 'zero', s: 'good' },
+      ]);
   }
   if (!data) {
     out.push([{ t: 'octets not available (the frames cannot be read back)', s: 'dim' }]);
@@ -111,7 +174,12 @@ export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: num
         for (let k = row; k < Math.min(n, row + per); k++) {
           const o = rel(k);
           if (o % MARKER_INTERVAL === 0) {
-            out.push([{ t: `${'─'.repeat(offW)}─ marker boundary SeqStart+${o} (${o / MARKER_INTERVAL}×512) ─────`, s: 'marker' }]);
+            out.push([
+              {
+                t: `${'─'.repeat(offW)}─ marker boundary SeqStart+${o} (${o / MARKER_INTERVAL}×512) ─────`,
+                s: 'marker',
+              },
+            ]);
           }
         }
       }
@@ -122,7 +190,15 @@ export function bytesLines(r: MpaRecord, data: StreamBytes | null, seqStart: num
 }
 
 /** One row of octets: offset label, hex in each octet's class colour (the selected field lit), ASCII. */
-function octetRow(data: StreamBytes, cls: readonly (StyleName | null)[], highlight: [number, number] | null, row: number, per: number, n: number, label: string): Line {
+function octetRow(
+  data: StreamBytes,
+  cls: readonly (StyleName | null)[],
+  highlight: [number, number] | null,
+  row: number,
+  per: number,
+  n: number,
+  label: string,
+): Line {
   const spans: Span[] = [{ t: label + '  ', s: 'dim' }];
   let ascii = '';
   for (let k = row; k < row + per; k++) {
@@ -134,7 +210,7 @@ function octetRow(data: StreamBytes, cls: readonly (StyleName | null)[], highlig
     const b = data.bytes[k]!;
     const t = have ? b.toString(16).padStart(2, '0') : '??';
     const lit = highlight !== null && k >= highlight[0] && k < highlight[1];
-    const c = lit ? 'field' : cls[k] ?? null;
+    const c = lit ? 'field' : (cls[k] ?? null);
     spans.push(c ? { t, s: c } : { t });
     spans.push({ t: ' ' });
     ascii += !have ? ' ' : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';

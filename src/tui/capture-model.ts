@@ -127,7 +127,8 @@ function severityBit(s: Finding['severity']): number {
 }
 
 function upperText(label: unknown): string | null {
-  if (label && typeof label === 'object' && 'protocol' in label) return String((label as { protocol: unknown }).protocol);
+  if (label && typeof label === 'object' && 'protocol' in label)
+    return String((label as { protocol: unknown }).protocol);
   return null;
 }
 
@@ -275,7 +276,10 @@ export class CaptureModel {
    * the DDP analysis fields too. Only for a source that can be read again; `stop` aborts. Resolves
    * true when it reached the end.
    */
-  async replay(each: (i: number, r: MpaRecord | null, findings: Finding[]) => void, stop: () => boolean): Promise<boolean> {
+  async replay(
+    each: (i: number, r: MpaRecord | null, findings: Finding[]) => void,
+    stop: () => boolean,
+  ): Promise<boolean> {
     if (!this.source.randomAccess || this.state !== 'done') return false;
     let next = 0;
     const asm = new EventAssembler((g) => {
@@ -456,7 +460,13 @@ export class CaptureModel {
     const { from, to } = this.endpoints(i);
     const markers: MarkerInfo[] = [];
     for (let m = ix.markerAt[i]!; m < ix.markerAt[i]! + ix.markerCount[i]!; m++) {
-      markers.push({ offset: ix.mOffset[m]!, seq: ix.mSeq[m]!, reserved: ix.mReserved[m]!, fpduptr: ix.mFpduptr[m]!, expected: ix.mExpected[m]! });
+      markers.push({
+        offset: ix.mOffset[m]!,
+        seq: ix.mSeq[m]!,
+        reserved: ix.mReserved[m]!,
+        fpduptr: ix.mFpduptr[m]!,
+        expected: ix.mExpected[m]!,
+      });
     }
     const frames = ix.framesOf(i);
     const rec: FpduRecord = {
@@ -557,13 +567,16 @@ export class CaptureModel {
   info(r: MpaRecord): string {
     if (isFpdu(r)) return isDdpSegmentRecord(r.upper) ? ddpSummary(r.upper) : '';
     if (isTuf(r)) {
-      if (r.mode === 'alignment') return `TUF key 0x${r.key}${r.keyOk ? '' : ' [second key]'} ${r.aligned ? 'aligned' : `unaligned, ${r.segments} segments`}`;
+      if (r.mode === 'alignment')
+        return `TUF key 0x${r.key}${r.keyOk ? '' : ' [second key]'} ${r.aligned ? 'aligned' : `unaligned, ${r.segments} segments`}`;
       const bad = r.markers.some((m) => m.npo !== m.npo2);
       return `TUF PDU at seq ${(r.seq + (r.pduStart - r.start)) >>> 0}, ${r.markers.length} marker${r.markers.length === 1 ? '' : 's'}${bad ? ' [copies differ]' : ''}`;
     }
     const e = r.enhancedBlock;
     const flags = `M=${+r.m} C=${+r.c}${r.r ? ' R=1 (rejected)' : ''}`;
-    const v2 = e ? ` IRD=${e.ird} ORD=${e.ord}${e.p2p ? ' P2P' : ''}${e.rtr.send ? ' RTR:send' : ''}${e.rtr.write ? ' RTR:write' : ''}${e.rtr.read ? ' RTR:read' : ''}` : '';
+    const v2 = e
+      ? ` IRD=${e.ird} ORD=${e.ord}${e.p2p ? ' P2P' : ''}${e.rtr.send ? ' RTR:send' : ''}${e.rtr.write ? ' RTR:write' : ''}${e.rtr.read ? ' RTR:read' : ''}`
+      : '';
     return `Rev ${r.rev} ${flags} PD_Length ${r.pdLength}${v2}${r.keyOk ? '' : ' [bad key]'}`;
   }
 

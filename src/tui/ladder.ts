@@ -84,12 +84,20 @@ export function ladderLines(model: CaptureModel, fl: FlowRow, width: number): Li
     const sev: StyleName | null = ix.verdict[i]! & V_ERROR ? 'error' : ix.verdict[i]! & V_WARNING ? 'warning' : null;
     const frames = framesText(ix.framesOf(i));
     if (kind === KIND_REQUEST || kind === KIND_REPLY) {
-      steps.push({ frames, dir, text: `MPA ${kind === KIND_REQUEST ? 'Request' : 'Reply'}`, detail: model.infoOf(i), broke, sev });
+      steps.push({
+        frames,
+        dir,
+        text: `MPA ${kind === KIND_REQUEST ? 'Request' : 'Reply'}`,
+        detail: model.infoOf(i),
+        broke,
+        sev,
+      });
       continue;
     }
     if (kind === KIND_FINDING) {
       // Startup-phase findings that belong to no record (e.g. a close before the Reply).
-      if (!firstFpdu[0] && !firstFpdu[1] && fs.some((f) => f.rule.startsWith('mpa.'))) steps.push({ frames, dir, text: fs[0]!.rule, broke, sev });
+      if (!firstFpdu[0] && !firstFpdu[1] && fs.some((f) => f.rule.startsWith('mpa.')))
+        steps.push({ frames, dir, text: fs[0]!.rule, broke, sev });
       continue;
     }
     if (kind !== KIND_FPDU) continue;
@@ -118,7 +126,9 @@ export function ladderLines(model: CaptureModel, fl: FlowRow, width: number): Li
   const arrowW = Math.max(16, width - colW);
   const left = fl.client;
   const right = fl.server;
-  out.push([{ t: ' '.repeat(colW) + left.padEnd(Math.max(left.length + 1, arrowW - right.length)) + right, s: 'bold' }]);
+  out.push([
+    { t: ' '.repeat(colW) + left.padEnd(Math.max(left.length + 1, arrowW - right.length)) + right, s: 'bold' },
+  ]);
   for (const s of steps) {
     // The broken rule right after what the arrow is, so a narrow pane cuts the detail, not the rule.
     const label = ` ${s.text}${s.broke.length ? ` ✗ ${s.broke.join(', ')}` : ''}${s.detail ? ` ${s.detail}` : ''} `;

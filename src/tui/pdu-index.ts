@@ -182,8 +182,37 @@ export class PduIndex {
 
   /** Bytes the columns hold (the memory figure of the bench). */
   get bytes(): number {
-    let b = this.frames.bytes + this.mOffset.byteLength + this.mSeq.byteLength + this.mReserved.byteLength + this.mFpduptr.byteLength + this.mExpected.byteLength;
-    for (const a of [this.kind, this.dir, this.verdict, this.crc, this.lenDelta, this.pad, this.flow, this.seq, this.ulpduLength, this.wireSize, this.crcWire, this.crcComputed, this.start, this.time, this.frameAt, this.frameCount, this.markerAt, this.markerCount, this.findingAt, this.findingCount, this.ref]) b += a.byteLength;
+    let b =
+      this.frames.bytes +
+      this.mOffset.byteLength +
+      this.mSeq.byteLength +
+      this.mReserved.byteLength +
+      this.mFpduptr.byteLength +
+      this.mExpected.byteLength;
+    for (const a of [
+      this.kind,
+      this.dir,
+      this.verdict,
+      this.crc,
+      this.lenDelta,
+      this.pad,
+      this.flow,
+      this.seq,
+      this.ulpduLength,
+      this.wireSize,
+      this.crcWire,
+      this.crcComputed,
+      this.start,
+      this.time,
+      this.frameAt,
+      this.frameCount,
+      this.markerAt,
+      this.markerCount,
+      this.findingAt,
+      this.findingCount,
+      this.ref,
+    ])
+      b += a.byteLength;
     return b;
   }
 }

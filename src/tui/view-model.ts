@@ -17,7 +17,19 @@ import type { CaptureModel, Decoded, FlowRow } from './capture-model.js';
 import { KEYS } from './keys.js';
 import { ladderLines } from './ladder.js';
 import { fit, padLeft, type Line, type Span, type StyleName } from './lines.js';
-import { KIND_FINDING, KIND_FPDU, KIND_REPLY, KIND_REQUEST, U32List, V_CRC_BAD, V_ERROR, V_INFO, V_MARKER_BAD, V_PAD_NONZERO, V_WARNING } from './pdu-index.js';
+import {
+  KIND_FINDING,
+  KIND_FPDU,
+  KIND_REPLY,
+  KIND_REQUEST,
+  U32List,
+  V_CRC_BAD,
+  V_ERROR,
+  V_INFO,
+  V_MARKER_BAD,
+  V_PAD_NONZERO,
+  V_WARNING,
+} from './pdu-index.js';
 
 export type PaneId = 'flows' | 'pdus' | 'tree' | 'bytes' | 'findings';
 export const PANES: readonly PaneId[] = ['flows', 'pdus', 'findings', 'tree', 'bytes'];
@@ -156,7 +168,13 @@ export class ViewModel {
     while (this.scanPos < scopeLen) {
       const i = this.scopeItem(this.scanPos);
       // A replay is evaluating the filter: wait for it rather than rebuild records one by one.
-      if (this.replayActive && this.filter && this.match[i] === 0 && !(this.errorsOnly && (ix.verdict[i]! & V_ERROR) === 0)) break;
+      if (
+        this.replayActive &&
+        this.filter &&
+        this.match[i] === 0 &&
+        !(this.errorsOnly && (ix.verdict[i]! & V_ERROR) === 0)
+      )
+        break;
       this.scanPos++;
       if (this.passes(i)) this.visible.push(i);
       if (++n % SLICE === 0 && Date.now() - t0 > budgetMs) break;
@@ -270,7 +288,12 @@ export class ViewModel {
   private refreshFlows(): void {
     const flows = this.model.flows;
     const order = flows.map((_, k) => k);
-    const key = (f: FlowRow): number => (this.sort === 'errors' ? -(f.errors * 1e6 + f.warnings) : this.sort === 'bytes' ? -(f.bytes[0] + f.bytes[1]) : f.firstFrame);
+    const key = (f: FlowRow): number =>
+      this.sort === 'errors'
+        ? -(f.errors * 1e6 + f.warnings)
+        : this.sort === 'bytes'
+          ? -(f.bytes[0] + f.bytes[1])
+          : f.firstFrame;
     order.sort((a, b) => key(flows[a]!) - key(flows[b]!) || flows[a]!.id - flows[b]!.id);
     this.flowOrder = order.map((k) => flows[k]!.id);
     // One flow: select it (its PDUs are the capture's); several: start on "all flows".
@@ -472,13 +495,19 @@ export class ViewModel {
   private paneKey(full: string, c: string): Action {
     const page = Math.max(1, this.inner(this.focus).h - 2);
     const delta =
-      full === 'up' || c === 'k' ? -1
-      : full === 'down' || c === 'j' ? 1
-      : full === 'pageup' ? -page
-      : full === 'pagedown' ? page
-      : full === 'home' || c === 'g' ? -Infinity
-      : full === 'end' || c === 'G' || full === 'S-g' ? Infinity
-      : 0;
+      full === 'up' || c === 'k'
+        ? -1
+        : full === 'down' || c === 'j'
+          ? 1
+          : full === 'pageup'
+            ? -page
+            : full === 'pagedown'
+              ? page
+              : full === 'home' || c === 'g'
+                ? -Infinity
+                : full === 'end' || c === 'G' || full === 'S-g'
+                  ? Infinity
+                  : 0;
     const enter = full === 'enter' || full === 'return';
     if (delta !== 0) {
       this.move(this.focus, delta);
@@ -537,7 +566,8 @@ export class ViewModel {
 
   /** Moves the focused pane's selection (or scroll, for the bytes pane) by `delta` rows. */
   move(pane: PaneId, delta: number): void {
-    const to = (cur: number, n: number): number => (delta === -Infinity ? 0 : delta === Infinity ? n - 1 : Math.max(0, Math.min(n - 1, cur + delta)));
+    const to = (cur: number, n: number): number =>
+      delta === -Infinity ? 0 : delta === Infinity ? n - 1 : Math.max(0, Math.min(n - 1, cur + delta));
     switch (pane) {
       case 'flows':
         this.selectFlowRow(to(this.flowSel, this.flowOrder.length + 1));
@@ -604,7 +634,10 @@ export class ViewModel {
         return;
       }
     }
-    this.message = { text: step > 0 ? 'no further PDU with a finding' : 'no earlier PDU with a finding', tone: 'normal' };
+    this.message = {
+      text: step > 0 ? 'no further PDU with a finding' : 'no earlier PDU with a finding',
+      tone: 'normal',
+    };
   }
 
   private openFinding(): void {
@@ -633,7 +666,15 @@ export class ViewModel {
     const e = this.editing;
     if (!e) return null;
     const label = e.kind === 'filter' ? 'Display filter: ' : 'Write pcap to: ';
-    const note = this.editError.length ? this.editError : e.kind === 'filter' ? [[{ t: 'Enter applies, an empty filter clears, Esc cancels; e.g. iwarp_mpa.crc_status == "bad"', s: 'dim' }] as Line] : [[{ t: this.writeWhat(), s: 'dim' }] as Line];
+    const note = this.editError.length
+      ? this.editError
+      : e.kind === 'filter'
+        ? [
+            [
+              { t: 'Enter applies, an empty filter clears, Esc cancels; e.g. iwarp_mpa.crc_status == "bad"', s: 'dim' },
+            ] as Line,
+          ]
+        : [[{ t: this.writeWhat(), s: 'dim' }] as Line];
     return { label, text: e.text, note };
   }
 
@@ -665,7 +706,8 @@ export class ViewModel {
       if (!(err instanceof FilterError)) throw err;
       const msg = formatFilterError(text, err).split('\n');
       const lines: Line[] = msg.map((l, k) => [{ t: l, s: k === 0 ? 'error' : k === 2 ? 'error' : undefined } as Span]);
-      if (/is neither a field nor a protocol name/.test(err.message)) lines.push([{ t: '(mpa-dissect fields lists the field names)', s: 'dim' }]);
+      if (/is neither a field nor a protocol name/.test(err.message))
+        lines.push([{ t: '(mpa-dissect fields lists the field names)', s: 'dim' }]);
       return { compiled: null, lines };
     }
   }
@@ -685,7 +727,13 @@ export class ViewModel {
     this.match = new Uint8Array(this.model.index.count);
     this.replayGen++;
     this.replayActive = false;
-    if (this.filter && this.model.state === 'done' && this.model.source.randomAccess && this.model.index.count > this.replayMin) this.startReplay();
+    if (
+      this.filter &&
+      this.model.state === 'done' &&
+      this.model.source.randomAccess &&
+      this.model.index.count > this.replayMin
+    )
+      this.startReplay();
     this.rescan(this.current?.item ?? null);
     return true;
   }
@@ -702,7 +750,8 @@ export class ViewModel {
   }
 
   private writeWhat(): string {
-    if (this.focus === 'flows' && this.selectedFlow !== ALL) return `every frame of the MPA records of tcp.stream ${this.selectedFlow - 1} (Enter writes, Esc cancels)`;
+    if (this.focus === 'flows' && this.selectedFlow !== ALL)
+      return `every frame of the MPA records of tcp.stream ${this.selectedFlow - 1} (Enter writes, Esc cancels)`;
     return `the frames of the ${this.visible.length} PDUs listed, with each flow's Request and Reply (Enter writes, Esc cancels)`;
   }
 
@@ -722,14 +771,24 @@ export class ViewModel {
     for (let k = 0; k < ix.count; k++) {
       if (ix.kind[k] === KIND_REQUEST || ix.kind[k] === KIND_REPLY) exp.noteStartup(ix.flow[k]!, ix.framesOf(k));
     }
-    for (const i of items) exp.select(ix.kind[i] === KIND_FINDING && ix.flow[i] === 0 ? null : ix.flow[i]!, ix.framesOf(i));
+    for (const i of items)
+      exp.select(ix.kind[i] === KIND_FINDING && ix.flow[i] === 0 ? null : ix.flow[i]!, ix.framesOf(i));
     try {
       const res = exp.write(path);
-      const notes = [res.missing ? `${res.missing} frames no longer available` : '', res.otherLinkType ? `${res.otherLinkType} frames of another link type left out` : ''].filter((x) => x);
-      this.message = { text: `wrote ${res.written} frames to ${path}${notes.length ? ` (${notes.join('; ')})` : ''}`, tone: 'normal' };
+      const notes = [
+        res.missing ? `${res.missing} frames no longer available` : '',
+        res.otherLinkType ? `${res.otherLinkType} frames of another link type left out` : '',
+      ].filter((x) => x);
+      this.message = {
+        text: `wrote ${res.written} frames to ${path}${notes.length ? ` (${notes.join('; ')})` : ''}`,
+        tone: 'normal',
+      };
       return true;
     } catch (err) {
-      this.message = { text: `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`, tone: 'error' };
+      this.message = {
+        text: `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`,
+        tone: 'error',
+      };
       return false;
     }
   }
@@ -743,7 +802,19 @@ export class ViewModel {
     return PANES.map((id) => {
       const { w, h } = this.inner(id);
       const c = this.paneContent(id, w, h);
-      return { id, title: Array.from(c.title).length > w - 3 ? Array.from(c.title).slice(0, Math.max(1, w - 4)).join('') + '…' : c.title, rect: rects[id], lines: c.lines.map((l) => cut(l, w)), selected: c.selected, focused: this.focus === id };
+      return {
+        id,
+        title:
+          Array.from(c.title).length > w - 3
+            ? Array.from(c.title)
+                .slice(0, Math.max(1, w - 4))
+                .join('') + '…'
+            : c.title,
+        rect: rects[id],
+        lines: c.lines.map((l) => cut(l, w)),
+        selected: c.selected,
+        focused: this.focus === id,
+      };
     });
   }
 
@@ -783,7 +854,11 @@ export class ViewModel {
     for (let k = this.flowTop; k < Math.min(ids.length, this.flowTop + h - 1); k++) {
       const id = ids[k]!;
       if (id === ALL) {
-        lines.push([{ t: `${padLeft('*', 6)} all flows (${this.flowOrder.length}), ${m.fpdus} FPDUs, ${m.errors} errors, ${m.warnings} warnings` }]);
+        lines.push([
+          {
+            t: `${padLeft('*', 6)} all flows (${this.flowOrder.length}), ${m.fpdus} FPDUs, ${m.errors} errors, ${m.warnings} warnings`,
+          },
+        ]);
         continue;
       }
       const f = m.flow(id)!;
@@ -796,7 +871,9 @@ export class ViewModel {
       const rtr = e ? `${e.rtr.send ? 'S' : ''}${e.rtr.write ? 'W' : ''}${e.rtr.read ? 'R' : ''}` || '-' : '-';
       const irdOrd = e ? `${e.ird}/${e.ord}${ep ? ` ${ep.ird}/${ep.ord}` : ''}` : '-';
       const line: Line = [
-        { t: `${padLeft(String(id - 1), 6)} ${fit(`${f.client} → ${f.server}`, epW)} ${fit(f.tuf ? (f.tuf === 'alignment' ? 'TUF align' : 'TUF mark') : (mpaLabel(f) ?? (m.state === 'done' ? 'not MPA' : '…')), 9)} ` },
+        {
+          t: `${padLeft(String(id - 1), 6)} ${fit(`${f.client} → ${f.server}`, epW)} ${fit(f.tuf ? (f.tuf === 'alignment' ? 'TUF align' : 'TUF mark') : (mpaLabel(f) ?? (m.state === 'done' ? 'not MPA' : '…')), 9)} `,
+        },
         { t: padLeft(String(f.errors), 4), ...(f.errors ? { s: 'error' as StyleName } : {}) },
         { t: ' ' },
         { t: padLeft(String(f.warnings), 4), ...(f.warnings ? { s: 'warning' as StyleName } : {}) },
@@ -809,7 +886,11 @@ export class ViewModel {
       ];
       lines.push(line);
     }
-    return { title: `Flows (tcp.stream; sorted by ${this.sort}; s to change)`, lines, selected: this.flowSel - this.flowTop + 1 };
+    return {
+      title: `Flows (tcp.stream; sorted by ${this.sort}; s to change)`,
+      lines,
+      selected: this.flowSel - this.flowTop + 1,
+    };
   }
 
   private pduPane(h: number): { title: string; lines: Line[]; selected: number } {
@@ -829,24 +910,46 @@ export class ViewModel {
       const info = m.infoOf(i);
       const sev: StyleName | undefined = v & V_ERROR ? 'error' : v & V_WARNING ? 'warning' : undefined;
       const spans: Span[] = [
-        { t: `${padLeft(frames, 7)} ${padLeft(ix.time[i]!.toFixed(6), 8)} ${ix.dir[i] === 0 ? '→' : '←'} ${padLeft(kind === KIND_FINDING && ix.seq[i] === 0 ? '' : String(ix.seq[i]), 10)} ${fit(m.kindText(i), 7)} ${padLeft(kind === KIND_FINDING ? '' : String(ix.ulpduLength[i]), 5)} ${padLeft(isF && ix.markerCount[i] ? String(ix.markerCount[i]) : '', 2)} ` },
+        {
+          t: `${padLeft(frames, 7)} ${padLeft(ix.time[i]!.toFixed(6), 8)} ${ix.dir[i] === 0 ? '→' : '←'} ${padLeft(kind === KIND_FINDING && ix.seq[i] === 0 ? '' : String(ix.seq[i]), 10)} ${fit(m.kindText(i), 7)} ${padLeft(kind === KIND_FINDING ? '' : String(ix.ulpduLength[i]), 5)} ${padLeft(isF && ix.markerCount[i] ? String(ix.markerCount[i]) : '', 2)} `,
+        },
         { t: fit(crc, 3), ...(v & V_CRC_BAD ? { s: 'error' as StyleName } : {}) },
         { t: ' ' },
       ];
-      const badges = [v & V_ERROR ? '[E]' : '', v & V_WARNING ? '[W]' : '', v & V_INFO ? '[i]' : '', v & V_MARKER_BAD ? '[FPDUPTR]' : '', v & V_PAD_NONZERO ? '[PAD]' : ''].filter((x) => x).join('');
+      const badges = [
+        v & V_ERROR ? '[E]' : '',
+        v & V_WARNING ? '[W]' : '',
+        v & V_INFO ? '[i]' : '',
+        v & V_MARKER_BAD ? '[FPDUPTR]' : '',
+        v & V_PAD_NONZERO ? '[PAD]' : '',
+      ]
+        .filter((x) => x)
+        .join('');
       if (badges) spans.push({ t: badges + ' ', ...(sev ? { s: sev } : { s: 'dim' as StyleName }) });
       spans.push({ t: info, ...(kind === KIND_FINDING && sev ? { s: sev } : {}) });
       lines.push(spans);
     }
     if (this.visible.length === 0) lines.push([{ t: this.emptyListText(), s: 'dim' }]);
     const scope = this.selectedFlow === ALL ? 'all flows' : `tcp.stream ${this.selectedFlow - 1}`;
-    const extra = [this.filter ? 'filtered' : '', this.errorsOnly ? 'errors only' : '', this.follow ? 'follow' : '', this.pending() ? 'filtering…' : ''].filter((x) => x).join(', ');
-    return { title: `PDUs: ${scope}, ${this.visible.length} shown${extra ? ` (${extra})` : ''}`, lines, selected: this.visible.length ? this.pduSel - this.pduTop + 1 : -1 };
+    const extra = [
+      this.filter ? 'filtered' : '',
+      this.errorsOnly ? 'errors only' : '',
+      this.follow ? 'follow' : '',
+      this.pending() ? 'filtering…' : '',
+    ]
+      .filter((x) => x)
+      .join(', ');
+    return {
+      title: `PDUs: ${scope}, ${this.visible.length} shown${extra ? ` (${extra})` : ''}`,
+      lines,
+      selected: this.visible.length ? this.pduSel - this.pduTop + 1 : -1,
+    };
   }
 
   private emptyListText(): string {
     const m = this.model;
-    if (m.state === 'reading') return m.source.live ? `capturing on ${m.source.live.iface}: no MPA records yet` : 'reading…';
+    if (m.state === 'reading')
+      return m.source.live ? `capturing on ${m.source.live.iface}: no MPA records yet` : 'reading…';
     if (this.filter || this.errorsOnly) return 'nothing matches (/ to change the filter, e to leave errors only)';
     if (m.index.count === 0) return 'no MPA records in this capture';
     return 'no MPA records in this flow';
@@ -861,27 +964,48 @@ export class ViewModel {
       const has = (r.node.children?.length ?? 0) > 0;
       const sign = has ? (this.collapsed.has(r.path) ? '▸ ' : '▾ ') : '  ';
       const text = nodeText(r.node);
-      const bad = /\[FPDUPTR mismatch\]|\[expected|incorrect|CRC status: bad|byte-swapped|not zero|Malformed|damaged/.test(text);
-      lines.push([{ t: '  '.repeat(r.depth) + sign + text, ...(bad ? { s: 'error' as StyleName } : r.depth === 0 ? { s: 'bold' as StyleName } : {}) }]);
+      const bad =
+        /\[FPDUPTR mismatch\]|\[expected|incorrect|CRC status: bad|byte-swapped|not zero|Malformed|damaged/.test(text);
+      lines.push([
+        {
+          t: '  '.repeat(r.depth) + sign + text,
+          ...(bad ? { s: 'error' as StyleName } : r.depth === 0 ? { s: 'bold' as StyleName } : {}),
+        },
+      ]);
     }
     if (!d) lines.push([{ t: 'select a PDU', s: 'dim' }]);
-    else if (rows.length === 0) for (const f of this.model.findingsOf(this.current!.item)) lines.push([{ t: `${f.rule}: ${f.message}`, s: f.severity === 'error' ? 'error' : f.severity === 'warning' ? 'warning' : 'info' }]);
+    else if (rows.length === 0)
+      for (const f of this.model.findingsOf(this.current!.item))
+        lines.push([
+          {
+            t: `${f.rule}: ${f.message}`,
+            s: f.severity === 'error' ? 'error' : f.severity === 'warning' ? 'warning' : 'info',
+          },
+        ]);
     const fs = d ? this.model.findingsOf(this.current!.item) : [];
     // A stream keeps only its recent frames: an older record is what the index remembers of it.
-    const gone = d?.rebuilt && d.record && !this.model.source.randomAccess && this.model.wireBytes(this.current!.item, d.record) === null;
-    const title = d ? `Detail${gone ? ' (no longer held: older than the window of recent frames; from the index, octets gone)' : d.rebuilt ? ' (rebuilt from the index; no DDP analysis subtree)' : ''}${fs.length && rows.length ? `, ${fs.length} finding${fs.length > 1 ? 's' : ''}` : ''}` : 'Detail';
+    const gone =
+      d?.rebuilt &&
+      d.record &&
+      !this.model.source.randomAccess &&
+      this.model.wireBytes(this.current!.item, d.record) === null;
+    const title = d
+      ? `Detail${gone ? ' (no longer held: older than the window of recent frames; from the index, octets gone)' : d.rebuilt ? ' (rebuilt from the index; no DDP analysis subtree)' : ''}${fs.length && rows.length ? `, ${fs.length} finding${fs.length > 1 ? 's' : ''}` : ''}`
+      : 'Detail';
     return { title, lines, selected: rows.length ? this.treeSel - this.treeTop : -1 };
   }
 
   private bytesPaneLines(): Line[] {
     const cur = this.current;
-    if (!cur?.decoded.record) return [[{ t: cur ? 'no octets: this is a finding, not a record' : 'select a PDU', s: 'dim' }]];
+    if (!cur?.decoded.record)
+      return [[{ t: cur ? 'no octets: this is a finding, not a record' : 'select a PDU', s: 'dim' }]];
     const r = cur.decoded.record;
     const fl = this.model.flow(r.flow);
     const seqStart = fl ? fl.seqStart[r.dir] : null;
     let hl: [number, number] | null = null;
     const row = this.treeRows()[this.treeSel];
-    if (row && row.node.offset !== undefined && this.focus === 'tree') hl = fieldSpan(r, row.mpa, row.node.offset, row.node.length ?? 1);
+    if (row && row.node.offset !== undefined && this.focus === 'tree')
+      hl = fieldSpan(r, row.mpa, row.node.offset, row.node.length ?? 1);
     // Without a startup frame (heuristic or forced lock-on) SeqStart is not known: offsets count from the FPDU.
     return bytesLines(r, this.model.wireBytes(cur.item, r), isFpdu(r) ? seqStart : null, hl, this.inner('bytes').w);
   }
@@ -895,20 +1019,36 @@ export class ViewModel {
       const s: StyleName = f.severity === 'error' ? 'error' : f.severity === 'warning' ? 'warning' : 'info';
       lines.push([
         { t: fit(f.severity, 7) + ' ', s },
-        { t: `${f.rule}${f.rfcErrorCode !== null ? ` [MPA error ${f.rfcErrorCode}]` : ''} fr ${f.frames.slice(0, 3).join(',')}${f.frames.length > 3 ? '…' : ''}: ${f.message}` },
+        {
+          t: `${f.rule}${f.rfcErrorCode !== null ? ` [MPA error ${f.rfcErrorCode}]` : ''} fr ${f.frames.slice(0, 3).join(',')}${f.frames.length > 3 ? '…' : ''}: ${f.message}`,
+        },
       ]);
     }
     if (list.length === 0) lines.push([{ t: m.state === 'reading' ? 'none yet' : 'no findings', s: 'dim' }]);
-    const scope = this.captureFindings || this.selectedFlow === ALL ? 'whole capture' : `tcp.stream ${this.selectedFlow - 1}`;
+    const scope =
+      this.captureFindings || this.selectedFlow === ALL ? 'whole capture' : `tcp.stream ${this.selectedFlow - 1}`;
     const omitted = m.findingsOmitted ? `, ${m.findingsOmitted} more not kept` : '';
-    return { title: `Findings: ${scope}, ${list.length}${omitted}`, lines, selected: list.length ? this.findSel - this.findTop : -1 };
+    return {
+      title: `Findings: ${scope}, ${list.length}${omitted}`,
+      lines,
+      selected: list.length ? this.findSel - this.findTop : -1,
+    };
   }
 
   private ladderPane(w: number, h: number): { title: string; lines: Line[]; selected: number } {
-    const id = this.selectedFlow !== ALL ? this.selectedFlow : this.current ? this.model.index.flow[this.current.item]! : this.flowOrder[0];
+    const id =
+      this.selectedFlow !== ALL
+        ? this.selectedFlow
+        : this.current
+          ? this.model.index.flow[this.current.item]!
+          : this.flowOrder[0];
     const fl = id !== undefined ? this.model.flow(id) : undefined;
     if (!fl) return { title: 'Startup ladder', lines: [[{ t: 'select a flow', s: 'dim' }]], selected: -1 };
-    return { title: `Startup ladder: tcp.stream ${fl.id - 1}`, lines: ladderLines(this.model, fl, w).slice(0, h), selected: -1 };
+    return {
+      title: `Startup ladder: tcp.stream ${fl.id - 1}`,
+      lines: ladderLines(this.model, fl, w).slice(0, h),
+      selected: -1,
+    };
   }
 
   // ------------------------------------------------------------------------------------------
@@ -919,7 +1059,13 @@ export class ViewModel {
     const m = this.model;
     const src = m.source;
     const progress =
-      m.state === 'reading' ? (src.totalBytes ? ` reading ${Math.floor((100 * m.bytesRead) / Math.max(1, src.totalBytes))}%` : ' reading…') : m.state === 'failed' ? ' unreadable' : '';
+      m.state === 'reading'
+        ? src.totalBytes
+          ? ` reading ${Math.floor((100 * m.bytesRead) / Math.max(1, src.totalBytes))}%`
+          : ' reading…'
+        : m.state === 'failed'
+          ? ' unreadable'
+          : '';
     if (src.live) return this.liveStatus(src.live);
     const spans: Span[] = [
       { t: ` ${basename(src.label)}`, s: 'bold' },
@@ -939,7 +1085,10 @@ export class ViewModel {
   private liveStatus(live: NonNullable<CaptureModel['source']['live']>): Line {
     const m = this.model;
     const d = live.stats().dropped;
-    const where = m.state === 'reading' ? ` capturing on ${live.iface}` : ` capture on ${live.iface} ${m.state === 'failed' ? 'failed' : 'stopped'}`;
+    const where =
+      m.state === 'reading'
+        ? ` capturing on ${live.iface}`
+        : ` capture on ${live.iface} ${m.state === 'failed' ? 'failed' : 'stopped'}`;
     const spans: Span[] = [
       { t: where, s: 'bold' },
       { t: `  ${m.packets} packets  ${m.flows.length} flows  ${m.fpdus} FPDUs  ` },
@@ -974,14 +1123,24 @@ export class ViewModel {
     if (m.state === 'failed' && m.source.live) {
       return {
         title: `Capture on ${m.source.live.iface} failed`,
-        lines: [[{ t: m.error ?? `${name}: the capture ended`, s: 'error' }], [], [{ t: `The ${m.source.live.backend} capture ended before handing out any packet.` }], [{ t: 'q quits (exit status 2).', s: 'dim' }]],
+        lines: [
+          [{ t: m.error ?? `${name}: the capture ended`, s: 'error' }],
+          [],
+          [{ t: `The ${m.source.live.backend} capture ended before handing out any packet.` }],
+          [{ t: 'q quits (exit status 2).', s: 'dim' }],
+        ],
         tone: 'error',
       };
     }
     if (m.state === 'failed') {
       return {
         title: 'Cannot read the capture',
-        lines: [[{ t: m.error ?? `${name}: unreadable`, s: 'error' }], [], [{ t: 'Check the path and that it is a pcap or pcapng file (tcpdump -w, dumpcap, Wireshark).' }], [{ t: 'q quits.', s: 'dim' }]],
+        lines: [
+          [{ t: m.error ?? `${name}: unreadable`, s: 'error' }],
+          [],
+          [{ t: 'Check the path and that it is a pcap or pcapng file (tcpdump -w, dumpcap, Wireshark).' }],
+          [{ t: 'q quits.', s: 'dim' }],
+        ],
         tone: 'error',
       };
     }
@@ -989,7 +1148,12 @@ export class ViewModel {
     if (m.packets === 0) {
       return {
         title: 'Empty capture',
-        lines: [[{ t: `${name} holds no packets.` }], [], [{ t: 'Capture again with a filter on the RDMA port, e.g. tcpdump -i eth0 -w cap.pcap port 4420.' }], [{ t: 'q quits; any other key shows the (empty) panes.', s: 'dim' }]],
+        lines: [
+          [{ t: `${name} holds no packets.` }],
+          [],
+          [{ t: 'Capture again with a filter on the RDMA port, e.g. tcpdump -i eth0 -w cap.pcap port 4420.' }],
+          [{ t: 'q quits; any other key shows the (empty) panes.', s: 'dim' }],
+        ],
         tone: 'normal',
       };
     }
@@ -998,7 +1162,11 @@ export class ViewModel {
       return {
         title: 'No MPA in this capture',
         lines: [
-          [{ t: `${m.packets} packets, ${tcp} TCP flow${tcp === 1 ? '' : 's'}; none carried MPA startup frames or FPDUs the heuristic could lock on to.` }],
+          [
+            {
+              t: `${m.packets} packets, ${tcp} TCP flow${tcp === 1 ? '' : 's'}; none carried MPA startup frames or FPDUs the heuristic could lock on to.`,
+            },
+          ],
           [],
           [{ t: 'A capture started mid-connection without markers may need MPA forced on:' }],
           [{ t: "  mpa-dissect tui --mpa 'flow=port:4420,markers=both,crc=on' capture.pcap", s: 'bold' }],

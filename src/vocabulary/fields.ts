@@ -43,12 +43,22 @@ export interface TreeNode {
 }
 
 /** A field declaration: the tables read as one line per field. */
-export function field(abbrev: string, name: string, type: FieldType, blurb: string, extra: Partial<FieldDef> = {}): FieldDef {
+export function field(
+  abbrev: string,
+  name: string,
+  type: FieldType,
+  blurb: string,
+  extra: Partial<FieldDef> = {},
+): FieldDef {
   return { abbrev, name, type, blurb, ...extra };
 }
 
 /** A tree node, with only the options given (no undefined-valued keys). */
-export function treeNode(f: FieldDef, value: FieldValue, o: { offset?: number; length?: number; display?: string; children?: readonly TreeNode[] } = {}): TreeNode {
+export function treeNode(
+  f: FieldDef,
+  value: FieldValue,
+  o: { offset?: number; length?: number; display?: string; children?: readonly TreeNode[] } = {},
+): TreeNode {
   const n: { -readonly [K in keyof TreeNode]: TreeNode[K] } = { field: f, value };
   if (o.display !== undefined) n.display = o.display;
   if (o.offset !== undefined) n.offset = o.offset;

@@ -11,7 +11,12 @@ import { analyzeBytes } from '../helpers/analyze.js';
 
 function base(seed: number): Uint8Array {
   const r = rng(seed);
-  const f = Array.from({ length: 12 }, (_, i) => ({ ulpdu: i % 2 ? writeUlpdu(i, i * 10, patternBytes(Math.floor(r() * 2000), i)) : sendUlpdu(i + 1, patternBytes(Math.floor(r() * 1500), i)) }));
+  const f = Array.from({ length: 12 }, (_, i) => ({
+    ulpdu:
+      i % 2
+        ? writeUlpdu(i, i * 10, patternBytes(Math.floor(r() * 2000), i))
+        : sendUlpdu(i + 1, patternBytes(Math.floor(r() * 1500), i)),
+  }));
   return buildMpaConnection({
     request: { m: r() < 0.5, c: true, rev: 1 },
     reply: { m: r() < 0.5, c: true },
@@ -22,14 +27,17 @@ function base(seed: number): Uint8Array {
 }
 
 describe('robustness: corrupted captures', () => {
-  it.each(Array.from({ length: 40 }, (_, i) => i + 1))('seed %i: random octets flipped anywhere in the file', async (seed) => {
-    const r = rng(seed * 101);
-    const pcap = base(seed).slice();
-    const n = 1 + Math.floor(r() * 20);
-    for (let k = 0; k < n; k++) pcap[24 + Math.floor(r() * (pcap.length - 24))] = Math.floor(r() * 256);
-    const res = await analyzeBytes(pcap, { upper: defaultUpper });
-    expect(res.report.schema).toBe('mpa-dissect/report/v1');
-  });
+  it.each(Array.from({ length: 40 }, (_, i) => i + 1))(
+    'seed %i: random octets flipped anywhere in the file',
+    async (seed) => {
+      const r = rng(seed * 101);
+      const pcap = base(seed).slice();
+      const n = 1 + Math.floor(r() * 20);
+      for (let k = 0; k < n; k++) pcap[24 + Math.floor(r() * (pcap.length - 24))] = Math.floor(r() * 256);
+      const res = await analyzeBytes(pcap, { upper: defaultUpper });
+      expect(res.report.schema).toBe('mpa-dissect/report/v1');
+    },
+  );
 
   it.each(Array.from({ length: 20 }, (_, i) => i + 1))('seed %i: truncated at a random point', async (seed) => {
     const pcap = base(seed);
@@ -39,7 +47,9 @@ describe('robustness: corrupted captures', () => {
     if (res.capture.error) {
       expect(res.capture.error.offset).toBeGreaterThanOrEqual(24);
       expect(res.capture.error.frame).toBe(res.capture.packets + 1);
-      expect(res.report.findings.some((f) => f.rule === 'capture.truncated' || f.rule === 'capture.read-error')).toBe(true);
+      expect(res.report.findings.some((f) => f.rule === 'capture.truncated' || f.rule === 'capture.read-error')).toBe(
+        true,
+      );
     }
   });
 

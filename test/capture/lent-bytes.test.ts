@@ -27,7 +27,13 @@ function rng(seed: number): () => number {
 function dump(log: ByteLog): { base: number; end: number; bytes: number[]; pieces: unknown[]; frames: number[] } {
   const pieces: unknown[] = [];
   log.replay(log.base, (d, off, fr, s, e) => pieces.push([Array.from(d), off, fr, s, e]));
-  return { base: log.base, end: log.end, bytes: Array.from(log.bytes), pieces, frames: log.framesIn(log.base, log.end) };
+  return {
+    base: log.base,
+    end: log.end,
+    bytes: Array.from(log.bytes),
+    pieces,
+    frames: log.framesIn(log.base, log.end),
+  };
 }
 
 describe('ByteLog with lent views', () => {
@@ -143,7 +149,8 @@ describe('analyses read a packet at a time equal analyses read in one piece', ()
   const real = sharedCaptures('real');
   const reference = sharedCaptures('reference');
   const files = [...capturesIn(here), ...capturesIn(real), ...capturesIn(reference)];
-  if (real === null || reference === null) it.skip('../shared/captures/{real,reference} absent: only the project captures are compared', () => {});
+  if (real === null || reference === null)
+    it.skip('../shared/captures/{real,reference} absent: only the project captures are compared', () => {});
   it(`${files.length} captures: sample, corpus, real and reference`, async () => {
     expect(files.length).toBeGreaterThan(100);
     for (const f of files) {

@@ -2,7 +2,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { PacketRecord } from '../../src/capture/packet.js';
 import { openRandomAccess } from '../../src/capture/random-access.js';
 import { CaptureOpenError, readCapture } from '../../src/capture/read-capture.js';
-import { bytesOf, cat, epb, idb, pb, pcapFile, shb, spb, removeTempFiles, tempFile, unknownBlock } from '../helpers/pcapng.js';
+import {
+  bytesOf,
+  cat,
+  epb,
+  idb,
+  pb,
+  pcapFile,
+  shb,
+  spb,
+  removeTempFiles,
+  tempFile,
+  unknownBlock,
+} from '../helpers/pcapng.js';
 
 afterAll(removeTempFiles);
 
@@ -15,7 +27,17 @@ async function records(path: string): Promise<PacketRecord[]> {
 describe('openRandomAccess', () => {
   for (const le of [true, false]) {
     it(`reads back every frame of a ${le ? 'little' : 'big'}-endian nanosecond pcap by offset, in any order`, async () => {
-      const path = tempFile(pcapFile({ le, nano: true, linkType: 101 }, Array.from({ length: 20 }, (_, i) => ({ sec: 1000 + i, frac: i * 1000 + 7, data: bytesOf(40 + i * 50, i), origLen: 5000 }))));
+      const path = tempFile(
+        pcapFile(
+          { le, nano: true, linkType: 101 },
+          Array.from({ length: 20 }, (_, i) => ({
+            sec: 1000 + i,
+            frac: i * 1000 + 7,
+            data: bytesOf(40 + i * 50, i),
+            origLen: 5000,
+          })),
+        ),
+      );
       const recs = await records(path);
       const ra = await openRandomAccess(path);
       for (const r of [...recs].reverse()) expect(ra.read(r.fileOffset, r.frame)).toEqual(r);

@@ -5,7 +5,22 @@ import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatReadError, type CaptureSummary, type PacketRecord } from '../../src/capture/packet.js';
 import { CaptureOpenError, readCapture, readCaptureStream, readErrorRule } from '../../src/capture/read-capture.js';
-import { bytesOf, cat, epb, idb, pb, pcapFile, pcapFileHeader, pcapRec, shb, spb, removeTempFiles, tempFile, unknownBlock, block } from '../helpers/pcapng.js';
+import {
+  bytesOf,
+  cat,
+  epb,
+  idb,
+  pb,
+  pcapFile,
+  pcapFileHeader,
+  pcapRec,
+  shb,
+  spb,
+  removeTempFiles,
+  tempFile,
+  unknownBlock,
+  block,
+} from '../helpers/pcapng.js';
 
 afterAll(removeTempFiles);
 
@@ -59,11 +74,22 @@ describe('classic pcap', () => {
         const { s, pk } = await readAll(file);
         expect(s).toMatchObject({ format: 'pcap', packets: 3, bytes: 60 + 1514 + 1, linkTypes: [113], error: null });
         expect(pk.map((p) => p.frame)).toEqual([1, 2, 3]);
-        expect(pk[0]).toMatchObject({ tsSec: 1700000000, tsNsec: nano ? 123456789 : 123456000, linkType: 113, origLen: 60, fileOffset: 24, interfaceId: 0 });
+        expect(pk[0]).toMatchObject({
+          tsSec: 1700000000,
+          tsNsec: nano ? 123456789 : 123456000,
+          linkType: 113,
+          origLen: 60,
+          fileOffset: 24,
+          interfaceId: 0,
+        });
         expect(pk[0]!.data).toEqual(Array.from(A));
         expect(pk[1]).toMatchObject({ tsSec: 1700000001, tsNsec: 0, origLen: 9000, fileOffset: 24 + 16 + 60 });
         expect(pk[1]!.data).toEqual(Array.from(B));
-        expect(pk[2]).toMatchObject({ tsSec: 4294967295, tsNsec: nano ? 999999999 : 999999000, fileOffset: 24 + 16 + 60 + 16 + 1514 });
+        expect(pk[2]).toMatchObject({
+          tsSec: 4294967295,
+          tsNsec: nano ? 999999999 : 999999000,
+          fileOffset: 24 + 16 + 60 + 16 + 1514,
+        });
       });
     }
   }
@@ -82,7 +108,12 @@ describe('classic pcap', () => {
   });
 
   it('hands out one reused record whose data is a view (no per-packet copy)', async () => {
-    const path = tempFile(pcapFile({}, [{ sec: 1, frac: 0, data: A }, { sec: 2, frac: 0, data: B }]));
+    const path = tempFile(
+      pcapFile({}, [
+        { sec: 1, frac: 0, data: A },
+        { sec: 2, frac: 0, data: B },
+      ]),
+    );
     const recs = new Set<PacketRecord>();
     const buffers = new Set<ArrayBufferLike>();
     await readCapture(path, (p) => {
@@ -95,7 +126,14 @@ describe('classic pcap', () => {
 
   it('accepts records up to a large snaplen, growing the buffer only as needed', async () => {
     const big = bytesOf(200000, 9);
-    const { s, pk } = await read(pcapFile({ snaplen: 262144 }, [{ sec: 1, frac: 0, data: A }, { sec: 1, frac: 0, data: big }, { sec: 1, frac: 0, data: C }]), 4096);
+    const { s, pk } = await read(
+      pcapFile({ snaplen: 262144 }, [
+        { sec: 1, frac: 0, data: A },
+        { sec: 1, frac: 0, data: big },
+        { sec: 1, frac: 0, data: C },
+      ]),
+      4096,
+    );
     expect(s.error).toBeNull();
     expect(pk.map((p) => p.data.length)).toEqual([60, 200000, 1]);
     expect(pk[1]!.data).toEqual(Array.from(big));
@@ -119,7 +157,15 @@ describe('pcapng', () => {
       expect(s).toMatchObject({ format: 'pcapng', packets: 3, bytes: 60 + 1514 + 1, linkTypes: [1], error: null });
       const shbLen = 28;
       const idbLen = idb(1, { le, snaplen: 65535 }).length;
-      expect(pk[0]).toMatchObject({ frame: 1, tsSec: 1700000000, tsNsec: 123456000, linkType: 1, origLen: 1000, interfaceId: 0, fileOffset: shbLen + idbLen + 24 });
+      expect(pk[0]).toMatchObject({
+        frame: 1,
+        tsSec: 1700000000,
+        tsNsec: 123456000,
+        linkType: 1,
+        origLen: 1000,
+        interfaceId: 0,
+        fileOffset: shbLen + idbLen + 24,
+      });
       expect(pk[0]!.data).toEqual(Array.from(A));
       expect(pk[1]).toMatchObject({ frame: 2, tsSec: 0, tsNsec: 0, origLen: 1514 });
       expect(pk[1]!.data).toEqual(Array.from(B));
@@ -151,7 +197,12 @@ describe('pcapng', () => {
     const bad = cat(file, epb(1, 0n, A, { le: false }));
     const r = await read(bad);
     expect(r.pk).toHaveLength(3);
-    expect(r.s.error).toEqual({ file: expect.any(String), offset: file.length, frame: 4, message: 'enhanced packet block refers to interface 1, but its section defines 1 interface' });
+    expect(r.s.error).toEqual({
+      file: expect.any(String),
+      offset: file.length,
+      frame: 4,
+      message: 'enhanced packet block refers to interface 1, but its section defines 1 interface',
+    });
   });
 
   it('applies if_tsresol (decimal and binary) and if_tsoffset exactly', async () => {
@@ -213,7 +264,13 @@ describe('pcapng', () => {
   });
 
   it('gives a Simple Packet Block min(original length, snaplen, block body) bytes', async () => {
-    const file = cat(shb(), idb(1, { snaplen: 100 }), spb(60, A), spb(1514, bytesOf(100, 4)), spb(5000, bytesOf(40, 5)));
+    const file = cat(
+      shb(),
+      idb(1, { snaplen: 100 }),
+      spb(60, A),
+      spb(1514, bytesOf(100, 4)),
+      spb(5000, bytesOf(40, 5)),
+    );
     const { s, pk } = await readAll(file);
     expect(s.error).toBeNull();
     expect(pk.map((p) => [p.data.length, p.origLen])).toEqual([
@@ -250,16 +307,28 @@ describe('pcapng', () => {
     const prefix = cat(shb(), idb(1), epb(0, 1n, A));
     const r = await read(cat(prefix, bad, epb(0, 2n, B)), 64 * 1024);
     expect(r.pk).toHaveLength(1);
-    expect(r.s.error).toMatchObject({ offset: prefix.length, frame: 2, message: `block length ${huge.length} does not match its trailing length 12` });
+    expect(r.s.error).toMatchObject({
+      offset: prefix.length,
+      frame: 2,
+      message: `block length ${huge.length} does not match its trailing length 12`,
+    });
     // And cut short.
     const t = await read(cat(prefix, huge.subarray(0, 500000)), 64 * 1024);
-    expect(t.s.error).toMatchObject({ offset: prefix.length, frame: 2, message: `truncated block: length says ${huge.length} bytes, 500000 bytes left in file` });
+    expect(t.s.error).toMatchObject({
+      offset: prefix.length,
+      frame: 2,
+      message: `truncated block: length says ${huge.length} bytes, 500000 bytes left in file`,
+    });
     expect(readErrorRule(t.s.error!)).toBe('capture.truncated');
   });
 });
 
 describe('bad input ends reading with one clear error after every earlier packet', () => {
-  async function expectError(bytes: Uint8Array, e: { offset: number; frame: number; message: string }, delivered: number): Promise<CaptureSummary> {
+  async function expectError(
+    bytes: Uint8Array,
+    e: { offset: number; frame: number; message: string },
+    delivered: number,
+  ): Promise<CaptureSummary> {
     for (const chunk of [undefined, 16, 29]) {
       const path = tempFile(bytes);
       const pk: number[] = [];
@@ -279,88 +348,214 @@ describe('bad input ends reading with one clear error after every earlier packet
   const end = two.length;
 
   it('empty file', async () => {
-    const s = await expectError(new Uint8Array(0), { offset: 0, frame: 1, message: 'empty file: no capture header' }, 0);
+    const s = await expectError(
+      new Uint8Array(0),
+      { offset: 0, frame: 1, message: 'empty file: no capture header' },
+      0,
+    );
     expect(s.format).toBeNull();
     expect(readErrorRule(s.error!)).toBe('capture.read-error');
   });
 
   it('bad magic, gzip, too short', async () => {
-    await expectError(new TextEncoder().encode('hello world, not a capture'), { offset: 0, frame: 1, message: 'not a pcap or pcapng file: unknown magic 0x68656c6c' }, 0);
-    await expectError(Uint8Array.of(0x1f, 0x8b, 8, 0, 0, 0), { offset: 0, frame: 1, message: 'truncated gzip stream: the compressed data ends early' }, 0);
-    await expectError(Uint8Array.of(0xd4, 0xc3), { offset: 0, frame: 1, message: 'file too short to be a capture: 2 bytes' }, 0);
-    await expectError(pcapFileHeader().subarray(0, 10), { offset: 0, frame: 1, message: 'file too short for a pcap file header: 24 bytes needed, 10 bytes in file' }, 0);
-    await expectError(pcapFileHeader({ major: 3 }), { offset: 0, frame: 1, message: 'unsupported pcap version 3.4 (only 2.x is defined)' }, 0);
+    await expectError(
+      new TextEncoder().encode('hello world, not a capture'),
+      { offset: 0, frame: 1, message: 'not a pcap or pcapng file: unknown magic 0x68656c6c' },
+      0,
+    );
+    await expectError(
+      Uint8Array.of(0x1f, 0x8b, 8, 0, 0, 0),
+      { offset: 0, frame: 1, message: 'truncated gzip stream: the compressed data ends early' },
+      0,
+    );
+    await expectError(
+      Uint8Array.of(0xd4, 0xc3),
+      { offset: 0, frame: 1, message: 'file too short to be a capture: 2 bytes' },
+      0,
+    );
+    await expectError(
+      pcapFileHeader().subarray(0, 10),
+      { offset: 0, frame: 1, message: 'file too short for a pcap file header: 24 bytes needed, 10 bytes in file' },
+      0,
+    );
+    await expectError(
+      pcapFileHeader({ major: 3 }),
+      { offset: 0, frame: 1, message: 'unsupported pcap version 3.4 (only 2.x is defined)' },
+      0,
+    );
   });
 
   it('truncated record header', async () => {
-    await expectError(cat(two, new Uint8Array(7)), { offset: end, frame: 3, message: 'truncated record header: 16 bytes needed, 7 bytes left in file' }, 2);
+    await expectError(
+      cat(two, new Uint8Array(7)),
+      { offset: end, frame: 3, message: 'truncated record header: 16 bytes needed, 7 bytes left in file' },
+      2,
+    );
   });
 
   it('truncated record data', async () => {
     const rec = pcapRec({ sec: 3, frac: 0, data: bytesOf(1514, 7) });
-    const s = await expectError(cat(two, rec.subarray(0, 16 + 600)), { offset: end, frame: 3, message: 'truncated record: header says 1514 bytes captured, 600 bytes left in file' }, 2);
+    const s = await expectError(
+      cat(two, rec.subarray(0, 16 + 600)),
+      { offset: end, frame: 3, message: 'truncated record: header says 1514 bytes captured, 600 bytes left in file' },
+      2,
+    );
     expect(readErrorRule(s.error!)).toBe('capture.truncated');
   });
 
   it('captured length above the snaplen, or above the limit when no snaplen is stated', async () => {
-    await expectError(cat(two, pcapRec({ sec: 3, frac: 0, data: bytesOf(2001, 1) })), { offset: end, frame: 3, message: "record header says 2001 bytes captured, more than the file's snaplen of 2000" }, 2);
+    await expectError(
+      cat(two, pcapRec({ sec: 3, frac: 0, data: bytesOf(2001, 1) })),
+      {
+        offset: end,
+        frame: 3,
+        message: "record header says 2001 bytes captured, more than the file's snaplen of 2000",
+      },
+      2,
+    );
     const noSnap = pcapFile({ snaplen: 0 }, [{ sec: 1, frac: 0, data: A }]);
-    await expectError(cat(noSnap, pcapRec({ sec: 3, frac: 0, data: C, caplen: 0x7fffffff })), {
-      offset: noSnap.length,
-      frame: 2,
-      message: 'record header says 2147483647 bytes captured, more than the 262144-byte limit for one record',
-    }, 1);
+    await expectError(
+      cat(noSnap, pcapRec({ sec: 3, frac: 0, data: C, caplen: 0x7fffffff })),
+      {
+        offset: noSnap.length,
+        frame: 2,
+        message: 'record header says 2147483647 bytes captured, more than the 262144-byte limit for one record',
+      },
+      1,
+    );
     // A hostile snaplen does not lift the ceiling beyond 16 MiB.
     const hostile = pcapFile({ snaplen: 0xffffffff }, []);
-    await expectError(cat(hostile, pcapRec({ sec: 3, frac: 0, data: C, caplen: 0x40000000 })), {
-      offset: 24,
-      frame: 1,
-      message: 'record header says 1073741824 bytes captured, more than the 16777216-byte limit for one record',
-    }, 0);
+    await expectError(
+      cat(hostile, pcapRec({ sec: 3, frac: 0, data: C, caplen: 0x40000000 })),
+      {
+        offset: 24,
+        frame: 1,
+        message: 'record header says 1073741824 bytes captured, more than the 16777216-byte limit for one record',
+      },
+      0,
+    );
   });
 
   const ng = cat(shb(), idb(1, { snaplen: 2000 }), epb(0, 1n, A), epb(0, 2n, B));
   const ngEnd = ng.length;
 
   it('pcapng: block length not a multiple of 4, below the minimum, trailer mismatch', async () => {
-    await expectError(cat(ng, block(6, new Uint8Array(40), true, 50)), { offset: ngEnd, frame: 3, message: 'enhanced packet block length 50 is not a multiple of 4' }, 2);
-    await expectError(cat(ng, block(6, new Uint8Array(16))), { offset: ngEnd, frame: 3, message: 'enhanced packet block length 28 is below the 32-byte minimum' }, 2);
-    await expectError(cat(ng, block(0xbad, new Uint8Array(0), true, 8)), { offset: ngEnd, frame: 3, message: 'block of type 0x00000bad length 8 is below the 12-byte minimum' }, 2);
-    await expectError(cat(ng, block(6, new Uint8Array(40), true, undefined, 48)), { offset: ngEnd, frame: 3, message: 'enhanced packet block length 52 does not match its trailing length 48' }, 2);
+    await expectError(
+      cat(ng, block(6, new Uint8Array(40), true, 50)),
+      { offset: ngEnd, frame: 3, message: 'enhanced packet block length 50 is not a multiple of 4' },
+      2,
+    );
+    await expectError(
+      cat(ng, block(6, new Uint8Array(16))),
+      { offset: ngEnd, frame: 3, message: 'enhanced packet block length 28 is below the 32-byte minimum' },
+      2,
+    );
+    await expectError(
+      cat(ng, block(0xbad, new Uint8Array(0), true, 8)),
+      { offset: ngEnd, frame: 3, message: 'block of type 0x00000bad length 8 is below the 12-byte minimum' },
+      2,
+    );
+    await expectError(
+      cat(ng, block(6, new Uint8Array(40), true, undefined, 48)),
+      { offset: ngEnd, frame: 3, message: 'enhanced packet block length 52 does not match its trailing length 48' },
+      2,
+    );
   });
 
   it('pcapng: truncated block and block header', async () => {
     const e = epb(0, 3n, B);
-    await expectError(cat(ng, e.subarray(0, 700)), { offset: ngEnd, frame: 3, message: `truncated block: enhanced packet block length says ${e.length} bytes, 700 bytes left in file` }, 2);
-    await expectError(cat(ng, e.subarray(0, 5)), { offset: ngEnd, frame: 3, message: 'truncated block header: 12 bytes needed, 5 bytes left in file' }, 2);
+    await expectError(
+      cat(ng, e.subarray(0, 700)),
+      {
+        offset: ngEnd,
+        frame: 3,
+        message: `truncated block: enhanced packet block length says ${e.length} bytes, 700 bytes left in file`,
+      },
+      2,
+    );
+    await expectError(
+      cat(ng, e.subarray(0, 5)),
+      { offset: ngEnd, frame: 3, message: 'truncated block header: 12 bytes needed, 5 bytes left in file' },
+      2,
+    );
   });
 
   it('pcapng: captured length above the block body or the snaplen', async () => {
-    await expectError(cat(ng, epb(0, 3n, A, { caplen: 64 })), { offset: ngEnd, frame: 3, message: 'enhanced packet block says 64 bytes captured, but the block holds only 60 bytes of packet data' }, 2);
-    await expectError(cat(ng, epb(0, 3n, bytesOf(2004, 1))), { offset: ngEnd, frame: 3, message: "enhanced packet block says 2004 bytes captured, more than interface 0's snaplen of 2000" }, 2);
+    await expectError(
+      cat(ng, epb(0, 3n, A, { caplen: 64 })),
+      {
+        offset: ngEnd,
+        frame: 3,
+        message: 'enhanced packet block says 64 bytes captured, but the block holds only 60 bytes of packet data',
+      },
+      2,
+    );
+    await expectError(
+      cat(ng, epb(0, 3n, bytesOf(2004, 1))),
+      {
+        offset: ngEnd,
+        frame: 3,
+        message: "enhanced packet block says 2004 bytes captured, more than interface 0's snaplen of 2000",
+      },
+      2,
+    );
   });
 
   it('pcapng: a packet block larger than one legal record', async () => {
     const noSnap = cat(shb(), idb(1), epb(0, 1n, A));
     const huge = epb(0, 2n, bytesOf(330000, 1));
-    await expectError(cat(noSnap, huge), { offset: noSnap.length, frame: 2, message: `enhanced packet block of ${huge.length} bytes exceeds the 327680-byte limit for one block` }, 1);
+    await expectError(
+      cat(noSnap, huge),
+      {
+        offset: noSnap.length,
+        frame: 2,
+        message: `enhanced packet block of ${huge.length} bytes exceeds the 327680-byte limit for one block`,
+      },
+      1,
+    );
   });
 
   it('pcapng: bad byte-order magic, unsupported version, packet before any interface, option overrun', async () => {
     const badBom = shb().slice();
     badBom[8] = 0x99;
-    await expectError(cat(ng, badBom), { offset: ngEnd, frame: 3, message: 'section header block has a bad byte-order magic 0x993c2b1a' }, 2);
-    await expectError(cat(ng, shb(true, 2)), { offset: ngEnd, frame: 3, message: 'unsupported pcapng version 2.0 (only 1.x is defined)' }, 2);
-    await expectError(cat(ng, shb(), spb(60, A)), { offset: ngEnd + 28, frame: 3, message: 'simple packet block before any interface description block in its section' }, 2);
+    await expectError(
+      cat(ng, badBom),
+      { offset: ngEnd, frame: 3, message: 'section header block has a bad byte-order magic 0x993c2b1a' },
+      2,
+    );
+    await expectError(
+      cat(ng, shb(true, 2)),
+      { offset: ngEnd, frame: 3, message: 'unsupported pcapng version 2.0 (only 1.x is defined)' },
+      2,
+    );
+    await expectError(
+      cat(ng, shb(), spb(60, A)),
+      {
+        offset: ngEnd + 28,
+        frame: 3,
+        message: 'simple packet block before any interface description block in its section',
+      },
+      2,
+    );
     const badIdb = idb(1).slice();
     new DataView(badIdb.buffer).setUint16(16 + 2, 200, true); // if_name option length
-    await expectError(cat(ng, badIdb), { offset: ngEnd, frame: 3, message: 'interface description block: option 2 of 200 bytes runs past the end of the block' }, 2);
+    await expectError(
+      cat(ng, badIdb),
+      {
+        offset: ngEnd,
+        frame: 3,
+        message: 'interface description block: option 2 of 200 bytes runs past the end of the block',
+      },
+      2,
+    );
   });
 });
 
 describe('opening', () => {
   it('missing file and directory are CaptureOpenErrors with "PATH: reason"', async () => {
-    await expect(readCapture('/nonexistent/x.pcap', () => {})).rejects.toThrow(new CaptureOpenError('/nonexistent/x.pcap: no such file or directory'));
+    await expect(readCapture('/nonexistent/x.pcap', () => {})).rejects.toThrow(
+      new CaptureOpenError('/nonexistent/x.pcap: no such file or directory'),
+    );
     const dir = mkdtempSync(join(tmpdir(), 'mpa-dir-'));
     await expect(readCapture(dir, () => {})).rejects.toBeInstanceOf(CaptureOpenError);
     await expect(readCapture(dir, () => {})).rejects.toThrow(`${dir}: is a directory`);
@@ -377,7 +572,11 @@ describe('opening', () => {
 
 describe('streams (standard input)', () => {
   it('reads a capture arriving in odd-sized chunks', async () => {
-    const file = cat(shb(), idb(1), ...Array.from({ length: 50 }, (_, i) => epb(0, BigInt(i), bytesOf(40 + i * 37, i))));
+    const file = cat(
+      shb(),
+      idb(1),
+      ...Array.from({ length: 50 }, (_, i) => epb(0, BigInt(i), bytesOf(40 + i * 37, i))),
+    );
     const chunks: Uint8Array[] = [];
     for (let o = 0, k = 1; o < file.length; o += k, k = (k * 7 + 3) % 997) chunks.push(file.slice(o, o + k));
     const pk: Got[] = [];
@@ -390,6 +589,11 @@ describe('streams (standard input)', () => {
   it('names standard input in errors', async () => {
     const file = pcapFile({}, [{ sec: 1, frac: 0, data: A }]);
     const s = await readCaptureStream(Readable.from([cat(file, new Uint8Array(3))]), '-', () => {});
-    expect(s.error).toEqual({ file: '<stdin>', offset: file.length, frame: 2, message: 'truncated record header: 16 bytes needed, 3 bytes left in file' });
+    expect(s.error).toEqual({
+      file: '<stdin>',
+      offset: file.length,
+      frame: 2,
+      message: 'truncated record header: 16 bytes needed, 3 bytes left in file',
+    });
   });
 });

@@ -22,7 +22,24 @@ beforeAll(() => {
   const tsc = resolve('node_modules/typescript/bin/tsc');
   execFileSync(
     process.execPath,
-    [tsc, '--outDir', out, '--rootDir', resolve('src'), '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--strict', '--skipLibCheck', '--types', 'node', resolve('src/capture/read-capture.ts')],
+    [
+      tsc,
+      '--outDir',
+      out,
+      '--rootDir',
+      resolve('src'),
+      '--module',
+      'NodeNext',
+      '--moduleResolution',
+      'NodeNext',
+      '--target',
+      'ES2022',
+      '--strict',
+      '--skipLibCheck',
+      '--types',
+      'node',
+      resolve('src/capture/read-capture.ts'),
+    ],
     { stdio: 'pipe' },
   );
   moduleUrl = pathToFileURL(join(out, 'capture/read-capture.js')).href;
@@ -39,8 +56,15 @@ const s = await readCapture('-', (p) => frames.push([p.frame, p.data.length, p.f
 process.stdout.write(JSON.stringify({ s, frames }));
 `;
 
-function throughPipe(file: string): { s: { format: string; packets: number; error: unknown; path: string }; frames: number[][] } {
-  const r = spawnSync('sh', ['-c', `cat "$1" | "$2" --input-type=module -e "$3" "$4"`, 'sh', file, process.execPath, SCRIPT, moduleUrl], { encoding: 'utf8' });
+function throughPipe(file: string): {
+  s: { format: string; packets: number; error: unknown; path: string };
+  frames: number[][];
+} {
+  const r = spawnSync(
+    'sh',
+    ['-c', `cat "$1" | "$2" --input-type=module -e "$3" "$4"`, 'sh', file, process.execPath, SCRIPT, moduleUrl],
+    { encoding: 'utf8' },
+  );
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return JSON.parse(r.stdout) as ReturnType<typeof throughPipe>;
@@ -64,6 +88,11 @@ describe('reading standard input through a pipe', () => {
     const file = tempFile(cat(good, new Uint8Array(10)));
     const { s, frames } = throughPipe(file);
     expect(frames.map((f) => f[0])).toEqual([1, 2]);
-    expect(s.error).toEqual({ file: '<stdin>', offset: good.length, frame: 3, message: 'truncated record header: 16 bytes needed, 10 bytes left in file' });
+    expect(s.error).toEqual({
+      file: '<stdin>',
+      offset: good.length,
+      frame: 3,
+      message: 'truncated record header: 16 bytes needed, 10 bytes left in file',
+    });
   });
 });

@@ -45,7 +45,22 @@ describe('--help', () => {
     expect(h).toMatch(/1 +a finding at or above --fail-on/);
     expect(h).toMatch(/2 +usage error/);
     expect(h).toContain('always describe the whole capture');
-    for (const flag of ['-Y', '-V', '-x', '-w', '--write-filter', '--json', '--ndjson', '--junit', '--rules', '--stats', '--fail-on', '-q', '-l', '-r']) {
+    for (const flag of [
+      '-Y',
+      '-V',
+      '-x',
+      '-w',
+      '--write-filter',
+      '--json',
+      '--ndjson',
+      '--junit',
+      '--rules',
+      '--stats',
+      '--fail-on',
+      '-q',
+      '-l',
+      '-r',
+    ]) {
       expect(h).toContain(flag);
     }
   });
@@ -61,15 +76,30 @@ describe('rules and fields listings', () => {
   it('rules --json is machine-readable; with --rules it shows what is in force', () => {
     const f = join(dir, 'r.json');
     writeFileSync(f, JSON.stringify({ rules: { 'mpa.pad-not-zero': 'off', 'mpa.crc-mismatch': 'warning' } }));
-    const list = JSON.parse(cli(['rules', '--json', '--rules', f]).stdout) as Array<{ id: string; severity: string; inForce: string; rfcErrorCode: number | null }>;
+    const list = JSON.parse(cli(['rules', '--json', '--rules', f]).stdout) as Array<{
+      id: string;
+      severity: string;
+      inForce: string;
+      rfcErrorCode: number | null;
+    }>;
     const byId = new Map(list.map((x) => [x.id, x]));
     expect(byId.get('mpa.pad-not-zero')!.inForce).toBe('off');
     expect(byId.get('mpa.crc-mismatch')).toMatchObject({ severity: 'error', inForce: 'warning', rfcErrorCode: 2 });
     expect(byId.get('mpa.rejected')!.inForce).toBe('info');
   });
-  it('fields lists the filter names, Wireshark\'s and ours', () => {
+  it("fields lists the filter names, Wireshark's and ours", () => {
     const r = cli(['fields']);
-    for (const f of ['iwarp_mpa.crc_status', 'iwarp_mpa.marker_fpduptr', 'iwarp_ddp.msn', 'iwarp_rdma.opcode', 'finding.rule', 'finding.code', 'frame.number', 'tcp.stream', 'ip.src']) {
+    for (const f of [
+      'iwarp_mpa.crc_status',
+      'iwarp_mpa.marker_fpduptr',
+      'iwarp_ddp.msn',
+      'iwarp_rdma.opcode',
+      'finding.rule',
+      'finding.code',
+      'frame.number',
+      'tcp.stream',
+      'ip.src',
+    ]) {
       expect(r.stdout).toMatch(new RegExp(`^${f.replace(/\./g, '\\.')} `, 'm'));
     }
   });
@@ -88,7 +118,7 @@ describe('colour', () => {
 });
 
 describe('-w: frames for a colleague', () => {
-  it('by default writes the frames involved in findings plus the flow\'s Request and Reply', async () => {
+  it("by default writes the frames involved in findings plus the flow's Request and Reply", async () => {
     const out = join(dir, 'findings.pcap');
     const r = cli(['-q', '-w', out, 'golden.pcap']);
     expect(r.code).toBe(1);
@@ -119,7 +149,11 @@ describe('-w: frames for a colleague', () => {
   it.skipIf(tshark.status !== 0)('the file opens in tshark, which sees the MPA startup frames', () => {
     const out = join(dir, 'ws.pcap');
     cli(['-q', '-w', out, 'golden.pcap']);
-    const r = spawnSync('tshark', ['-r', out, '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp'], { encoding: 'utf8' });
+    const r = spawnSync(
+      'tshark',
+      ['-r', out, '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp'],
+      { encoding: 'utf8' },
+    );
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('MPA Request Frame');
     expect(r.stdout).toContain('MPA Reply Frame');
@@ -129,13 +163,29 @@ describe('-w: frames for a colleague', () => {
 describe('thresholds from the rules file', () => {
   it('alignment minimum per direction and a minimum number of MPA flows', () => {
     const f = join(dir, 'th.json');
-    writeFileSync(f, JSON.stringify({ thresholds: { 'alignment.minFpduAlignedPercent': 50, 'capture.minMpaFlows': 2 } }));
+    writeFileSync(
+      f,
+      JSON.stringify({ thresholds: { 'alignment.minFpduAlignedPercent': 50, 'capture.minMpaFlows': 2 } }),
+    );
     const r = cli(['--ndjson', '--rules', f, 'golden.pcap']);
-    const found = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; rule?: string; message?: string; severity?: string; flow?: number | null });
+    const found = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { type: string; rule?: string; message?: string; severity?: string; flow?: number | null },
+      );
     const th = found.filter((x) => x.type === 'finding' && x.rule!.startsWith('threshold.'));
     expect(th.map((x) => x.rule)).toEqual(['threshold.fpdu-alignment', 'threshold.min-mpa-flows']);
-    expect(th[0]).toMatchObject({ severity: 'error', flow: 1, message: 'FPDU alignment 25% (1 of 4 whole segments from 10.0.0.1:40001) is below the minimum 50%' });
-    expect(th[1]).toMatchObject({ flow: null, message: '1 MPA connection in the capture, the rules file requires at least 2' });
+    expect(th[0]).toMatchObject({
+      severity: 'error',
+      flow: 1,
+      message: 'FPDU alignment 25% (1 of 4 whole segments from 10.0.0.1:40001) is below the minimum 50%',
+    });
+    expect(th[1]).toMatchObject({
+      flow: null,
+      message: '1 MPA connection in the capture, the rules file requires at least 2',
+    });
     const summary = found.at(-1) as { errors?: number };
     expect(summary.errors).toBe(4);
   });
@@ -186,11 +236,20 @@ describe('the README CI recipe', () => {
     writeFileSync(join(work, 'capture.pcap'), readFileSync(join(CAPTURES, 'golden.pcap')));
     mkdirSync(join(work, 'ci'));
     writeFileSync(join(work, 'ci', 'mpa-rules.json'), rules);
-    const script = recipe.replaceAll('npx mpa-dissect', `"${process.execPath}" "${join(CAPTURES, '..', 'dist', 'cli', 'main.js')}"`);
-    const r = spawnSync('sh', ['-c', script], { cwd: work, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+    const script = recipe.replaceAll(
+      'npx mpa-dissect',
+      `"${process.execPath}" "${join(CAPTURES, '..', 'dist', 'cli', 'main.js')}"`,
+    );
+    const r = spawnSync('sh', ['-c', script], {
+      cwd: work,
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('Findings by rule');
-    const report = JSON.parse(readFileSync(join(work, 'artifacts', 'mpa-report.json'), 'utf8')) as { summary: { errors: number } };
+    const report = JSON.parse(readFileSync(join(work, 'artifacts', 'mpa-report.json'), 'utf8')) as {
+      summary: { errors: number };
+    };
     expect(report.summary.errors).toBe(3); // two protocol errors and the alignment threshold
     expect(readFileSync(join(work, 'artifacts', 'mpa-junit.xml'), 'utf8')).toMatch(/^<\?xml/);
     expect(readFileSync(join(work, 'artifacts', 'mpa-findings.pcap')).length).toBeGreaterThan(24);

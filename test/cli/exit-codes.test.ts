@@ -17,7 +17,10 @@ beforeAll(() => {
   const warn = buildMpaConnection({
     request: { c: true },
     reply: { c: true },
-    i2r: [{ ulpdu: sendUlpdu(1, patternBytes(40, 1)) }, { ulpdu: sendUlpdu(2, patternBytes(21, 2)), fault: { padByte: 0xaa } }],
+    i2r: [
+      { ulpdu: sendUlpdu(1, patternBytes(40, 1)) },
+      { ulpdu: sendUlpdu(2, patternBytes(21, 2)), fault: { padByte: 0xaa } },
+    ],
   });
   writeFileSync(join(dir, 'warning.pcap'), warn.pcap);
   const golden = readFileSync(join(CAPTURES, 'golden.pcap'));
@@ -85,7 +88,11 @@ describe('exit status 2: usage errors and unreadable input', () => {
     ['bad --mpa', ['--mpa', 'flow=nowhere', 'golden.pcap'], /--mpa: flow "nowhere"/],
     ['-w onto the capture itself', ['-w', 'golden.pcap', 'golden.pcap'], /that is the capture being read/],
     ['bad --tcp-buffer-flow', ['--tcp-buffer-flow', '0', 'golden.pcap'], /--tcp-buffer-flow: 0 is not a size/],
-    ['-w into a missing directory', ['-w', '/no/such/dir/x.pcap', 'golden.pcap'], /cannot write: no such file or directory/],
+    [
+      '-w into a missing directory',
+      ['-w', '/no/such/dir/x.pcap', 'golden.pcap'],
+      /cannot write: no such file or directory/,
+    ],
   ];
   for (const [name, args, msg] of cases) {
     it(name, () => {
@@ -154,10 +161,22 @@ describe('exit status 2: usage errors and unreadable input', () => {
 
   it('bad rules files: 2, naming the file and the problem', () => {
     const bad: Array<[string, string, RegExp]> = [
-      ['typo.json', JSON.stringify({ rules: { 'mpa.crc-mistmatch': 'off' } }), /typo\.json: unknown rule "mpa\.crc-mistmatch".*did you mean "mpa\.crc-mismatch"/],
-      ['sev.json', JSON.stringify({ rules: { 'mpa.crc-mismatch': 'fatal' } }), /sev\.json: rule "mpa\.crc-mismatch": "fatal" is not one of/],
+      [
+        'typo.json',
+        JSON.stringify({ rules: { 'mpa.crc-mistmatch': 'off' } }),
+        /typo\.json: unknown rule "mpa\.crc-mistmatch".*did you mean "mpa\.crc-mismatch"/,
+      ],
+      [
+        'sev.json',
+        JSON.stringify({ rules: { 'mpa.crc-mismatch': 'fatal' } }),
+        /sev\.json: rule "mpa\.crc-mismatch": "fatal" is not one of/,
+      ],
       ['json.json', '{ "rules": { ', /json\.json: not valid JSON/],
-      ['th.json', JSON.stringify({ thresholds: { 'alignment.minFpduAlignedPercent': 120 } }), /th\.json: threshold "alignment\.minFpduAlignedPercent": 120 must be a number from 0 to 100/],
+      [
+        'th.json',
+        JSON.stringify({ thresholds: { 'alignment.minFpduAlignedPercent': 120 } }),
+        /th\.json: threshold "alignment\.minFpduAlignedPercent": 120 must be a number from 0 to 100/,
+      ],
       ['key.json', JSON.stringify({ rule: {} }), /key\.json: unknown key "rule"/],
     ];
     for (const [name, text, msg] of bad) {

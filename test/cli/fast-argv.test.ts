@@ -31,7 +31,9 @@ describe('fast argument path', () => {
       const fast = fastArgv(argv);
       expect(fast).not.toBeNull();
       const slow = (await parseArgv(argv)).args;
-      expect(comparable(fast as Record<string, unknown>)).toEqual(comparable(slow as unknown as Record<string, unknown>));
+      expect(comparable(fast as Record<string, unknown>)).toEqual(
+        comparable(slow as unknown as Record<string, unknown>),
+      );
     });
   }
 

@@ -49,14 +49,19 @@ describe('standard input without "-"', () => {
     expect(r.stderr).toContain('no capture was named, so standard input was read');
     expect(r.stdout).toBe('');
   });
-  it('a pipe of errors fails the gate: exit 1, not the sample\'s 0', () => {
+  it("a pipe of errors fails the gate: exit 1, not the sample's 0", () => {
     const r = cli(['-q'], { input: readFileSync(join(CAPTURES, 'errors.pcap')) });
     expect(r.code).toBe(1);
   });
   it('on a terminal, analyzes the sample and says so', () => {
     requireBuilt();
     // script(1) gives the command a real terminal as standard input.
-    const r = spawnSync('script', ['-qec', `${process.execPath} ${CLI} -q`, '/dev/null'], { cwd: CAPTURES, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', TERM: 'dumb' }, timeout: 20_000 });
+    const r = spawnSync('script', ['-qec', `${process.execPath} ${CLI} -q`, '/dev/null'], {
+      cwd: CAPTURES,
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', TERM: 'dumb' },
+      timeout: 20_000,
+    });
     expect(r.stdout).toContain('standard input is a terminal; analyzing the shipped sample');
     expect(r.stdout).toMatch(/25 packets, 1 TCP flow/);
     expect(r.status).toBe(0);
@@ -68,8 +73,20 @@ describe('output errors: one line naming the output, exit 2', () => {
     requireBuilt();
     const full = openSync('/dev/full', 'w');
     try {
-      for (const args of [['sample.pcap'], ['--json', 'sample.pcap'], ['-V', '-x', 'sample.pcap'], ['--help'], ['rules'], ['-G', 'fields']]) {
-        const r = spawnSync(process.execPath, [CLI, ...args], { cwd: CAPTURES, stdio: ['pipe', full, 'pipe'], encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+      for (const args of [
+        ['sample.pcap'],
+        ['--json', 'sample.pcap'],
+        ['-V', '-x', 'sample.pcap'],
+        ['--help'],
+        ['rules'],
+        ['-G', 'fields'],
+      ]) {
+        const r = spawnSync(process.execPath, [CLI, ...args], {
+          cwd: CAPTURES,
+          stdio: ['pipe', full, 'pipe'],
+          encoding: 'utf8',
+          env: { PATH: process.env['PATH'] ?? '' },
+        });
         expect(r.status, args.join(' ')).toBe(2);
         oneLine(r.stderr);
         expect(r.stderr).toContain('standard output: cannot write: no space left on device');
@@ -82,14 +99,21 @@ describe('output errors: one line naming the output, exit 2', () => {
     requireBuilt();
     const full = openSync('/dev/full', 'w');
     try {
-      const r = spawnSync(process.execPath, [CLI, join(dir, 'no-such.pcap')], { cwd: CAPTURES, stdio: ['pipe', 'pipe', full], encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [CLI, join(dir, 'no-such.pcap')], {
+        cwd: CAPTURES,
+        stdio: ['pipe', 'pipe', full],
+        encoding: 'utf8',
+      });
       expect(r.status).toBe(2);
     } finally {
       closeSync(full);
     }
   });
   it('--junit and -w on a full disk', () => {
-    for (const [flag, name] of [['--junit', '--junit /dev/full'], ['-w', '-w /dev/full']] as const) {
+    for (const [flag, name] of [
+      ['--junit', '--junit /dev/full'],
+      ['-w', '-w /dev/full'],
+    ] as const) {
       const r = cli(['-q', flag, '/dev/full', 'errors.pcap']);
       expect(r.code, flag).toBe(2);
       oneLine(r.stderr);
@@ -113,14 +137,21 @@ describe('output errors: one line naming the output, exit 2', () => {
     expect(readFileSync(f).equals(sample())).toBe(true);
   });
   it('a reader that goes away (| head) is not an error', () => {
-    const r = spawnSync('sh', ['-c', `${process.execPath} ${CLI} -V -x sample.pcap | head -1`], { cwd: CAPTURES, encoding: 'utf8' });
+    const r = spawnSync('sh', ['-c', `${process.execPath} ${CLI} -V -x sample.pcap | head -1`], {
+      cwd: CAPTURES,
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
   });
 });
 
 describe('unreadable or non-capture input: one line, exit 2, no report', () => {
-  for (const [what, file] of [['an empty file', 'empty.pcap'], ['a text file', 'notes.txt'], ['a capture cut in its first record', 'cut.pcap']] as const) {
+  for (const [what, file] of [
+    ['an empty file', 'empty.pcap'],
+    ['a text file', 'notes.txt'],
+    ['a capture cut in its first record', 'cut.pcap'],
+  ] as const) {
     it(what, () => {
       for (const extra of [[], ['--json'], ['--ndjson'], ['-w', join(dir, 'out.pcap')]]) {
         const r = cli([...extra, join(dir, file)]);
@@ -190,7 +221,23 @@ describe('tshark habits', () => {
     expect(cli(['-q', '-z', 'conv', 'golden.pcap']).stdout).toBe(r.stdout.split('\n\n')[0] + '\n');
   });
   it('-T fields -e ... -E separator=, -E header=y: one row per event line, for scripts', () => {
-    const r = cli(['-T', 'fields', '-e', 'frame.number', '-e', 'iwarp_mpa.ulpdulength', '-e', 'finding.rule', '-E', 'separator=,', '-E', 'header=y', '-Y', 'iwarp_mpa.ulpdulength > 400 || finding', 'golden.pcap']);
+    const r = cli([
+      '-T',
+      'fields',
+      '-e',
+      'frame.number',
+      '-e',
+      'iwarp_mpa.ulpdulength',
+      '-e',
+      'finding.rule',
+      '-E',
+      'separator=,',
+      '-E',
+      'header=y',
+      '-Y',
+      'iwarp_mpa.ulpdulength > 400 || finding',
+      'golden.pcap',
+    ]);
     expect(r.code).toBe(1);
     const rows = r.stdout.trimEnd().split('\n');
     expect(rows[0]).toBe('frame.number,iwarp_mpa.ulpdulength,finding.rule');
@@ -198,9 +245,12 @@ describe('tshark habits', () => {
     expect(rows).toContain('9,58,mpa.crc-mismatch');
     expect(r.stdout).not.toContain('Flows');
   });
-  it('-T fields: a finding line lists the frames it names once, not again with its record\'s', () => {
+  it("-T fields: a finding line lists the frames it names once, not again with its record's", () => {
     const r = cli(['-T', 'fields', '-e', 'frame.number', '-e', 'finding.rule', 'errors.pcap']);
-    const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
     const findingRows = rows.filter(([, rule]) => rule !== '' && !rule!.includes(','));
     expect(findingRows.length).toBeGreaterThan(5);
     for (const [frames] of rows) expect(new Set(frames!.split(',')).size).toBe(frames!.split(',').length);
@@ -213,7 +263,7 @@ describe('tshark habits', () => {
     expect(cli(['-e', 'frame.number', 'golden.pcap']).code).toBe(2);
     expect(cli(['-T', 'json', 'golden.pcap']).stderr).toMatch(/use --json/);
   });
-  it('-G fields: tshark\'s tab-separated glossary (P and F lines)', () => {
+  it("-G fields: tshark's tab-separated glossary (P and F lines)", () => {
     const r = cli(['-G', 'fields']);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -224,7 +274,12 @@ describe('tshark habits', () => {
     // Every field tshark knows under the same name has tshark's type.
     const ts = spawnSync('tshark', ['-G', 'fields'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
     if (ts.status === 0) {
-      const theirs = new Map(ts.stdout.split('\n').filter((l) => l.startsWith('F\t')).map((l) => [l.split('\t')[2], l.split('\t')[3]]));
+      const theirs = new Map(
+        ts.stdout
+          .split('\n')
+          .filter((l) => l.startsWith('F\t'))
+          .map((l) => [l.split('\t')[2], l.split('\t')[3]]),
+      );
       expect(theirs.get('iwarp_mpa.crc')).toBe('FT_UINT32');
     }
   });
@@ -246,7 +301,10 @@ describe('tshark habits', () => {
     expect(extra.stderr).toContain('unexpected argument "sample.pcap"');
   });
   it('a missing -w argument is a usage error, not "analyzing the sample"', () => {
-    for (const args of [['golden.pcap', '-w'], ['golden.pcap', '--junit']]) {
+    for (const args of [
+      ['golden.pcap', '-w'],
+      ['golden.pcap', '--junit'],
+    ]) {
       const r = cli(args);
       expect(r.code).toBe(2);
       oneLine(r.stderr);
@@ -268,7 +326,10 @@ describe('the flow table', () => {
       request: { c: true },
       reply: { c: true },
       i2r: Array.from({ length: 1200 }, () => ({ ulpdu: new Uint8Array(4) })),
-      scenario: { client: { addr: 'fd00:1234:5678:9abc:def0:1234:5678:9abc', port: 40001 }, server: { addr: 'fd00:1234:5678:9abc:def0:1234:5678:9abd', port: 4420 } },
+      scenario: {
+        client: { addr: 'fd00:1234:5678:9abc:def0:1234:5678:9abc', port: 40001 },
+        server: { addr: 'fd00:1234:5678:9abc:def0:1234:5678:9abd', port: 4420 },
+      },
     });
     const f6 = join(dir, 'v6.pcap');
     writeFileSync(f6, v6.pcap);
@@ -280,7 +341,7 @@ describe('the flow table', () => {
     const wide = cli(['--wide', 'golden.pcap']).stdout;
     expect(wide).toMatch(/Frames +Bytes c→s\/s→c .* Aligned c→s\/s→c +Gaps +Closed/);
   });
-  it('numbers flows as Wireshark\'s tcp.stream, from 0', () => {
+  it("numbers flows as Wireshark's tcp.stream, from 0", () => {
     const r = cli(['golden.pcap']).stdout;
     expect(r).toMatch(/^Stream +Client → Server/m);
     expect(r).toMatch(/^ +0 +10\.0\.0\.1:40001 → 10\.0\.0\.2:4420/m);
@@ -299,7 +360,9 @@ describe('the flow table', () => {
     const rules = join(dir, 'fin.json');
     writeFileSync(rules, JSON.stringify({ rules: { 'mpa.tcp-closed-between': 'info' } }));
     expect(cli(['--rules', rules, 'sample.pcap']).stdout).toMatch(/^\s+info\s+mpa\.tcp-closed-between/m);
-    expect(cli(['-Y', 'finding.rule == "mpa.tcp-closed-between"', 'sample.pcap']).stdout).toMatch(/^\s+info\s+mpa\.tcp-closed-between/m);
+    expect(cli(['-Y', 'finding.rule == "mpa.tcp-closed-between"', 'sample.pcap']).stdout).toMatch(
+      /^\s+info\s+mpa\.tcp-closed-between/m,
+    );
     const doc = JSON.parse(cli(['--json', 'sample.pcap']).stdout) as { findings: Array<{ rule: string }> };
     expect(doc.findings.filter((f) => f.rule === 'mpa.tcp-closed-between')).toHaveLength(2);
   });
@@ -364,7 +427,11 @@ describe.skipIf(process.platform !== 'linux')('bounded memory', () => {
   it('-V -x into a stalled pipe: the output waits for the reader (64k zero-length FPDUs)', async () => {
     requireBuilt();
     const n = 65536;
-    const conn = buildMpaConnection({ request: { c: true }, reply: { c: true }, i2r: Array.from({ length: n }, () => ({ ulpdu: new Uint8Array(0) })) });
+    const conn = buildMpaConnection({
+      request: { c: true },
+      reply: { c: true },
+      i2r: Array.from({ length: n }, () => ({ ulpdu: new Uint8Array(0) })),
+    });
     const f = join(dir, 'zero-fpdus.pcap');
     writeFileSync(f, conn.pcap);
     const r = await slowReader(['-V', '-x', f], 3000);
@@ -387,10 +454,18 @@ describe.skipIf(process.platform !== 'linux')('bounded memory', () => {
 });
 
 describe('-l: no one-event lag', () => {
-  it('each frame\'s event line is out before the next frame is written', async () => {
+  it("each frame's event line is out before the next frame is written", async () => {
     requireBuilt();
-    const conn = buildMpaConnection({ request: { c: true }, reply: { c: true }, i2r: [1, 2, 3].map((i) => ({ ulpdu: new Uint8Array(20 + i) })) });
-    const child = spawn(process.execPath, [CLI, '-l', '--fail-on', 'never'], { cwd: CAPTURES, stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
+    const conn = buildMpaConnection({
+      request: { c: true },
+      reply: { c: true },
+      i2r: [1, 2, 3].map((i) => ({ ulpdu: new Uint8Array(20 + i) })),
+    });
+    const child = spawn(process.execPath, [CLI, '-l', '--fail-on', 'never'], {
+      cwd: CAPTURES,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+    });
     let out = '';
     const waiters: Array<() => void> = [];
     child.stdout.on('data', (b: Buffer) => {
@@ -418,7 +493,9 @@ describe('-l: no one-event lag', () => {
       seen.push(frame);
       if (frame === 4 || frame === 5 || frame === 6) {
         // The MPA Request (4), Reply (5) and the first FPDU (6) each show while the capture is still open.
-        expect(await waitFor(new RegExp(`^ +${frame} +\\d+\\.\\d{6} `, 'm'), 10_000), `frame ${frame}:\n${out}`).toBe(true);
+        expect(await waitFor(new RegExp(`^ +${frame} +\\d+\\.\\d{6} `, 'm'), 10_000), `frame ${frame}:\n${out}`).toBe(
+          true,
+        );
       }
     }
     child.stdin.end();

@@ -57,7 +57,10 @@ describe('golden outputs (captures/golden.pcap)', () => {
   it('--ndjson: one event per line, then flows and the summary', () => {
     const r = cli(['--ndjson', CAPTURE]);
     expect(r.code).toBe(1);
-    const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const lines = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     expect(lines.at(-1)!.type).toBe('summary');
     expect(new Set(lines.map((l) => l.type))).toEqual(new Set(['startup', 'fpdu', 'finding', 'flow', 'summary']));
     golden('events.ndjson', r.stdout);
@@ -65,12 +68,26 @@ describe('golden outputs (captures/golden.pcap)', () => {
 
   it('--ndjson with -Y keeps only matching events (flows and summary always)', () => {
     const r = cli(['--ndjson', '-Y', FILTER, CAPTURE]);
-    const types = r.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    const types = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { type: string }).type);
     expect(types).toEqual(['fpdu', 'finding', 'fpdu', 'finding', 'flow', 'flow', 'summary']);
   });
 
   it('--stats: every table', () => {
-    const r = cli(['-q', '-z', 'conv,fpdu-sizes', '-z', 'alignment', '--stats', 'opcodes', '--stats', 'rules', CAPTURE]);
+    const r = cli([
+      '-q',
+      '-z',
+      'conv,fpdu-sizes',
+      '-z',
+      'alignment',
+      '--stats',
+      'opcodes',
+      '--stats',
+      'rules',
+      CAPTURE,
+    ]);
     expect(r.code).toBe(1);
     golden('stats.txt', r.stdout);
   });
@@ -84,11 +101,25 @@ describe('golden outputs (captures/golden.pcap)', () => {
     expect(XMLValidator.validate(xml)).toBe(true);
     // The run's duration is the only thing that changes between runs.
     golden('junit.xml', xml.replace(/ time="[0-9.]+"/g, ' time="T"'));
-    const doc = new XMLParser({ ignoreAttributes: false, isArray: (n) => n === 'testsuite' || n === 'testcase' }).parse(xml) as {
-      testsuites: { '@_failures': string; '@_tests': string; testsuite: Array<{ '@_name': string; '@_failures': string; testcase: Array<{ '@_name': string; failure?: { '#text': string } }> }> };
+    const doc = new XMLParser({ ignoreAttributes: false, isArray: (n) => n === 'testsuite' || n === 'testcase' }).parse(
+      xml,
+    ) as {
+      testsuites: {
+        '@_failures': string;
+        '@_tests': string;
+        testsuite: Array<{
+          '@_name': string;
+          '@_failures': string;
+          testcase: Array<{ '@_name': string; failure?: { '#text': string } }>;
+        }>;
+      };
     };
     const suites = doc.testsuites.testsuite;
-    expect(suites.map((s) => s['@_name'])).toEqual(['golden.pcap', 'stream 0 10.0.0.1:40001 -> 10.0.0.2:4420', 'stream 1 10.0.0.3:40002 -> 10.0.0.2:80']);
+    expect(suites.map((s) => s['@_name'])).toEqual([
+      'golden.pcap',
+      'stream 0 10.0.0.1:40001 -> 10.0.0.2:4420',
+      'stream 1 10.0.0.3:40002 -> 10.0.0.2:80',
+    ]);
     expect(doc.testsuites['@_failures']).toBe('2');
     expect(suites.map((s) => s['@_failures'])).toEqual(['0', '2', '0']);
     const failed = suites[1]!.testcase.filter((c) => c.failure);

@@ -28,7 +28,10 @@ export interface CliResult {
 }
 
 /** Runs `node dist/cli/main.js ...args` in `cwd` (captures/ by default) with a plain environment. */
-export function cli(args: readonly string[], o: { cwd?: string; input?: Uint8Array; env?: Record<string, string> } = {}): CliResult {
+export function cli(
+  args: readonly string[],
+  o: { cwd?: string; input?: Uint8Array; env?: Record<string, string> } = {},
+): CliResult {
   requireBuilt();
   const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...o.env };
   const r = spawnSync(process.execPath, [CLI, ...args], {

@@ -9,7 +9,10 @@ import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { encodeFpdus, patternBytes, sendUlpdu, startupFrame, writeUlpdu } from '../../src/generate/mpa-encoder.js';
 import { CLI, requireBuilt } from './helpers.js';
 
-const canCapture = process.platform === 'linux' && spawnSync('tcpdump', ['--version'], { stdio: 'ignore' }).status === 0 && process.getuid?.() === 0;
+const canCapture =
+  process.platform === 'linux' &&
+  spawnSync('tcpdump', ['--version'], { stdio: 'ignore' }).status === 0 &&
+  process.getuid?.() === 0;
 
 function once(s: Socket, n: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -36,8 +39,15 @@ describe.skipIf(!canCapture)('live: tcpdump -w - | mpa-dissect -', () => {
 
   it('a real MPA connection over loopback sockets, captured by libpcap', async () => {
     requireBuilt();
-    const i2r = Array.from({ length: 40 }, (_, i) => ({ ulpdu: i % 4 === 3 ? writeUlpdu(0x77, i * 4096, patternBytes(3000 + i * 50, i)) : sendUlpdu(i - Math.floor(i / 4) + 1, patternBytes(100 + i * 97, i)) }));
-    const r2i = Array.from({ length: 10 }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(700 + i * 13, 100 + i)) }));
+    const i2r = Array.from({ length: 40 }, (_, i) => ({
+      ulpdu:
+        i % 4 === 3
+          ? writeUlpdu(0x77, i * 4096, patternBytes(3000 + i * 50, i))
+          : sendUlpdu(i - Math.floor(i / 4) + 1, patternBytes(100 + i * 97, i)),
+    }));
+    const r2i = Array.from({ length: 10 }, (_, i) => ({
+      ulpdu: sendUlpdu(i + 1, patternBytes(700 + i * 13, 100 + i)),
+    }));
     const req = startupFrame({ kind: 'request', m: true, c: true, rev: 1 });
     const rep = startupFrame({ kind: 'reply', m: true, c: true, rev: 1 });
     const fromClient = encodeFpdus(i2r, { markers: true, crc: true }).bytes;
@@ -47,8 +57,12 @@ describe.skipIf(!canCapture)('live: tcpdump -w - | mpa-dissect -', () => {
     await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
     const port = (server.address() as AddressInfo).port;
 
-    const dissect = spawn(process.execPath, [CLI, '--json', '--fail-on', 'never', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const dump = spawn('tcpdump', ['-i', 'lo', '--immediate-mode', '-U', '-s', '0', '-w', '-', `tcp port ${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const dissect = spawn(process.execPath, [CLI, '--json', '--fail-on', 'never', '-'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const dump = spawn('tcpdump', ['-i', 'lo', '--immediate-mode', '-U', '-s', '0', '-w', '-', `tcp port ${port}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     dump.stdout.pipe(dissect.stdin);
     let out = '';
     let err = '';
@@ -103,7 +117,10 @@ describe.skipIf(!canCapture)('live: tcpdump -w - | mpa-dissect -', () => {
     expect(err, dumpErr).not.toMatch(/\n\s+at /);
     expect(code).toBe(0);
 
-    const doc = JSON.parse(out) as { flows: Array<{ client: string; server: string; mpa: Record<string, any> | null }>; findings: Array<{ rule: string; severity: string }> };
+    const doc = JSON.parse(out) as {
+      flows: Array<{ client: string; server: string; mpa: Record<string, any> | null }>;
+      findings: Array<{ rule: string; severity: string }>;
+    };
     expect(doc.flows).toHaveLength(1);
     const m = doc.flows[0]!.mpa!;
     expect(doc.flows[0]!.server).toBe(`127.0.0.1:${port}`);
@@ -112,7 +129,12 @@ describe.skipIf(!canCapture)('live: tcpdump -w - | mpa-dissect -', () => {
     expect(m.directions[0].markers).toBe(true);
     expect(m.directions[0].fpdus).toBe(i2r.length);
     expect(m.directions[1].fpdus).toBe(r2i.length);
-    expect(m.directions[0].crcErrors + m.directions[1].crcErrors + m.directions[0].markerErrors + m.directions[1].markerErrors).toBe(0);
+    expect(
+      m.directions[0].crcErrors +
+        m.directions[1].crcErrors +
+        m.directions[0].markerErrors +
+        m.directions[1].markerErrors,
+    ).toBe(0);
     expect(m.directions[0].ddp.byOpcode).toEqual({ send: 30, write: 10 });
     expect(doc.findings.filter((f) => f.severity === 'error')).toEqual([]);
   }, 60_000);

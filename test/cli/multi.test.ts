@@ -13,7 +13,12 @@ import { patternBytes, sendUlpdu, type FpduSpec } from '../../src/generate/mpa-e
 import { CAPTURES, cli, ROOT } from './helpers.js';
 
 const REFERENCE = join(ROOT, '..', 'shared', 'captures', 'reference');
-const reference = existsSync(REFERENCE) ? readdirSync(REFERENCE).filter((n) => n.endsWith('.pcap')).sort().map((n) => join(REFERENCE, n)) : [];
+const reference = existsSync(REFERENCE)
+  ? readdirSync(REFERENCE)
+      .filter((n) => n.endsWith('.pcap'))
+      .sort()
+      .map((n) => join(REFERENCE, n))
+  : [];
 const samples = ['sample.pcap', 'errors.pcap', 'golden.pcap'];
 
 /** Splits a multi-capture text output into its blocks: header title -> text under it. */
@@ -37,7 +42,15 @@ beforeAll(() => {
   const fpdus: FpduSpec[] = [];
   for (let i = 0; i < 12000; i++) fpdus.push({ ulpdu: sendUlpdu(i + 1, patternBytes(1400, i & 63)) });
   big = join(dir, 'big.pcap');
-  writeFileSync(big, buildMpaConnection({ request: { m: true, c: true }, reply: { m: true, c: true }, i2r: fpdus, cutI2r: { random: 1, seed: 3, max: 1448 } }).pcap);
+  writeFileSync(
+    big,
+    buildMpaConnection({
+      request: { m: true, c: true },
+      reply: { m: true, c: true },
+      i2r: fpdus,
+      cutI2r: { random: 1, seed: 3, max: 1448 },
+    }).pcap,
+  );
   // A capture cut in the middle of a record, and a file that is no capture.
   const golden = readFileSync(join(CAPTURES, 'golden.pcap'));
   writeFileSync(join(dir, 'truncated.pcap'), golden.subarray(0, 1000));
@@ -46,7 +59,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('several captures: each as alone, in the order given', () => {
-  it('each block is byte for byte the capture\'s own output, headers in argument order, then the combined summary', () => {
+  it("each block is byte for byte the capture's own output, headers in argument order, then the combined summary", () => {
     const list = [...samples, ...reference];
     if (reference.length === 0) console.warn(`${REFERENCE} is absent: reference captures left out of this test`);
     const r = cli(list);
@@ -81,7 +94,9 @@ describe('several captures: each as alone, in the order given', () => {
 
   it('a directory stands for its capture files sorted by name; other files are skipped with a note', () => {
     const r = cli(['-q', '.']);
-    const names = readdirSync(CAPTURES).filter((n) => n.endsWith('.pcap')).sort();
+    const names = readdirSync(CAPTURES)
+      .filter((n) => n.endsWith('.pcap'))
+      .sort();
     expect(blocks(r.stdout).map(([t]) => t)).toEqual([...names, `combined summary: ${names.length} captures`]);
     expect(r.stderr).toContain('mpa-dissect: .: skipped 1 file not named as a capture (README.md)');
     expect(r.stdout).toBe(cli(['-q', ...names]).stdout);
@@ -111,7 +126,7 @@ describe('several captures: each as alone, in the order given', () => {
   });
 });
 
-describe('one exit status: the worst capture\'s', () => {
+describe("one exit status: the worst capture's", () => {
   const summaryOf = (stdout: string): string => blocks(stdout).at(-1)![1];
   it('clean only: 0', () => {
     const r = cli(['-q', 'sample.pcap', 'sample.pcap']);
@@ -152,13 +167,21 @@ describe('output forms with several captures', () => {
   it('--json: one document whose captures are the single-capture reports unchanged, and the combined summary', () => {
     const r = cli(['--json', 'sample.pcap', 'errors.pcap', join(dir, 'garbage.pcap')]);
     expect(r.code).toBe(2);
-    const doc = JSON.parse(r.stdout) as { schema: string; captures: unknown[]; summary: { exit: number; captures: number; perCapture: Array<{ verdict: string }> } };
+    const doc = JSON.parse(r.stdout) as {
+      schema: string;
+      captures: unknown[];
+      summary: { exit: number; captures: number; perCapture: Array<{ verdict: string }> };
+    };
     expect(doc.schema).toBe('mpa-dissect/reports/v1');
     expect(doc.captures).toHaveLength(3);
     expect(doc.captures[0]).toEqual(JSON.parse(cli(['--json', 'sample.pcap']).stdout));
     expect(doc.captures[1]).toEqual(JSON.parse(cli(['--json', 'errors.pcap']).stdout));
     // The unreadable capture: what was read, with its error (alone, --json prints nothing for it).
-    expect(doc.captures[2]).toMatchObject({ schema: 'mpa-dissect/report/v1', capture: { packets: 0, error: expect.stringContaining('not a pcap') }, flows: [] });
+    expect(doc.captures[2]).toMatchObject({
+      schema: 'mpa-dissect/report/v1',
+      capture: { packets: 0, error: expect.stringContaining('not a pcap') },
+      flows: [],
+    });
     expect(doc.summary.perCapture.map((c) => c.verdict)).toEqual(['clean', 'findings', 'unreadable']);
     expect(doc.summary.exit).toBe(2);
     // Formatted as JSON.stringify(doc, null, 1) formats it, though written piece by piece.
@@ -167,25 +190,33 @@ describe('output forms with several captures', () => {
 
   it('--ndjson: every line tagged with its capture, the lines otherwise those of the capture alone', () => {
     const r = cli(['--ndjson', 'golden.pcap', 'sample.pcap']);
-    const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const last = lines.pop()!;
     expect(last['type']).toBe('combined-summary');
     expect(last['captures']).toBe(2);
     for (const name of ['golden.pcap', 'sample.pcap']) {
       const mine = lines.filter((l) => l['capturePath'] === name).map(({ capturePath: _c, ...rest }) => rest);
-      const alone = cli(['--ndjson', name]).stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
+      const alone = cli(['--ndjson', name])
+        .stdout.trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown);
       expect(mine).toEqual(alone);
     }
     expect(lines.every((l) => typeof l['capturePath'] === 'string')).toBe(true);
   });
 
-  it('--junit: one valid file, a testsuite per capture and per capture\'s flow', () => {
+  it("--junit: one valid file, a testsuite per capture and per capture's flow", () => {
     const out = join(dir, 'multi.xml');
     const r = cli(['-q', '--junit', out, 'golden.pcap', 'sample.pcap']);
     expect(r.code).toBe(1);
     const xml = readFileSync(out, 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as { testsuites: { failures: string; testsuite: Array<{ name: string; failures: string }> } };
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as {
+      testsuites: { failures: string; testsuite: Array<{ name: string; failures: string }> };
+    };
     const names = doc.testsuites.testsuite.map((s) => s.name);
     expect(names).toEqual([
       'golden.pcap',
@@ -195,14 +226,20 @@ describe('output forms with several captures', () => {
       'sample.pcap: stream 0 10.0.0.1:40001 -> 10.0.0.2:4420',
     ]);
     expect(Number(doc.testsuites.failures)).toBeGreaterThan(0);
-    expect(doc.testsuites.testsuite.filter((s) => s.name.startsWith('sample')).every((s) => s.failures === '0')).toBe(true);
+    expect(doc.testsuites.testsuite.filter((s) => s.name.startsWith('sample')).every((s) => s.failures === '0')).toBe(
+      true,
+    );
   });
 });
 
 describe('options that make no sense with several captures: one line, exit 2', () => {
   const cases: Array<[string, string[], RegExp]> = [
     ['-w', ['-w', 'x.pcap', 'sample.pcap', 'golden.pcap'], /-w: an option of one capture's output/],
-    ['-T fields', ['-T', 'fields', '-e', 'frame.number', 'sample.pcap', 'golden.pcap'], /-T fields: an option of one capture's output/],
+    [
+      '-T fields',
+      ['-T', 'fields', '-e', 'frame.number', 'sample.pcap', 'golden.pcap'],
+      /-T fields: an option of one capture's output/,
+    ],
     ['-l', ['-l', 'sample.pcap', 'golden.pcap'], /-l: an option of one capture's output/],
     ['tui', ['tui', 'sample.pcap', 'golden.pcap'], /tui browses one capture; 2 captures given/],
     ['tui on a directory', ['tui', '.'], /tui browses one capture; a directory \(\.\) given/],

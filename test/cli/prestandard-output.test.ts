@@ -13,12 +13,19 @@ import { openModel, paneText } from '../tui/helpers.js';
 
 requireBuilt();
 const tmp = mkdtempSync(join(tmpdir(), 'mpa-prestd-'));
-const sends = (n: number, size: number, dv = 1): FpduSpec[] => Array.from({ length: n }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(size + i * 50, i), { dv }) }));
+const sends = (n: number, size: number, dv = 1): FpduSpec[] =>
+  Array.from({ length: n }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(size + i * 50, i), { dv }) }));
 
 const pre = buildPrestandardConnection({ hello: true, i2r: sends(6, 600), r2i: sends(4, 300) });
 const prePath = join(tmp, 'prestandard.pcap');
 writeFileSync(prePath, pre.pcap);
-const rdmac = buildRdmacConnection({ request: { rev: 1, m: false, c: true }, reply: { rev: 0, m: true, c: true }, markers: [true, true], i2r: sends(4, 700, 0), r2i: sends(5, 900, 0) });
+const rdmac = buildRdmacConnection({
+  request: { rev: 1, m: false, c: true },
+  reply: { rev: 0, m: true, c: true },
+  markers: [true, true],
+  i2r: sends(4, 700, 0),
+  r2i: sends(5, 900, 0),
+});
 const rdmacPath = join(tmp, 'rdmac.pcap');
 writeFileSync(rdmacPath, rdmac.pcap);
 
@@ -49,7 +56,10 @@ describe('pre-standard MPA in the outputs', () => {
   });
 
   it('--ndjson: the flow object carries the same additions, FPDU events with their markers', () => {
-    const lines = cli(['--ndjson', prePath]).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = cli(['--ndjson', prePath])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const flow = lines.find((l) => l.type === 'flow');
     expect(flow.mpa.detection).toBe('prestandard');
     expect(flow.mpa.enablement[1].seq).toBe(pre.enableSeq[1]);
@@ -75,9 +85,20 @@ describe('RDMA Consortium (Rev 0) flows in the outputs', () => {
 
   it('--json: the rdmac outcome; --ndjson flow agrees', () => {
     const m = JSON.parse(cli(['--json', rdmacPath]).stdout).flows[0].mpa;
-    expect(m.rdmac).toMatchObject({ figure: 16, initiator: 'ietf-permissive', responder: 'rdmac', version: 0, markers: '1/1', mustClose: false });
+    expect(m.rdmac).toMatchObject({
+      figure: 16,
+      initiator: 'ietf-permissive',
+      responder: 'rdmac',
+      version: 0,
+      markers: '1/1',
+      mustClose: false,
+    });
     expect(m.directions.map((d: { markers: boolean }) => d.markers)).toEqual([true, true]);
-    const flow = cli(['--ndjson', rdmacPath]).stdout.trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.type === 'flow');
+    const flow = cli(['--ndjson', rdmacPath])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.type === 'flow');
     expect(flow.mpa.rdmac.figure).toBe(16);
   });
 

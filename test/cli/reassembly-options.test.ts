@@ -21,7 +21,10 @@ describe('TCP reassembly limits from the command line', () => {
   it('defaults: reordering is repaired, no finding', () => {
     const r = cli(['--json', file]);
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.stdout) as { findings: Array<{ rule: string }>; flows: Array<{ mpa: { directions: Array<{ fpdus: number }> } }> };
+    const doc = JSON.parse(r.stdout) as {
+      findings: Array<{ rule: string }>;
+      flows: Array<{ mpa: { directions: Array<{ fpdus: number }> } }>;
+    };
     expect(doc.findings.map((f) => f.rule)).not.toContain('tcp.buffer-cap');
     expect(doc.flows[0]!.mpa.directions[0]!.fpdus).toBe(20);
   });

@@ -85,7 +85,11 @@ describe('WorkerPool', () => {
   it('close() fails the jobs still waiting and stops the workers', async () => {
     const pool = new WorkerPool<Job, Result>(script, 1);
     const g = gauge();
-    const outcome = (p: Promise<Result>): Promise<unknown> => p.then((r) => r, (e: unknown) => e);
+    const outcome = (p: Promise<Result>): Promise<unknown> =>
+      p.then(
+        (r) => r,
+        (e: unknown) => e,
+      );
     const running = outcome(pool.run({ id: 0, ms: 200, gauge: g }));
     const waiting = outcome(pool.run({ id: 1, ms: 1, gauge: g }));
     await new Promise((r) => setTimeout(r, 50));

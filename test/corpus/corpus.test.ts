@@ -15,7 +15,10 @@ import { cli, CAPTURES } from '../cli/helpers.js';
 import { analyzedTruth } from '../generate/helpers.js';
 
 const DIR = join(CAPTURES, 'corpus');
-type Expected = GroundTruth & { file: string; knownDifferences?: Array<{ path: string; truth: unknown; analyzer: unknown; why: string }> };
+type Expected = GroundTruth & {
+  file: string;
+  knownDifferences?: Array<{ path: string; truth: unknown; analyzer: unknown; why: string }>;
+};
 const expected: Expected[] = readdirSync(DIR)
   .filter((f) => f.endsWith('.json') && f !== 'uncovered.json' && !f.endsWith('.rules.json'))
   .sort()
@@ -38,7 +41,9 @@ describe('corpus: every capture gives its expected findings and counts', () => {
     let got;
     if (e.args.length > 0) {
       const r = cli(['--json', ...e.args, e.file], { cwd: DIR });
-      expect(r.code === 0 || r.code === 1 || (r.code === 2 && e.findings.some((f) => f.rule === 'capture.read-error'))).toBe(true);
+      expect(
+        r.code === 0 || r.code === 1 || (r.code === 2 && e.findings.some((f) => f.rule === 'capture.read-error')),
+      ).toBe(true);
       got = truthOfReport(JSON.parse(r.stdout));
     } else {
       got = await analyzedTruth(capture);
@@ -64,10 +69,14 @@ describe('corpus: each capture is what the generator makes of its scenario, knob
 
 describe('corpus: every catalog rule is shown by a capture', () => {
   const uncoveredPath = join(DIR, 'uncovered.json');
-  const uncovered = existsSync(uncoveredPath) ? (JSON.parse(readFileSync(uncoveredPath, 'utf8')) as Record<string, string>) : {};
+  const uncovered = existsSync(uncoveredPath)
+    ? (JSON.parse(readFileSync(uncoveredPath, 'utf8')) as Record<string, string>)
+    : {};
   const covered = new Set(expected.flatMap((e) => e.findings.map((f) => f.rule)));
   it('each rule is covered or listed, with a reason, as not coverable by a capture file', () => {
-    const missing = allRules().map((r) => r.id).filter((id) => !covered.has(id) && !(id in uncovered));
+    const missing = allRules()
+      .map((r) => r.id)
+      .filter((id) => !covered.has(id) && !(id in uncovered));
     expect(missing).toEqual([]);
   });
   it('nothing listed as uncovered is covered, every reason is given, every listed rule exists', () => {

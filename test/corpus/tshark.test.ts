@@ -32,9 +32,11 @@ interface Known {
 /** FPDUs as tshark frames them, from its -V tree: frame, ULPDU length, CRC check verdict. */
 async function tsharkFpdus(file: string): Promise<Fpdu[]> {
   // A capture cut short or unreadable at its end makes tshark exit 2 after printing what it read.
-  const { stdout } = await run('tshark', ['-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-r', file, '-V', '-Y', 'iwarp_mpa'], { maxBuffer: 256 << 20 }).catch(
-    (e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }),
-  );
+  const { stdout } = await run(
+    'tshark',
+    ['-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-r', file, '-V', '-Y', 'iwarp_mpa'],
+    { maxBuffer: 256 << 20 },
+  ).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
   const out: Fpdu[] = [];
   let frame = 0;
   for (const line of stdout.split('\n')) {
@@ -51,7 +53,12 @@ async function tsharkFpdus(file: string): Promise<Fpdu[]> {
 async function ourFpdus(file: string): Promise<Fpdu[]> {
   const res: Fpdu[] = [];
   await analyze(file, {
-    onFpdu: (f) => res.push([f.frames[f.frames.length - 1]!, f.ulpduLength, f.crcStatus === 'unchecked' ? 'none' : f.crcStatus === 'good' ? 'good' : 'bad']),
+    onFpdu: (f) =>
+      res.push([
+        f.frames[f.frames.length - 1]!,
+        f.ulpduLength,
+        f.crcStatus === 'unchecked' ? 'none' : f.crcStatus === 'good' ? 'good' : 'bad',
+      ]),
   });
   return res.sort((a, b) => a[0] - b[0]);
 }
@@ -62,32 +69,65 @@ function why(t: { scenario: string; knobs: Record<string, string>; findings: Arr
   const k = t.knobs;
   // Wireshark 4.0's iwarp_mpa dissector knows only RFC 5044 startup frames: no pre-standard MPA
   // (draft-00, enabled without startup frames), and no dissector at all for ULP Framing for TCP.
-  if (rules.has('mpa.enabled-without-startup')) return 'pre-standard MPA (no startup frames, draft-ietf-rddp-mpa-00): Wireshark 4.0 has no pre-standard MPA, it frames only after an RFC 5044 Request/Reply';
-  if ([...rules].some((r) => r.startsWith('tuf.')) || t.scenario.startsWith('tuf-')) return 'ULP Framing for TCP: Wireshark 4.0 has no TUF dissector';
-  if (k['start'] === 'mid-stream' || rules.has('mpa.mid-stream')) return 'Wireshark frames nothing mid-stream (no startup seen)';
+  if (rules.has('mpa.enabled-without-startup'))
+    return 'pre-standard MPA (no startup frames, draft-ietf-rddp-mpa-00): Wireshark 4.0 has no pre-standard MPA, it frames only after an RFC 5044 Request/Reply';
+  if ([...rules].some((r) => r.startsWith('tuf.')) || t.scenario.startsWith('tuf-'))
+    return 'ULP Framing for TCP: Wireshark 4.0 has no TUF dissector';
+  if (k['start'] === 'mid-stream' || rules.has('mpa.mid-stream'))
+    return 'Wireshark frames nothing mid-stream (no startup seen)';
   if (rules.has('tcp.capture-loss') || rules.has('mpa.resync')) return 'Wireshark frames nothing after capture loss';
-  if ([...rules].some((r) => /pad-miscomputed|pad-omitted|ulpdu-length-counts|ulpdu-length-byte-order|marker-phase|markers-missing|markers-unrequested|framing-lost/.test(r))) {
+  if (
+    [...rules].some((r) =>
+      /pad-miscomputed|pad-omitted|ulpdu-length-counts|ulpdu-length-byte-order|marker-phase|markers-missing|markers-unrequested|framing-lost/.test(
+        r,
+      ),
+    )
+  ) {
     return 'a sender framing mistake: Wireshark follows ULPDU_Length as sent, we diagnose the mistake and frame as the sender did';
   }
-  if (t.scenario === 'rdmac-fig17-ietf') return 'markers in one direction only (Request M=1, Reply M=0): Wireshark 4.0 mis-frames FPDUs when only one direction has markers';
-  if (k['markers'] && k['markers'] !== 'none') return `markers (${k['markers']}): Wireshark 4.0 mis-frames FPDUs with markers when a segment holds several FPDUs or only one direction has markers`;
-  if (rules.has('mpa.bad-key') || rules.has('mpa.pd-length-too-long') || rules.has('mpa.initiator-initiator') || rules.has('mpa.responder-responder') || rules.has('mpa.reply-without-request') || rules.has('mpa.rejected') || rules.has('mpa.startup-after-mpa')) {
+  if (t.scenario === 'rdmac-fig17-ietf')
+    return 'markers in one direction only (Request M=1, Reply M=0): Wireshark 4.0 mis-frames FPDUs when only one direction has markers';
+  if (k['markers'] && k['markers'] !== 'none')
+    return `markers (${k['markers']}): Wireshark 4.0 mis-frames FPDUs with markers when a segment holds several FPDUs or only one direction has markers`;
+  if (
+    rules.has('mpa.bad-key') ||
+    rules.has('mpa.pd-length-too-long') ||
+    rules.has('mpa.initiator-initiator') ||
+    rules.has('mpa.responder-responder') ||
+    rules.has('mpa.reply-without-request') ||
+    rules.has('mpa.rejected') ||
+    rules.has('mpa.startup-after-mpa')
+  ) {
     return 'a faulty startup: Wireshark does not enter full operation, we do where the RFC rules let a receiver';
   }
-  if (rules.has('mpa.fpdu-exceeds-emss') || k['segmentation'] === 'random' || k['segmentation'] === 'mss' || k['segmentation'] === 'large') return 'FPDUs split across segments: Wireshark does not reassemble them into one';
-  if (k['impair']?.includes('reorder')) return 'segments out of order: Wireshark 4.0 loses the FPDUs of segments that arrive before their predecessors';
-  if (rules.has('mpa.coalesced-startup')) return 'FPDU octets in the segment of the Reply: Wireshark 4.0 dissects only the startup frame there';
-  return 'other (read the capture\'s truth)';
+  if (
+    rules.has('mpa.fpdu-exceeds-emss') ||
+    k['segmentation'] === 'random' ||
+    k['segmentation'] === 'mss' ||
+    k['segmentation'] === 'large'
+  )
+    return 'FPDUs split across segments: Wireshark does not reassemble them into one';
+  if (k['impair']?.includes('reorder'))
+    return 'segments out of order: Wireshark 4.0 loses the FPDUs of segments that arrive before their predecessors';
+  if (rules.has('mpa.coalesced-startup'))
+    return 'FPDU octets in the segment of the Reply: Wireshark 4.0 dissects only the startup frame there';
+  return "other (read the capture's truth)";
 }
 
-const files = existsSync(DIR) ? readdirSync(DIR).filter((f) => /\.pcap(ng)?$/.test(f)).sort() : [];
+const files = existsSync(DIR)
+  ? readdirSync(DIR)
+      .filter((f) => /\.pcap(ng)?$/.test(f))
+      .sort()
+  : [];
 
 describe.skipIf(!hasTshark)('tshark over the corpus', () => {
   if (!hasTshark) {
     it.skip('tshark is not installed: oracle comparison skipped (.ci/run installs it)', () => {});
     return;
   }
-  it('agrees with us exactly where Wireshark is reliable, and differs exactly as recorded elsewhere', { timeout: 600_000 }, async () => {
+  it('agrees with us exactly where Wireshark is reliable, and differs exactly as recorded elsewhere', {
+    timeout: 600_000,
+  }, async () => {
     const known: Record<string, Known> = existsSync(KNOWN) ? JSON.parse(readFileSync(KNOWN, 'utf8')) : {};
     const next: Record<string, Known> = {};
     const problems: string[] = [];
@@ -113,8 +153,14 @@ describe.skipIf(!hasTshark)('tshark over the corpus', () => {
         }
         next[f] = { tshark: theirs.length, ours: ours.length, why: known[f]?.why ?? why(truth) };
         const k = known[f];
-        if (!k) problems.push(`${f}: differs from tshark and is not recorded: tshark ${JSON.stringify(theirs.slice(0, 4))}..., ours ${JSON.stringify(ours.slice(0, 4))}...`);
-        else if (k.tshark !== theirs.length || k.ours !== ours.length) problems.push(`${f}: recorded tshark ${k.tshark} / ours ${k.ours} FPDUs, now ${theirs.length} / ${ours.length}`);
+        if (!k)
+          problems.push(
+            `${f}: differs from tshark and is not recorded: tshark ${JSON.stringify(theirs.slice(0, 4))}..., ours ${JSON.stringify(ours.slice(0, 4))}...`,
+          );
+        else if (k.tshark !== theirs.length || k.ours !== ours.length)
+          problems.push(
+            `${f}: recorded tshark ${k.tshark} / ours ${k.ours} FPDUs, now ${theirs.length} / ${ours.length}`,
+          );
       }
     };
     await Promise.all([worker(), worker()]);

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
 import type { DdpAnalyzerOptions } from '../../dissectors/ddp-rdmap/analyzer.js';
-import { filled, readRequest, readResponse, send, sendSegments, Stream, taggedSegments, terminate, write } from '../helpers/ddp-encoder.js';
+import {
+  filled,
+  readRequest,
+  readResponse,
+  send,
+  sendSegments,
+  Stream,
+  taggedSegments,
+  terminate,
+  write,
+} from '../helpers/ddp-encoder.js';
 import { setup } from './util.js';
 
 function conv(ctx: Partial<MpaContext> = {}, opts: DdpAnalyzerOptions = {}) {
@@ -42,7 +52,12 @@ describe('message assembly', () => {
       firstSeq: 1000,
       frames: [1, 3, 5, 7, 9, 11, 13, 15, 17, 19],
     });
-    expect(c.an.directionStats(0)).toMatchObject({ segments: 10, messages: 1, byOpcode: { send: 10 }, sizes: { send: { messages: 1, min: 10_000, max: 10_000, total: 10_000 } } });
+    expect(c.an.directionStats(0)).toMatchObject({
+      segments: 10,
+      messages: 1,
+      byOpcode: { send: 10 },
+      sizes: { send: { messages: 1, min: 10_000, max: 10_000, total: 10_000 } },
+    });
     expect(c.sink.findings).toEqual([]);
   });
 
@@ -99,7 +114,9 @@ describe('message assembly', () => {
     c.a(segs[2]!);
     c.a(send(2, 'next'));
     expect(c.sink.rules()).toEqual(['ddp.capture-loss']);
-    expect(c.sink.findings[0]!.message).toMatch(/MO=2000, expected 1000 \(1000 octets missing\); plausibly explained by 1024 octets missing from the stream/);
+    expect(c.sink.findings[0]!.message).toMatch(
+      /MO=2000, expected 1000 \(1000 octets missing\); plausibly explained by 1024 octets missing from the stream/,
+    );
     expect(c.msgs[0]).toMatchObject({ msn: 1, length: 3000, segments: 2, complete: true });
     expect(c.an.directionStats(0)).toMatchObject({ moErrors: 0, lossExplained: 1 });
   });
@@ -111,7 +128,10 @@ describe('message assembly', () => {
     c.A.next(segs[1]!);
     c.a(send(2, 'x'));
     expect(c.sink.rules()).toEqual(['ddp.capture-loss']);
-    expect(c.msgs.map((m) => [m.msn, m.complete])).toEqual([[1, false], [2, true]]);
+    expect(c.msgs.map((m) => [m.msn, m.complete])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
   });
 
   it('whole messages lost: MSN gap explained; a CRC-bad segment is decoded but not used', () => {
@@ -161,7 +181,10 @@ describe('message assembly', () => {
     const c = conv({}, { maxOpenMessages: 4 });
     for (let i = 1; i <= 6; i++) c.a(write(i, 0n, 'x', { l: false }));
     expect(c.an.messages(0).map((m) => m.stag)).toEqual([3, 4, 5, 6]);
-    expect(c.msgs.map((m) => [m.stag, m.complete])).toEqual([[1, false], [2, false]]);
+    expect(c.msgs.map((m) => [m.stag, m.complete])).toEqual([
+      [1, false],
+      [2, false],
+    ]);
     c.an.end(0, 'eof');
     expect(c.an.messages(0)).toEqual([]);
     expect(c.msgs).toHaveLength(6);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decodeDdp, decodeDdpHeader, type DdpPdu, type TaggedPdu, type TerminateMessage, type UntaggedPdu } from '../../dissectors/ddp-rdmap/decode.js';
+import {
+  decodeDdp,
+  decodeDdpHeader,
+  type DdpPdu,
+  type TaggedPdu,
+  type TerminateMessage,
+  type UntaggedPdu,
+} from '../../dissectors/ddp-rdmap/decode.js';
 import {
   atomicRequest,
   atomicResponse,
@@ -40,7 +47,9 @@ function ulpduOf(fpduHex: string): { ul: Uint8Array; crc: number; whole: Uint8Ar
 
 describe('SPEC-NOTES worked FPDUs (ULPDU bytes)', () => {
   it('Send "ping", QN0 MSN1', () => {
-    const { ul, crc, whole } = ulpduOf('00 16 41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 70 69 6e 67 a5 48 7f a7');
+    const { ul, crc, whole } = ulpduOf(
+      '00 16 41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 70 69 6e 67 a5 48 7f a7',
+    );
     expect(crc).toBe(0xa77f48a5);
     const p = asUntagged(dec(ul));
     expect(p.ddp).toMatchObject({ t: false, l: true, rsvd: 0, dv: 1 });
@@ -53,7 +62,9 @@ describe('SPEC-NOTES worked FPDUs (ULPDU bytes)', () => {
   });
 
   it('Send "hello" with PAD 3', () => {
-    const { ul, crc, whole } = ulpduOf('00 17 41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 68 65 6c 6c 6f 00 00 00 b9 90 b1 0c');
+    const { ul, crc, whole } = ulpduOf(
+      '00 17 41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 68 65 6c 6c 6f 00 00 00 b9 90 b1 0c',
+    );
     expect(crc).toBe(0x0cb190b9);
     const p = asUntagged(dec(ul));
     expect(p.payloadLength).toBe(5);
@@ -82,13 +93,29 @@ describe('SPEC-NOTES worked FPDUs (ULPDU bytes)', () => {
   });
 
   it('Terminate LLP/MPA/0x07, no headers', () => {
-    const { ul, crc, whole } = ulpduOf('00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 20 07 00 00 1b d2 ba be');
+    const { ul, crc, whole } = ulpduOf(
+      '00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 20 07 00 00 1b d2 ba be',
+    );
     expect(crc).toBe(0xbebad21b);
     const p = asUntagged(dec(ul));
     expect([p.qn, p.msn, p.mo]).toEqual([2, 1, 0]);
     const t = term(p);
-    expect(t).toMatchObject({ layer: 2, etype: 0, code: 7, layerName: 'LLP', etypeName: 'MPA Error', codeName: 'No matching RTR option' });
-    expect([t.m, t.d, t.r, t.ddpSegmentLength, t.ddpHeader, t.rdmapHeader]).toEqual([false, false, false, null, null, null]);
+    expect(t).toMatchObject({
+      layer: 2,
+      etype: 0,
+      code: 7,
+      layerName: 'LLP',
+      etypeName: 'MPA Error',
+      codeName: 'No matching RTR option',
+    });
+    expect([t.m, t.d, t.r, t.ddpSegmentLength, t.ddpHeader, t.rdmapHeader]).toEqual([
+      false,
+      false,
+      false,
+      null,
+      null,
+      null,
+    ]);
     expect(fpdu(terminate({ layer: 2, etype: 0, code: 7 }))).toEqual(whole);
   });
 
@@ -99,7 +126,10 @@ describe('SPEC-NOTES worked FPDUs (ULPDU bytes)', () => {
     const ul5 = f5.slice(6, 6 + 42);
     const ul6 = new Uint8Array([...f6.slice(2, 20), ...f6.slice(24)]);
     expect(ul6.length).toBe(42);
-    for (const [ul, msn] of [[ul5, 1], [ul6, 2]] as const) {
+    for (const [ul, msn] of [
+      [ul5, 1],
+      [ul6, 2],
+    ] as const) {
       const p = asUntagged(dec(ul));
       expect(p.ddp).toMatchObject({ t: false, l: true, dv: 0 });
       expect(p.rdmap).toMatchObject({ rv: 0, opcode: 3 });
@@ -123,9 +153,16 @@ describe('every opcode', () => {
   });
 
   it('0x1 Read Request', () => {
-    const p = asUntagged(dec(readRequest({ msn: 3, sinkStag: 0x11, sinkTo: 0x1000n, size: 4096, srcStag: 0x22, srcTo: 0xffffffff00000000n })));
+    const p = asUntagged(
+      dec(
+        readRequest({ msn: 3, sinkStag: 0x11, sinkTo: 0x1000n, size: 4096, srcStag: 0x22, srcTo: 0xffffffff00000000n }),
+      ),
+    );
     expect([p.qn, p.msn, p.length, p.payloadLength]).toEqual([1, 3, 46, 28]);
-    expect(p.body).toEqual({ type: 'read-request', rr: { sinkStag: 0x11, sinkTo: 0x1000n, size: 4096, srcStag: 0x22, srcTo: 0xffffffff00000000n } });
+    expect(p.body).toEqual({
+      type: 'read-request',
+      rr: { sinkStag: 0x11, sinkTo: 0x1000n, size: 4096, srcStag: 0x22, srcTo: 0xffffffff00000000n },
+    });
   });
 
   it('0x2 Read Response', () => {
@@ -156,11 +193,35 @@ describe('every opcode', () => {
   });
 
   it('0xA Atomic Request (CmpSwap)', () => {
-    const p = asUntagged(dec(atomicRequest({ msn: 1, atomicOpcode: 2, requestId: 77, remoteStag: 0x99, remoteTo: 0x8n, data: 5n, mask: 0xffn, compareData: 4n, compareMask: 0xf0n })));
+    const p = asUntagged(
+      dec(
+        atomicRequest({
+          msn: 1,
+          atomicOpcode: 2,
+          requestId: 77,
+          remoteStag: 0x99,
+          remoteTo: 0x8n,
+          data: 5n,
+          mask: 0xffn,
+          compareData: 4n,
+          compareMask: 0xf0n,
+        }),
+      ),
+    );
     expect(p.length).toBe(70);
     expect(p.body).toEqual({
       type: 'atomic-request',
-      req: { reserved: 0, atomicOpcode: 2, requestId: 77, remoteStag: 0x99, remoteTo: 8n, data: 5n, mask: 0xffn, compareData: 4n, compareMask: 0xf0n },
+      req: {
+        reserved: 0,
+        atomicOpcode: 2,
+        requestId: 77,
+        remoteStag: 0x99,
+        remoteTo: 8n,
+        data: 5n,
+        mask: 0xffn,
+        compareData: 4n,
+        compareMask: 0xf0n,
+      },
     });
   });
 
@@ -194,7 +255,16 @@ describe('Terminate shapes', () => {
 
   it('siw M+D with an untagged DDP header (DDP error)', () => {
     const t = term(dec(terminate({ layer: 1, etype: 2, code: 3, m: true, d: true, segLen: 25, ddpHeader: sendHdr })));
-    expect(t).toMatchObject({ layer: 1, etype: 2, code: 3, codeName: 'Invalid MSN - MSN range is not valid', m: true, d: true, r: false, ddpSegmentLength: 25 });
+    expect(t).toMatchObject({
+      layer: 1,
+      etype: 2,
+      code: 3,
+      codeName: 'Invalid MSN - MSN range is not valid',
+      m: true,
+      d: true,
+      r: false,
+      ddpSegmentLength: 25,
+    });
     expect(t.ddpHeader?.offset).toBe(24);
     expect(t.ddpHeader?.bytes).toEqual(sendHdr);
     expect(t.ddpHeader?.header).toMatchObject({ kind: 'untagged', qn: 0, msn: 5, mo: 0 });
@@ -210,16 +280,42 @@ describe('Terminate shapes', () => {
   });
 
   it('siw M+D+R for a Read Request: 18 + 28 octets, the RDMAP header decoded again', () => {
-    const t = term(dec(terminate({ layer: 0, etype: 1, code: 2, m: true, d: true, r: true, segLen: 46, ddpHeader: rrFull.slice(0, 18), rdmapHeader: rrFull.slice(18) })));
+    const t = term(
+      dec(
+        terminate({
+          layer: 0,
+          etype: 1,
+          code: 2,
+          m: true,
+          d: true,
+          r: true,
+          segLen: 46,
+          ddpHeader: rrFull.slice(0, 18),
+          rdmapHeader: rrFull.slice(18),
+        }),
+      ),
+    );
     expect(t.codeName).toBe('Access rights violation');
     expect(t.rdmapHeader?.readRequest).toEqual({ sinkStag: 1, sinkTo: 2n, size: 3, srcStag: 4, srcTo: 5n });
     expect(t.rdmapHeader?.offset).toBe(42);
-    const whole = terminate({ layer: 0, etype: 1, code: 2, m: true, d: true, r: true, segLen: 46, ddpHeader: rrFull.slice(0, 18), rdmapHeader: rrFull.slice(18) });
+    const whole = terminate({
+      layer: 0,
+      etype: 1,
+      code: 2,
+      m: true,
+      d: true,
+      r: true,
+      segLen: 46,
+      ddpHeader: rrFull.slice(0, 18),
+      rdmapHeader: rrFull.slice(18),
+    });
     expect(whole.length).toBe(18 + 52); // the cxgb4 maximum
   });
 
   it('siw M+D+R for a Send: R set but only the 18-octet header follows', () => {
-    const t = term(dec(terminate({ layer: 0, etype: 1, code: 0, m: true, d: true, r: true, segLen: 25, ddpHeader: sendHdr })));
+    const t = term(
+      dec(terminate({ layer: 0, etype: 1, code: 0, m: true, d: true, r: true, segLen: 25, ddpHeader: sendHdr })),
+    );
     expect(t.ddpHeader?.header).not.toBeNull();
     expect(t.rdmapHeader).toBeNull();
     expect(t.problems).toEqual(['R is set but no terminated RDMAP header follows']);
@@ -237,7 +333,9 @@ describe('Terminate shapes', () => {
   });
 
   it('D set but the copied header is cut short', () => {
-    const t = term(dec(terminate({ layer: 1, etype: 2, code: 1, m: true, d: true, segLen: 25, ddpHeader: sendHdr.slice(0, 10) })));
+    const t = term(
+      dec(terminate({ layer: 1, etype: 2, code: 1, m: true, d: true, segLen: 25, ddpHeader: sendHdr.slice(0, 10) })),
+    );
     expect(t.ddpHeader?.bytes.length).toBe(10);
     expect(t.ddpHeader?.header).toBeNull();
     expect(t.problems[0]).toMatch(/only 10 of the 18 octets/);
@@ -276,12 +374,20 @@ describe('truncated and malformed ULPDUs never throw', () => {
 
   it('RDMAP headers that do not fit are truncated bodies', () => {
     const rr = readRequest({ msn: 1, sinkStag: 1, sinkTo: 0, size: 1, srcStag: 2, srcTo: 0 });
-    expect(asUntagged(dec(rr.slice(0, 40))).body).toEqual({ type: 'truncated', what: 'Read Request header', need: 46, have: 40 });
+    expect(asUntagged(dec(rr.slice(0, 40))).body).toEqual({
+      type: 'truncated',
+      what: 'Read Request header',
+      need: 46,
+      have: 40,
+    });
     const ar = atomicRequest({ msn: 1, atomicOpcode: 0, requestId: 1, remoteStag: 1, remoteTo: 0 });
     expect(asUntagged(dec(ar.slice(0, 60))).body).toMatchObject({ type: 'truncated', need: 70 });
     const resp = atomicResponse({ msn: 1, originalRequestId: 1, value: 0 });
     expect(asUntagged(dec(resp.slice(0, 29))).body).toMatchObject({ type: 'truncated', need: 30 });
-    expect(asUntagged(dec(immediate({ msn: 1, data: new Uint8Array(3) }))).body).toMatchObject({ type: 'truncated', need: 26 });
+    expect(asUntagged(dec(immediate({ msn: 1, data: new Uint8Array(3) }))).body).toMatchObject({
+      type: 'truncated',
+      need: 26,
+    });
   });
 
   it('random bytes of every length decode without throwing', () => {

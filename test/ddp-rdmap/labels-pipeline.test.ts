@@ -19,7 +19,12 @@ describe('upper-layer labels through the pipeline', () => {
   });
 
   it('no label when the evidence is not clear', async () => {
-    const c = buildMpaConnection({ request: {}, reply: {}, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(40, 1)) }], scenario: { server: { addr: '10.0.0.2', port: 7777 } } });
+    const c = buildMpaConnection({
+      request: {},
+      reply: {},
+      i2r: [{ ulpdu: sendUlpdu(1, patternBytes(40, 1)) }],
+      scenario: { server: { addr: '10.0.0.2', port: 7777 } },
+    });
     const r = await analyzeBytes(c.pcap, { upper: defaultUpper });
     expect(r.flows[0]!.upperLayer).toBeNull();
   });

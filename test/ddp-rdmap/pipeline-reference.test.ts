@@ -30,7 +30,9 @@ interface ExpFlow {
 }
 
 describe.skipIf(!dir)('DDP/RDMAP on the reference captures', () => {
-  const expected = dir ? (JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, { flows: ExpFlow[] }>) : {};
+  const expected = dir
+    ? (JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, { flows: ExpFlow[] }>)
+    : {};
   for (const [file, exp] of Object.entries(expected)) {
     it(file, async () => {
       const infos: string[] = [];
@@ -41,7 +43,13 @@ describe.skipIf(!dir)('DDP/RDMAP on the reference captures', () => {
         },
       });
       const doc = buildReport(r) as unknown as {
-        flows: Array<{ client: string; mpa: { initiator: string | null; directions: Array<{ from: string; ddp: Record<string, unknown> | null }> } | null }>;
+        flows: Array<{
+          client: string;
+          mpa: {
+            initiator: string | null;
+            directions: Array<{ from: string; ddp: Record<string, unknown> | null }>;
+          } | null;
+        }>;
         findings: Array<{ rule: string; severity: string; message: string }>;
       };
       expect(infos.length).toBeGreaterThan(0);
@@ -51,7 +59,10 @@ describe.skipIf(!dir)('DDP/RDMAP on the reference captures', () => {
         const flow = doc.flows.find((f) => f.client === ef.client)!;
         const m = flow.mpa!;
         const ini = m.initiator ?? flow.client;
-        for (const [k, from] of [['i2r', ini], ['r2i', null]] as const) {
+        for (const [k, from] of [
+          ['i2r', ini],
+          ['r2i', null],
+        ] as const) {
           const md = from ? m.directions.find((d) => d.from === from)! : m.directions.find((d) => d.from !== ini)!;
           const e = ef[k];
           expect(md.ddp, `${k} ddp`).not.toBeNull();

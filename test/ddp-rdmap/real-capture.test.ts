@@ -57,42 +57,56 @@ function readSegments(path: string): Seg[] {
 }
 
 describe.skipIf(!have)('real capture: SoftUiWARP against siw (rping)', () => {
-  it(have ? 'decodes the Sends and the Read Request as the capture README describes' : 'skipped: ../shared/captures/real is absent', () => {
-    const { a, sink } = setup({ rev: 1, initiatorDir: 0, p2p: false });
-    const infos: string[] = [];
-    for (const s of readSegments(FILE)) {
-      const key = new TextDecoder().decode(s.payload.subarray(0, 6));
-      if (s.payload.length > 0 && key !== 'MPA ID') {
-        const len = (s.payload[0]! << 8) | s.payload[1]!;
-        const u: Ulpdu = {
-          flow: 1,
-          dir: s.dir,
-          from: s.from,
-          seq: s.seq,
-          length: len,
-          head: s.payload.slice(2, 2 + Math.min(len, 96)),
-          frames: [s.frame],
-          crc: 'unchecked',
-          afterError: false,
-        };
-        infos.push(`${s.frame} ${segmentInfo(a.ulpdu(u))}`);
+  it(
+    have
+      ? 'decodes the Sends and the Read Request as the capture README describes'
+      : 'skipped: ../shared/captures/real is absent',
+    () => {
+      const { a, sink } = setup({ rev: 1, initiatorDir: 0, p2p: false });
+      const infos: string[] = [];
+      for (const s of readSegments(FILE)) {
+        const key = new TextDecoder().decode(s.payload.subarray(0, 6));
+        if (s.payload.length > 0 && key !== 'MPA ID') {
+          const len = (s.payload[0]! << 8) | s.payload[1]!;
+          const u: Ulpdu = {
+            flow: 1,
+            dir: s.dir,
+            from: s.from,
+            seq: s.seq,
+            length: len,
+            head: s.payload.slice(2, 2 + Math.min(len, 96)),
+            frames: [s.frame],
+            crc: 'unchecked',
+            afterError: false,
+          };
+          infos.push(`${s.frame} ${segmentInfo(a.ulpdu(u))}`);
+        }
+        if (s.flags & 0x01) a.end(s.dir, 'fin');
+        if (s.flags & 0x04) {
+          a.end(0, 'rst');
+          a.end(1, 'rst');
+        }
       }
-      if (s.flags & 0x01) a.end(s.dir, 'fin');
-      if (s.flags & 0x04) {
-        a.end(0, 'rst');
-        a.end(1, 'rst');
-      }
-    }
-    expect(infos).toEqual([
-      '8 Send QN=0 MSN=1 MO=0 L len=16',
-      '9 Send QN=0 MSN=2 MO=0 L len=16',
-      expect.stringMatching(/^10 Read Request sink 0x[0-9a-f]{8}\/0x[0-9a-f]+ size \d+ src .* MSN=1$/),
-      '12 Send QN=0 MSN=3 MO=0 L len=16',
-      '13 Send QN=0 MSN=4 MO=0 L len=16',
-    ]);
-    expect(a.directionStats(0)).toMatchObject({ segments: 4, messages: 4, byOpcode: { send: 4 }, msnErrors: 0, moErrors: 0, rtr: null });
-    expect(a.directionStats(1)).toMatchObject({ segments: 1, byOpcode: { 'read-request': 1 } });
-    // The client never answered the Read Request before the connection was reset.
-    expect(sink.findings.map((f) => [f.rule, f.severity, f.frames])).toEqual([['rdmap.read-unanswered', 'warning', [10]]]);
-  });
+      expect(infos).toEqual([
+        '8 Send QN=0 MSN=1 MO=0 L len=16',
+        '9 Send QN=0 MSN=2 MO=0 L len=16',
+        expect.stringMatching(/^10 Read Request sink 0x[0-9a-f]{8}\/0x[0-9a-f]+ size \d+ src .* MSN=1$/),
+        '12 Send QN=0 MSN=3 MO=0 L len=16',
+        '13 Send QN=0 MSN=4 MO=0 L len=16',
+      ]);
+      expect(a.directionStats(0)).toMatchObject({
+        segments: 4,
+        messages: 4,
+        byOpcode: { send: 4 },
+        msnErrors: 0,
+        moErrors: 0,
+        rtr: null,
+      });
+      expect(a.directionStats(1)).toMatchObject({ segments: 1, byOpcode: { 'read-request': 1 } });
+      // The client never answered the Read Request before the connection was reset.
+      expect(sink.findings.map((f) => [f.rule, f.severity, f.frames])).toEqual([
+        ['rdmap.read-unanswered', 'warning', [10]],
+      ]);
+    },
+  );
 });

@@ -65,14 +65,18 @@ describe('RFC 6581 RTR', () => {
     expect(c.sink.rules()).toEqual(['rdmap.read-response-size']);
   });
 
-  it('the wrong RTR kind is flagged and the Responder\'s Terminate 0x07 is linked to it', () => {
+  it("the wrong RTR kind is flagged and the Responder's Terminate 0x07 is linked to it", () => {
     const c = conv(p2p('read'));
     const r = c.a(write(1, 0n));
     expect(r.rtr).toBe('write');
     c.b(terminate({ layer: 2, etype: 0, code: 7 }));
     expect(c.sink.rules()).toEqual(['rdmap.rtr-mismatch', 'rdmap.terminate']);
-    expect(c.sink.findings[0]!.message).toMatch(/should be the negotiated zero-length read RTR .* but it is a zero-length write RTR/);
-    expect(c.sink.findings[1]!.message).toMatch(/explained by the Initiator's first FPDU at seq 1000 \(frame 1\) not being the negotiated RTR/);
+    expect(c.sink.findings[0]!.message).toMatch(
+      /should be the negotiated zero-length read RTR .* but it is a zero-length write RTR/,
+    );
+    expect(c.sink.findings[1]!.message).toMatch(
+      /explained by the Initiator's first FPDU at seq 1000 \(frame 1\) not being the negotiated RTR/,
+    );
     expect(c.an.directionStats(0).rtr).toBe('write');
   });
 
@@ -131,12 +135,18 @@ describe('Terminate linking', () => {
     const bad = send(3, 'three');
     const target = c.b(bad);
     expect(target.findings.map((f) => f.rule)).toEqual(['ddp.msn-gap']);
-    const t = c.a(terminate({ layer: 1, etype: 2, code: 3, m: true, d: true, segLen: bad.length, ddpHeader: bad.slice(0, 18) }));
+    const t = c.a(
+      terminate({ layer: 1, etype: 2, code: 3, m: true, d: true, segLen: bad.length, ddpHeader: bad.slice(0, 18) }),
+    );
     expect(t.terminated).toEqual({ seq: target.seq, frames: [4] });
     const f = c.sink.of('rdmap.terminate')[0]!;
     expect(f.message).toMatch(/^Terminate DDP\/Untagged: Invalid MSN - MSN range is not valid \[MD\]/);
     expect(f.message).toMatch(/DDP segment length 23/);
-    expect(f.message).toMatch(new RegExp(`terminates the peer's segment at seq ${target.seq} \\(frame 4\\), which mpa-dissect flagged: ddp.msn-gap`));
+    expect(f.message).toMatch(
+      new RegExp(
+        `terminates the peer's segment at seq ${target.seq} \\(frame 4\\), which mpa-dissect flagged: ddp.msn-gap`,
+      ),
+    );
     expect(c.sink.of('rdmap.terminate-unexplained')).toEqual([]);
   });
 
@@ -146,9 +156,24 @@ describe('Terminate linking', () => {
     const rrRec = c.b(rr);
     const w = write(0x55, 0x1000n, 'data');
     const wRec = c.b(w);
-    const t1 = c.a(terminate({ layer: 0, etype: 1, code: 0, m: true, d: true, segLen: w.length, ddpHeader: w.slice(0, 14) }));
+    const t1 = c.a(
+      terminate({ layer: 0, etype: 1, code: 0, m: true, d: true, segLen: w.length, ddpHeader: w.slice(0, 14) }),
+    );
     expect(t1.terminated?.seq).toBe(wRec.seq);
-    const t2 = c.a(terminate({ msn: 2, layer: 0, etype: 1, code: 2, m: true, d: true, r: true, segLen: 46, ddpHeader: rr.slice(0, 18), rdmapHeader: rr.slice(18) }));
+    const t2 = c.a(
+      terminate({
+        msn: 2,
+        layer: 0,
+        etype: 1,
+        code: 2,
+        m: true,
+        d: true,
+        r: true,
+        segLen: 46,
+        ddpHeader: rr.slice(0, 18),
+        rdmapHeader: rr.slice(18),
+      }),
+    );
     expect(t2.terminated?.seq).toBe(rrRec.seq);
     expect(c.sink.of('rdmap.terminate')[1]!.message).toMatch(/copied Read Request: sink 0x00000003\/0x40 size 64/);
   });
@@ -156,17 +181,29 @@ describe('Terminate linking', () => {
   it('a copied header matching nothing is said so', () => {
     const c = conv();
     c.b(send(1, 'x'));
-    c.a(terminate({ layer: 1, etype: 2, code: 1, m: true, d: true, segLen: 20, ddpHeader: send(9, 'zz', { qn: 5 }).slice(0, 18) }));
+    c.a(
+      terminate({
+        layer: 1,
+        etype: 2,
+        code: 1,
+        m: true,
+        d: true,
+        segLen: 20,
+        ddpHeader: send(9, 'zz', { qn: 5 }).slice(0, 18),
+      }),
+    );
     expect(c.sink.of('rdmap.terminate')[0]!.message).toMatch(/matches none of the peer's last 1 segments/);
   });
 
-  it('an LLP CRC Terminate is explained by the MPA error noted on the peer\'s half connection', () => {
+  it("an LLP CRC Terminate is explained by the MPA error noted on the peer's half connection", () => {
     const c = conv();
     c.b(send(1, 'x'));
     c.an.noteMpaError(1, 2, 5024, [4, 6]);
     c.a(terminate({ layer: 2, etype: 0, code: 2 }));
     expect(c.sink.rules()).toEqual(['rdmap.terminate']);
-    expect(c.sink.findings[0]!.message).toMatch(/explained by MPA error code 2 at seq 5024 \(frames 4,6\) on the peer's half connection/);
+    expect(c.sink.findings[0]!.message).toMatch(
+      /explained by MPA error code 2 at seq 5024 \(frames 4,6\) on the peer's half connection/,
+    );
   });
 
   it('an LLP Terminate with another code than the noted error is unexplained', () => {
@@ -184,11 +221,22 @@ describe('Terminate linking', () => {
     expect(c.sink.of('rdmap.terminate')[0]!.message).toMatch(/its own CRC does not verify/);
   });
 
-  it('siw\'s shapes: M+D+R with only the DDP header of a Send is not an error', () => {
+  it("siw's shapes: M+D+R with only the DDP header of a Send is not an error", () => {
     const c = conv();
     const s = send(1, 'x');
     c.b(s);
-    c.a(terminate({ layer: 0, etype: 1, code: 0, m: true, d: true, r: true, segLen: s.length, ddpHeader: s.slice(0, 18) }));
+    c.a(
+      terminate({
+        layer: 0,
+        etype: 1,
+        code: 0,
+        m: true,
+        d: true,
+        r: true,
+        segLen: s.length,
+        ddpHeader: s.slice(0, 18),
+      }),
+    );
     expect(c.sink.rules()).toEqual(['rdmap.terminate']);
     expect(c.sink.findings[0]!.message).toMatch(/R is set but no terminated RDMAP header follows/);
   });

@@ -83,7 +83,14 @@ describe('a clean conversation fires nothing', () => {
     expect(c.an.directionStats(1)).toMatchObject({
       segments: 9,
       rtr: null,
-      byOpcode: { 'read-response': 3, send: 2, 'send-invalidate': 1, 'immediate-data': 1, 'immediate-data-se': 1, 'atomic-response': 1 },
+      byOpcode: {
+        'read-response': 3,
+        send: 2,
+        'send-invalidate': 1,
+        'immediate-data': 1,
+        'immediate-data-se': 1,
+        'atomic-response': 1,
+      },
       readResponses: 2,
     });
   });
@@ -115,7 +122,7 @@ describe('header rules', () => {
     expectRules(c, ['ddp.invalid-dv', 'rdmap.invalid-rv']);
   });
 
-  it('ddp.version-mix: DV differs from RV, or from the connection\'s version', () => {
+  it("ddp.version-mix: DV differs from RV, or from the connection's version", () => {
     const c = conv({ rev: null, initiatorDir: null });
     c.a(send(1, 'x', { dv: 1, rv: 0 }));
     c.a(send(2, 'x')); // version 1: establishes it
@@ -138,7 +145,13 @@ describe('header rules', () => {
     c.a(atomicRequest({ msn: 1, atomicOpcode: 0, requestId: 1, remoteStag: 1, remoteTo: 0, reserved: 3 }));
     c.a(terminate({ layer: 2, etype: 0, code: 2, hdrctRsvd: 1 }));
     c.done();
-    expect(c.sink.problems().map((f) => f.rule)).toEqual(['rdmap.reserved-nonzero', 'rdmap.reserved-nonzero', 'rdmap.reserved-nonzero', 'rdmap.reserved-nonzero', 'rdmap.terminate-unexplained']);
+    expect(c.sink.problems().map((f) => f.rule)).toEqual([
+      'rdmap.reserved-nonzero',
+      'rdmap.reserved-nonzero',
+      'rdmap.reserved-nonzero',
+      'rdmap.reserved-nonzero',
+      'rdmap.terminate-unexplained',
+    ]);
   });
 
   it('ddp.invalid-qn', () => {
@@ -179,7 +192,11 @@ describe('header rules', () => {
     c.a(readRequest({ msn: 2, sinkStag: 1, sinkTo: 0, size: 8, srcStag: 2, srcTo: 0, extra: new Uint8Array(4) }));
     c.a(terminate({ layer: 0, etype: 0, code: 0, l: false }));
     c.done();
-    expect(c.sink.problems().map((f) => f.rule)).toEqual(['rdmap.not-single-segment', 'rdmap.not-single-segment', 'rdmap.not-single-segment']);
+    expect(c.sink.problems().map((f) => f.rule)).toEqual([
+      'rdmap.not-single-segment',
+      'rdmap.not-single-segment',
+      'rdmap.not-single-segment',
+    ]);
   });
 
   it('rdmap.truncated-header', () => {
@@ -352,7 +369,7 @@ describe('pairing rules', () => {
     expect(c.sink.findings[1]!.message).toMatch(/Read Response of 50 octets.*asked for 100/);
   });
 
-  it('rdmap.read-unanswered when the responder\'s direction closes', () => {
+  it("rdmap.read-unanswered when the responder's direction closes", () => {
     const c = conv();
     c.a(rr(1, 100));
     c.a(rr(2, 100));
@@ -372,7 +389,9 @@ describe('pairing rules', () => {
     c.a(rr(2, 1));
     c.a(rr(3, 1));
     expectRules(c, ['rdmap.ird-exceeded']);
-    expect(c.sink.findings[0]!.message).toMatch(/3 Read Requests outstanding; the negotiated limit is 2 \(Initiator ORD 2, Responder IRD 4\)/);
+    expect(c.sink.findings[0]!.message).toMatch(
+      /3 Read Requests outstanding; the negotiated limit is 2 \(Initiator ORD 2, Responder IRD 4\)/,
+    );
     // 0x3FFF means "no value" (Intel drivers): no limit.
     const n = conv({ rev: 2, requestOrd: 0x3fff, replyIrd: 0x3fff });
     for (let i = 1; i <= 5; i++) n.a(rr(i, 1));
@@ -439,7 +458,16 @@ describe('byte order of RDMAP and DDP fields', () => {
   it('rdmap.read-request-byte-order: one finding per field and direction, Responses paired under the swapped reading', () => {
     const c = conv();
     for (let i = 1; i <= 3; i++) {
-      c.a(readRequest({ msn: i, sinkStag: le32(0xa5aa9000), sinkTo: le64(0x7f29a5aa9000n), size: le32(1024), srcStag: le32(0x5057a000), srcTo: le64(0x7f0e5057a000n) }));
+      c.a(
+        readRequest({
+          msn: i,
+          sinkStag: le32(0xa5aa9000),
+          sinkTo: le64(0x7f29a5aa9000n),
+          size: le32(1024),
+          srcStag: le32(0x5057a000),
+          srcTo: le64(0x7f0e5057a000n),
+        }),
+      );
       c.b(readResponse(0xa5aa9000, 0x7f29a5aa9000n, filled(1024)));
     }
     c.an.end(1, 'fin');
@@ -459,7 +487,7 @@ describe('byte order of RDMAP and DDP fields', () => {
     expectRules(c, ['rdmap.read-response-mismatch']);
   });
 
-  it('ddp.mo-byte-order: a later segment\'s MO in host order, once per direction', () => {
+  it("ddp.mo-byte-order: a later segment's MO in host order, once per direction", () => {
     const c = conv();
     const payload = filled(3000);
     const segs = sendSegments(1, payload, 1000);
@@ -500,7 +528,8 @@ describe('the rule table', () => {
       expect(r.id).toMatch(/^(ddp|rdmap)\.[a-z0-9-]+$/);
       expect(r.summary.length).toBeGreaterThan(10);
       expect(r.explanation.length).toBeGreaterThan(40);
-      if ((r.ref ?? '').includes('[RFC?]') || r.explanation.includes('hence a warning')) expect(r.severity, r.id).not.toBe('error');
+      if ((r.ref ?? '').includes('[RFC?]') || r.explanation.includes('hence a warning'))
+        expect(r.severity, r.id).not.toBe('error');
     }
   });
 });

@@ -12,7 +12,16 @@ export class CollectSink implements FindingSink {
   report(ruleId: string, f: FindingInput): void {
     const r = RULES.get(ruleId);
     if (!r) throw new Error(`unknown rule ${ruleId}`);
-    this.findings.push({ rule: ruleId, severity: r.severity, rfcErrorCode: r.rfcErrorCode, flow: f.flow, from: f.from, frames: [...f.frames], seq: f.seq, message: f.message });
+    this.findings.push({
+      rule: ruleId,
+      severity: r.severity,
+      rfcErrorCode: r.rfcErrorCode,
+      flow: f.flow,
+      from: f.from,
+      frames: [...f.frames],
+      seq: f.seq,
+      message: f.message,
+    });
   }
   rules(): string[] {
     return this.findings.map((f) => f.rule);

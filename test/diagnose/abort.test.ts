@@ -73,7 +73,10 @@ describe('a RST aborts both directions (RFC 9293 section 3.5.3)', () => {
   });
 
   it('a RST from the requester while its Read is outstanding: one abort, the Read unanswered', async () => {
-    const c = readConversation(false, [{ dir: 0, flag: 'rst' }, { dir: 1, flag: 'rst' }]);
+    const c = readConversation(false, [
+      { dir: 0, flag: 'rst' },
+      { dir: 1, flag: 'rst' },
+    ]);
     const r = await analyzeBytes(c.pcap, { upper: defaultUpper });
     expect(r.report.findings.filter((f) => f.rule.startsWith('mpa.tcp-closed'))).toHaveLength(1);
     expect(r.report.findings.filter((f) => f.rule === 'rdmap.read-unanswered')).toHaveLength(1);
@@ -82,12 +85,14 @@ describe('a RST aborts both directions (RFC 9293 section 3.5.3)', () => {
   it('a capture that just ends (no FIN, no RST) does not call a Read unanswered', async () => {
     const c = readConversation(false, []);
     const r = await analyzeBytes(c.pcap, { upper: defaultUpper });
-    expect(r.report.findings.filter((f) => f.rule === 'rdmap.read-unanswered' || f.rule.startsWith('mpa.tcp-closed'))).toEqual([]);
+    expect(
+      r.report.findings.filter((f) => f.rule === 'rdmap.read-unanswered' || f.rule.startsWith('mpa.tcp-closed')),
+    ).toEqual([]);
   });
 });
 
 describe('findings about a PDU carry its seq', () => {
-  it('mpa.responder-first names the Responder\'s first FPDU', async () => {
+  it("mpa.responder-first names the Responder's first FPDU", async () => {
     const c = buildMpaConnection({
       request: { m: false, c: true },
       reply: { m: false, c: true },

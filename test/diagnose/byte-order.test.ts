@@ -32,7 +32,12 @@ function conversation(hostOrder: boolean) {
   const payload = patternBytes(3000, 9);
   for (let k = 0; k < 3; k++) {
     const mo = k * 1000;
-    r2i.push({ ulpdu: sendUlpdu(2, payload.subarray(mo, mo + 1000), { mo: hostOrder && mo !== 0 ? le32(mo) : mo, last: k === 2 }) });
+    r2i.push({
+      ulpdu: sendUlpdu(2, payload.subarray(mo, mo + 1000), {
+        mo: hostOrder && mo !== 0 ? le32(mo) : mo,
+        last: k === 2,
+      }),
+    });
   }
   return buildMpaConnection({ request: { m: false, c: false }, reply: { m: false, c: false }, i2r, r2i });
 }
@@ -42,9 +47,15 @@ describe('byte-swapped Read Request fields and untagged MO (generated capture)',
     const c = conversation(true);
     const r = await analyzeBytes(c.pcap, { upper: defaultUpper });
     const errors = r.report.findings.filter((f) => f.severity !== 'info');
-    expect(errors.map((f) => f.rule).sort()).toEqual([...Array(5).fill('rdmap.read-request-byte-order'), 'ddp.mo-byte-order'].sort());
-    expect(errors.find((f) => f.rule === 'ddp.mo-byte-order')!.message).toMatch(/MO 0xe8030000 \(3892510720\) in network byte order is 1000 byte-swapped/);
-    expect(errors.find((f) => f.message.includes('RDMA Read Message Size'))!.message).toMatch(/262144 in network byte order, 1024 byte-swapped/);
+    expect(errors.map((f) => f.rule).sort()).toEqual(
+      [...Array(5).fill('rdmap.read-request-byte-order'), 'ddp.mo-byte-order'].sort(),
+    );
+    expect(errors.find((f) => f.rule === 'ddp.mo-byte-order')!.message).toMatch(
+      /MO 0xe8030000 \(3892510720\) in network byte order is 1000 byte-swapped/,
+    );
+    expect(errors.find((f) => f.message.includes('RDMA Read Message Size'))!.message).toMatch(
+      /262144 in network byte order, 1024 byte-swapped/,
+    );
   });
 
   it('the same conversation in network order: silent', async () => {

@@ -8,7 +8,9 @@ import { analyzeBytes } from '../helpers/analyze.js';
 /** Rules that only a diagnosis of broken framing or byte order raises. */
 const DIAGNOSES = new Set([
   'mpa.framing-lost',
-  ...MPA_RULES.filter((r) => /pad-miscomputed|pad-omitted|ulpdu-length-|markers-|marker-phase/.test(r.id)).map((r) => r.id),
+  ...MPA_RULES.filter((r) => /pad-miscomputed|pad-omitted|ulpdu-length-|markers-|marker-phase/.test(r.id)).map(
+    (r) => r.id,
+  ),
   'rdmap.read-request-byte-order',
   'ddp.mo-byte-order',
 ]);
@@ -56,11 +58,17 @@ describe('property: random conforming traffic gets no diagnosis', () => {
       r2i,
       cutI2r: { random: 1, seed: seed * 3 + 1, max: 1 + Math.floor(r() * 2000) },
       cutR2i: { random: 1, seed: seed * 3 + 2, max: 1 + Math.floor(r() * 2000) },
-      scenario: { mss: 65000, isn: [Math.floor(r() * 2 ** 32), Math.floor(r() * 2 ** 32)], close: r() < 0.5 ? 'fin' : 'rst' },
+      scenario: {
+        mss: 65000,
+        isn: [Math.floor(r() * 2 ** 32), Math.floor(r() * 2 ** 32)],
+        close: r() < 0.5 ? 'fin' : 'rst',
+      },
     });
     const res = await analyzeBytes(c.pcap, { upper: defaultUpper });
     expect(res.report.findings.filter((f) => DIAGNOSES.has(f.rule))).toEqual([]);
-    const m = res.report.flows[0]!.mpa as unknown as { directions: Array<{ fpdus: number; senderMistakeFpdus: number }> };
+    const m = res.report.flows[0]!.mpa as unknown as {
+      directions: Array<{ fpdus: number; senderMistakeFpdus: number }>;
+    };
     expect(m.directions.map((d) => d.fpdus)).toEqual([c.fpduSeqs[0].length, c.fpduSeqs[1].length]);
     expect(m.directions.map((d) => d.senderMistakeFpdus)).toEqual([0, 0]);
   });

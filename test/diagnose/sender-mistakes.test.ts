@@ -32,7 +32,9 @@ async function run(o: {
   });
   const records: FpduRecord[] = [];
   const r = await analyzeBytes(c.pcap, { upper: defaultUpper, onFpdu: (f) => records.push(f) });
-  const m = r.report.flows[0]!.mpa as unknown as { directions: Array<{ fpdus: number; senderMistake: string | null; senderMistakeFpdus: number }> };
+  const m = r.report.flows[0]!.mpa as unknown as {
+    directions: Array<{ fpdus: number; senderMistake: string | null; senderMistakeFpdus: number }>;
+  };
   const lens = fpdus.map((f) => f.ulpdu.length);
   return { c, r, m, records, lens, errors: r.report.findings.filter((f) => f.severity !== 'info') };
 }
@@ -43,23 +45,28 @@ describe('sender mistakes that break the ULPDU_Length chain are diagnosed, and f
   it.each([
     ['mpa.pad-miscomputed', { pad: 'len-plus-2' } as MistakeOption, (len: number) => (2 + len) % 4 !== rfcPad(len)],
     ['mpa.pad-omitted', { pad: 'none' } as MistakeOption, (len: number) => rfcPad(len) !== 0],
-  ])('%s (CRC off): named once at the first affected FPDU, every FPDU counted, affected ones marked', async (rule, mistake, affected) => {
-    const { c, m, records, lens, errors } = await run({ payloads: PAYLOADS, mistake });
-    const firstAffected = lens.findIndex(affected);
-    const mine = errors.filter((f) => f.rule === rule);
-    expect(mine.map((f) => f.seq)).toEqual([c.fpduSeqs[0][firstAffected]]);
-    expect(mine[0]!.message).toMatch(/RFC 5044 section 4\.2/);
-    // The break itself: one framing-lost error where the RFC reading went wrong, nothing else.
-    expect(errors.map((f) => f.rule).sort()).toEqual(['mpa.framing-lost', rule].sort());
-    expect(m.directions[0]!.fpdus).toBe(PAYLOADS.length);
-    expect(m.directions[0]!.senderMistake).toBe(rule);
-    expect(m.directions[0]!.senderMistakeFpdus).toBe(lens.filter(affected).length);
-    const i2r = records.filter((f) => f.dir === 0);
-    expect(i2r.map((f) => f.seq)).toEqual(c.fpduSeqs[0]);
-    expect(i2r.filter((f) => f.senderMistake === rule).map((f) => f.seq)).toEqual(c.fpduSeqs[0].filter((_, i) => affected(lens[i]!)));
-    // The rest of the connection is decoded: every Send reached DDP/RDMAP with its MSN.
-    expect(i2r.at(-1)!.upper).toMatchObject({ pdu: { msn: PAYLOADS.length } });
-  });
+  ])(
+    '%s (CRC off): named once at the first affected FPDU, every FPDU counted, affected ones marked',
+    async (rule, mistake, affected) => {
+      const { c, m, records, lens, errors } = await run({ payloads: PAYLOADS, mistake });
+      const firstAffected = lens.findIndex(affected);
+      const mine = errors.filter((f) => f.rule === rule);
+      expect(mine.map((f) => f.seq)).toEqual([c.fpduSeqs[0][firstAffected]]);
+      expect(mine[0]!.message).toMatch(/RFC 5044 section 4\.2/);
+      // The break itself: one framing-lost error where the RFC reading went wrong, nothing else.
+      expect(errors.map((f) => f.rule).sort()).toEqual(['mpa.framing-lost', rule].sort());
+      expect(m.directions[0]!.fpdus).toBe(PAYLOADS.length);
+      expect(m.directions[0]!.senderMistake).toBe(rule);
+      expect(m.directions[0]!.senderMistakeFpdus).toBe(lens.filter(affected).length);
+      const i2r = records.filter((f) => f.dir === 0);
+      expect(i2r.map((f) => f.seq)).toEqual(c.fpduSeqs[0]);
+      expect(i2r.filter((f) => f.senderMistake === rule).map((f) => f.seq)).toEqual(
+        c.fpduSeqs[0].filter((_, i) => affected(lens[i]!)),
+      );
+      // The rest of the connection is decoded: every Send reached DDP/RDMAP with its MSN.
+      expect(i2r.at(-1)!.upper).toMatchObject({ pdu: { msn: PAYLOADS.length } });
+    },
+  );
 
   it('PAD (len+2) mod 4 with CRC: the CRC proves the reading, framing goes on', async () => {
     const { m, errors } = await run({ payloads: PAYLOADS, mistake: { pad: 'len-plus-2' }, crc: true });
@@ -92,13 +99,27 @@ describe('sender mistakes that break the ULPDU_Length chain are diagnosed, and f
   ])('%s: diagnosed, every FPDU framed', async (rule, o) => {
     const { m, errors } = await run({ payloads: BIG, ...o });
     expect(errors.filter((f) => f.rule === rule)).toHaveLength(1);
-    expect(errors.filter((f) => f.rule.startsWith('mpa.') && f.rule !== rule && f.rule !== 'mpa.framing-lost' && !f.rule.startsWith('mpa.marker') && !f.rule.startsWith('mpa.fpduptr'))).toEqual([]);
+    expect(
+      errors.filter(
+        (f) =>
+          f.rule.startsWith('mpa.') &&
+          f.rule !== rule &&
+          f.rule !== 'mpa.framing-lost' &&
+          !f.rule.startsWith('mpa.marker') &&
+          !f.rule.startsWith('mpa.fpduptr'),
+      ),
+    ).toEqual([]);
     expect(m.directions[0]!.fpdus).toBe(BIG.length);
     expect(m.directions[0]!.senderMistake).toBe(rule);
   });
 
   it('a conforming stream of the same FPDUs gives no diagnosis', async () => {
-    const c = buildMpaConnection({ request: { m: false, c: false }, reply: { m: false, c: false }, i2r: sends(PAYLOADS), r2i: sends([8]) });
+    const c = buildMpaConnection({
+      request: { m: false, c: false },
+      reply: { m: false, c: false },
+      i2r: sends(PAYLOADS),
+      r2i: sends([8]),
+    });
     const r = await analyzeBytes(c.pcap, { upper: defaultUpper });
     expect(r.report.findings.filter((f) => f.severity !== 'info')).toEqual([]);
   });
@@ -106,9 +127,18 @@ describe('sender mistakes that break the ULPDU_Length chain are diagnosed, and f
   it('one FPDU with a garbage header amid good ones is not a sender mistake: framing stays', async () => {
     const fpdus = sends(PAYLOADS);
     fpdus[3]!.ulpdu[1] = 0x4c; // unassigned opcode 0xC
-    const c = buildMpaConnection({ request: { m: false, c: false }, reply: { m: false, c: false }, i2r: fpdus, r2i: sends([8]) });
+    const c = buildMpaConnection({
+      request: { m: false, c: false },
+      reply: { m: false, c: false },
+      i2r: fpdus,
+      r2i: sends([8]),
+    });
     const r = await analyzeBytes(c.pcap, { upper: defaultUpper });
-    expect(r.report.findings.map((f) => f.rule).filter((x) => x.startsWith('mpa.') && x !== 'mpa.tcp-closed-between')).toEqual([]);
-    expect((r.report.flows[0]!.mpa as unknown as { directions: Array<{ fpdus: number }> }).directions[0]!.fpdus).toBe(PAYLOADS.length);
+    expect(
+      r.report.findings.map((f) => f.rule).filter((x) => x.startsWith('mpa.') && x !== 'mpa.tcp-closed-between'),
+    ).toEqual([]);
+    expect((r.report.flows[0]!.mpa as unknown as { directions: Array<{ fpdus: number }> }).directions[0]!.fpdus).toBe(
+      PAYLOADS.length,
+    );
   });
 });

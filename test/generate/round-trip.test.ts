@@ -11,8 +11,27 @@ import { rng } from '../../src/generate/mpa-encoder.js';
 import { analyzedTruth, analyzedWithSeqs } from './helpers.js';
 
 /** Impairments the round trip draws from (marker-origin: see captures/README.md, known difference). */
-const IMPAIR = ['', '', '', 'reorder', 'duplicate', 'overlap', 'loss', 'bad-crc', 'bad-fpduptr', 'pad-nonzero', 'bad-key', 'pd-too-long', 'initiator-initiator',
-  'wrong-pad', 'no-pad', 'length-counts-header', 'length-counts-crc', 'length-le', 'responder-first'];
+const IMPAIR = [
+  '',
+  '',
+  '',
+  'reorder',
+  'duplicate',
+  'overlap',
+  'loss',
+  'bad-crc',
+  'bad-fpduptr',
+  'pad-nonzero',
+  'bad-key',
+  'pd-too-long',
+  'initiator-initiator',
+  'wrong-pad',
+  'no-pad',
+  'length-counts-header',
+  'length-counts-crc',
+  'length-le',
+  'responder-first',
+];
 
 function randomSettings(seed: number): Record<string, string> {
   const r = rng(seed * 7919 + 17);
@@ -40,7 +59,10 @@ function randomSettings(seed: number): Record<string, string> {
   // Sender mistakes are modelled on their own terms (knob-connection.ts says which): draw those.
   if (['wrong-pad', 'no-pad', 'length-counts-header', 'length-counts-crc', 'length-le'].includes(o['impair']!)) {
     if (o['markers'] === 'i2r' || o['markers'] === 'both') o['markers'] = 'r2i';
-    o['messages'] = o['messages']!.split(',').filter((m) => m !== 'read' && m !== 'atomic').join(',') || 'send';
+    o['messages'] =
+      o['messages']!.split(',')
+        .filter((m) => m !== 'read' && m !== 'atomic')
+        .join(',') || 'send';
     o['rtr'] = 'none';
     o['segmentation'] = 'one-per-segment';
     // With tiny FPDUs after the first, which finding the diagnosis gives first varies (reported).
@@ -49,7 +71,6 @@ function randomSettings(seed: number): Record<string, string> {
   }
   return o;
 }
-
 
 describe('round trip: analysing a generated capture gives its ground truth', () => {
   it('300 random settings, each exactly as the generator says', { timeout: 120_000 }, async () => {
@@ -69,11 +90,19 @@ describe('round trip: analysing a generated capture gives its ground truth', () 
       impairments.add(o['impair']!);
       // Every FPDU at the seq the generator put it (a direction with no FPDU framed has no entry).
       const got = await analyzedWithSeqs(g.capture);
-      const seqs = Object.fromEntries(Object.entries(g.truth.fpduSeqs ?? {}).filter(([, v]) => v.length > 0).sort());
+      const seqs = Object.fromEntries(
+        Object.entries(g.truth.fpduSeqs ?? {})
+          .filter(([, v]) => v.length > 0)
+          .sort(),
+      );
       got.fpduSeqs = Object.fromEntries(Object.entries(got.fpduSeqs).sort());
       const want = { findings: g.truth.findings, flows: g.truth.flows, fpduSeqs: seqs };
       if (JSON.stringify(got) !== JSON.stringify(want)) {
-        failures.push(`seed ${seed} ${Object.entries(o).map(([k, v]) => `--${k} ${v}`).join(' ')}\n  got  ${JSON.stringify(got)}\n  want ${JSON.stringify(want)}`);
+        failures.push(
+          `seed ${seed} ${Object.entries(o)
+            .map(([k, v]) => `--${k} ${v}`)
+            .join(' ')}\n  got  ${JSON.stringify(got)}\n  want ${JSON.stringify(want)}`,
+        );
       }
     }
     expect(failures.slice(0, 3).join('\n')).toBe('');
@@ -82,12 +111,24 @@ describe('round trip: analysing a generated capture gives its ground truth', () 
     expect([...impairments].sort()).toEqual([...new Set(IMPAIR)].sort());
   });
 
-  it.each(Array.from({ length: 40 }, (_, i) => i + 1))('clean seed %i: no finding at all, counts as generated', async (seed) => {
-    const g = generate('clean', { messages: 'send,send-se,send-inv,write,read,atomic,immediate', markers: ['none', 'i2r', 'r2i', 'both'][seed % 4]!, segmentation: ['one-per-segment', 'packed', 'mss', 'random'][seed % 4]! }, seed, 'pcap');
-    expect(g.truth.findings).toEqual([]);
-    const got = await analyzedTruth(g.capture);
-    expect(got.findings).toEqual([]);
-    expect(got.flows).toEqual(g.truth.flows);
-    expect(got.flows[0]!.mpa!.directions[0].fpdus).toBeGreaterThan(0);
-  });
+  it.each(Array.from({ length: 40 }, (_, i) => i + 1))(
+    'clean seed %i: no finding at all, counts as generated',
+    async (seed) => {
+      const g = generate(
+        'clean',
+        {
+          messages: 'send,send-se,send-inv,write,read,atomic,immediate',
+          markers: ['none', 'i2r', 'r2i', 'both'][seed % 4]!,
+          segmentation: ['one-per-segment', 'packed', 'mss', 'random'][seed % 4]!,
+        },
+        seed,
+        'pcap',
+      );
+      expect(g.truth.findings).toEqual([]);
+      const got = await analyzedTruth(g.capture);
+      expect(got.findings).toEqual([]);
+      expect(got.flows).toEqual(g.truth.flows);
+      expect(got.flows[0]!.mpa!.directions[0].fpdus).toBeGreaterThan(0);
+    },
+  );
 });

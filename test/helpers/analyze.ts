@@ -5,8 +5,16 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 
 /** Runs the whole pipeline on in-memory capture bytes. */
-export async function analyzeBytes(pcap: Uint8Array, opts: AnalysisOptions = {}): Promise<AnalysisResult & { report: ReportDocument }> {
-  const r = await analyze('test.pcap', { ...opts, stream: (async function* () { yield pcap; })() });
+export async function analyzeBytes(
+  pcap: Uint8Array,
+  opts: AnalysisOptions = {},
+): Promise<AnalysisResult & { report: ReportDocument }> {
+  const r = await analyze('test.pcap', {
+    ...opts,
+    stream: (async function* () {
+      yield pcap;
+    })(),
+  });
   return { ...r, report: buildReport(r) };
 }
 

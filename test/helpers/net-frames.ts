@@ -23,8 +23,21 @@ export class CollectSink implements FindingSink {
 let frameNo = 0;
 
 /** A PacketRecord as a reader would hand it out. */
-export function packet(linkType: number, data: Uint8Array, o: { origLen?: number; frame?: number; tsSec?: number } = {}): PacketRecord {
-  return { frame: o.frame ?? ++frameNo, tsSec: o.tsSec ?? 1000, tsNsec: 0, linkType, data, origLen: o.origLen ?? data.length, fileOffset: 0, interfaceId: 0 };
+export function packet(
+  linkType: number,
+  data: Uint8Array,
+  o: { origLen?: number; frame?: number; tsSec?: number } = {},
+): PacketRecord {
+  return {
+    frame: o.frame ?? ++frameNo,
+    tsSec: o.tsSec ?? 1000,
+    tsNsec: 0,
+    linkType,
+    data,
+    origLen: o.origLen ?? data.length,
+    fileOffset: 0,
+    interfaceId: 0,
+  };
 }
 
 function u16(n: number): Uint8Array {
@@ -32,7 +45,11 @@ function u16(n: number): Uint8Array {
 }
 
 /** Ethernet header with the given tags (TPID, VID) in front of the ethertype. */
-export function ethernetTagged(payload: Uint8Array, etherType: number, tags: ReadonlyArray<[number, number]>): Uint8Array {
+export function ethernetTagged(
+  payload: Uint8Array,
+  etherType: number,
+  tags: ReadonlyArray<[number, number]>,
+): Uint8Array {
   const macs = Uint8Array.of(2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1);
   const t = tags.flatMap(([tpid, vid]) => [...u16(tpid), ...u16(vid)]);
   return concat(macs, Uint8Array.from(t), u16(etherType), payload);
@@ -113,7 +130,13 @@ export function ipv4Packet(s: Ipv4Spec): Uint8Array {
 }
 
 /** Splits an upper-layer payload into IPv4 fragments of the given sizes (all but the last multiples of 8). */
-export function ipv4Fragments(src: string, dst: string, payload: Uint8Array, sizes: readonly number[], id = 0x4242): Uint8Array[] {
+export function ipv4Fragments(
+  src: string,
+  dst: string,
+  payload: Uint8Array,
+  sizes: readonly number[],
+  id = 0x4242,
+): Uint8Array[] {
   const out: Uint8Array[] = [];
   let off = 0;
   for (let i = 0; i < sizes.length; i++) {

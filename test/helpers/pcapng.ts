@@ -55,7 +55,13 @@ export function pcapFile(o: PcapOpts, recs: readonly PcapRec[]): Uint8Array {
 }
 
 /** A pcapng block: type, total length, body padded to 4, total length. */
-export function block(type: number, body: Uint8Array, le = true, totalOverride?: number, trailerOverride?: number): Uint8Array {
+export function block(
+  type: number,
+  body: Uint8Array,
+  le = true,
+  totalOverride?: number,
+  trailerOverride?: number,
+): Uint8Array {
   const padded = (body.length + 3) & ~3;
   const total = 12 + padded;
   const b = new Uint8Array(total);

@@ -22,7 +22,9 @@ export interface SegSpec {
 
 export function mkSeg(o: SegSpec): TcpSegment {
   const options: TcpOptions | null =
-    o.mss === undefined ? null : { mss: o.mss, windowScale: null, sackPermitted: false, sack: [], tsVal: null, tsEcr: null };
+    o.mss === undefined
+      ? null
+      : { mss: o.mss, windowScale: null, sackPermitted: false, sack: [], tsVal: null, tsEcr: null };
   const src = o.src ?? '10.0.0.1';
   return {
     frame: o.frame ?? 1,
@@ -63,17 +65,40 @@ export class Conv {
 
   /** Client to server. */
   c(o: Omit<SegSpec, 'src' | 'dst' | 'srcPort' | 'dstPort' | 'frame'>): TcpSegment {
-    return mkSeg({ ...o, frame: ++this.frame, src: this.client, srcPort: this.cport, dst: this.server, dstPort: this.sport });
+    return mkSeg({
+      ...o,
+      frame: ++this.frame,
+      src: this.client,
+      srcPort: this.cport,
+      dst: this.server,
+      dstPort: this.sport,
+    });
   }
 
   /** Server to client. */
   s(o: Omit<SegSpec, 'src' | 'dst' | 'srcPort' | 'dstPort' | 'frame'>): TcpSegment {
-    return mkSeg({ ...o, frame: ++this.frame, src: this.server, srcPort: this.sport, dst: this.client, dstPort: this.cport });
+    return mkSeg({
+      ...o,
+      frame: ++this.frame,
+      src: this.server,
+      srcPort: this.sport,
+      dst: this.client,
+      dstPort: this.cport,
+    });
   }
 }
 
 export type StreamEvent =
-  | { kind: 'data'; offset: number; seq: number; bytes: Uint8Array; buffer: ArrayBufferLike; frame: number; segmentStart: boolean; segmentEnd: boolean }
+  | {
+      kind: 'data';
+      offset: number;
+      seq: number;
+      bytes: Uint8Array;
+      buffer: ArrayBufferLike;
+      frame: number;
+      segmentStart: boolean;
+      segmentEnd: boolean;
+    }
   | { kind: 'gap'; offset: number; seq: number; length: number }
   | { kind: 'end'; reason: EndReason; frame: number | null };
 

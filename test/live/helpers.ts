@@ -18,7 +18,8 @@ const root = process.platform === 'linux' && process.getuid?.() === 0;
 export function cannotCapture(backend: 'cap' | 'tcpdump' | 'dumpcap'): string | null {
   if (process.platform !== 'linux') return 'live capture tests run on Linux only';
   if (!root) return 'not root: capturing on lo needs root or CAP_NET_RAW';
-  if (backend === 'cap' && !loadCap()) return 'the cap binding does not load (apt-get install libpcap-dev && npm rebuild cap)';
+  if (backend === 'cap' && !loadCap())
+    return 'the cap binding does not load (apt-get install libpcap-dev && npm rebuild cap)';
   if (backend === 'tcpdump' && !onPath('tcpdump')) return 'tcpdump is not installed (.ci/run installs it)';
   if (backend === 'dumpcap' && !onPath('dumpcap')) return 'dumpcap is not installed (apt-get install wireshark-common)';
   return null;
@@ -44,7 +45,9 @@ export interface Capture {
 /** Starts `mpa-dissect -i lo -f "tcp port P" ...args` and waits until it says it is capturing. */
 export async function startCapture(port: number, args: readonly string[], iface = 'lo'): Promise<Capture> {
   requireBuilt();
-  const child = spawn(process.execPath, [CLI, '-i', iface, '-f', `tcp port ${port}`, ...args], { env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [CLI, '-i', iface, '-f', `tcp port ${port}`, ...args], {
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
@@ -115,8 +118,15 @@ export async function interrupt(c: Capture, settleMs = 500): Promise<number | nu
 }
 
 /** The CLI on a file, as a user would read a -w file back. */
-export function analyzeFile(path: string, args: readonly string[] = ['--json', '--fail-on', 'never']): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args, path], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' }, maxBuffer: 64 << 20 });
+export function analyzeFile(
+  path: string,
+  args: readonly string[] = ['--json', '--fail-on', 'never'],
+): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args, path], {
+    encoding: 'utf8',
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+    maxBuffer: 64 << 20,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -132,7 +142,13 @@ export interface MpaJson {
   crc: boolean;
   request: { rev: number; m: boolean; c: boolean; ird: number | null; ord: number | null; p2p: boolean | null };
   reply: { rev: number; m: boolean; c: boolean };
-  directions: Array<{ fpdus: number; markers: boolean; crcErrors: number; markerErrors: number; ddp: { rtr?: string | null } | null }>;
+  directions: Array<{
+    fpdus: number;
+    markers: boolean;
+    crcErrors: number;
+    markerErrors: number;
+    ddp: { rtr?: string | null } | null;
+  }>;
 }
 
 export interface ReportLike {

@@ -10,7 +10,16 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { analyzeFile, cannotCapture, comparable, exchange, freePort, interrupt, startCapture, type ReportLike } from './helpers.js';
+import {
+  analyzeFile,
+  cannotCapture,
+  comparable,
+  exchange,
+  freePort,
+  interrupt,
+  startCapture,
+  type ReportLike,
+} from './helpers.js';
 
 const BOUND = ['-a', 'duration:40']; // a safety bound: every test ends its capture itself long before
 
@@ -32,7 +41,12 @@ for (const backend of ['cap', 'tcpdump'] as const) {
         expect(cap.stderr()).not.toMatch(/\n\s+at /);
         expect(code).toBe(0);
         const doc = JSON.parse(cap.stdout()) as ReportLike;
-        expect(doc.capture).toMatchObject({ path: 'lo', format: 'live', backend, timestamps: backend === 'cap' ? 'arrival' : 'capture' });
+        expect(doc.capture).toMatchObject({
+          path: 'lo',
+          format: 'live',
+          backend,
+          timestamps: backend === 'cap' ? 'arrival' : 'capture',
+        });
         expect(doc.flows).toHaveLength(1);
         const m = doc.flows[0]!.mpa!;
         expect(doc.flows[0]!.server).toBe(`127.0.0.1:${port}`);
@@ -65,7 +79,10 @@ for (const backend of ['cap', 'tcpdump'] as const) {
       const code = await interrupt(cap);
       expect(code).toBe(1);
       const doc = JSON.parse(cap.stdout()) as ReportLike;
-      const seen = doc.findings.filter((f) => f.severity !== 'info').map((f) => f.rule).sort();
+      const seen = doc.findings
+        .filter((f) => f.severity !== 'info')
+        .map((f) => f.rule)
+        .sort();
       expect(seen).toEqual(['mpa.crc-mismatch', 'mpa.fpduptr-mismatch', 'mpa.pad-not-zero', 'mpa.responder-first']);
       expect(doc.flows[0]!.mpa!.directions.map((d) => d.fpdus)).toEqual([4, 2]);
     }, 90_000);
@@ -109,7 +126,9 @@ for (const backend of ['cap', 'tcpdump'] as const) {
         const doc = JSON.parse(cap.stdout()) as ReportLike;
         const dropped = doc.capture['dropped'] as number | null;
         if (dropped !== null && dropped > 0 && attempt < 3) continue;
-        expect(dropped === null || dropped === 0, `the kernel dropped ${dropped} packets in ${attempt} runs`).toBe(true);
+        expect(dropped === null || dropped === 0, `the kernel dropped ${dropped} packets in ${attempt} runs`).toBe(
+          true,
+        );
         expect(doc.findings.filter((f) => f.severity !== 'info')).toEqual([]);
         expect(code).toBe(0);
         expect(doc.capture['linkTypes']).toEqual([backend === 'cap' ? 113 : 276]);
@@ -124,11 +143,16 @@ for (const backend of ['cap', 'tcpdump'] as const) {
       const cap = await startCapture(port, ['--capture-backend', backend, '--ndjson', '--flow-timeout', '3', ...BOUND]);
       await exchange(port, { script: 'send:10,write:3000' }, { script: 'send:20' });
       const deadline = Date.now() + 15_000;
-      while (!cap.stdout().includes('"type":"flow"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while (!cap.stdout().includes('"type":"flow"') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       expect(cap.stdout()).toContain('"type":"flow"'); // before we stop it
       expect(cap.stdout()).not.toContain('"type":"summary"');
       expect(await interrupt(cap, 0)).toBe(0);
-      const events = cap.stdout().trim().split('\n').map((l) => JSON.parse(l) as { type: string; id?: number; mpa?: { directions: Array<{ fpdus: number }> } });
+      const events = cap
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; id?: number; mpa?: { directions: Array<{ fpdus: number }> } });
       const flows = events.filter((e) => e.type === 'flow');
       expect(flows.map((f) => f.id)).toEqual([1]);
       expect(flows[0]!.mpa!.directions.map((d) => d.fpdus)).toEqual([2, 1]);
@@ -156,11 +180,26 @@ for (const backend of ['cap', 'tcpdump'] as const) {
       const dir = mkdtempSync(join(tmpdir(), 'mpa-ring-'));
       try {
         const port = await freePort();
-        const cap = await startCapture(port, ['--capture-backend', backend, '--json', '-w', join(dir, 'ring.pcap'), '-b', 'filesize:0.02,files:1000', ...BOUND]);
-        await exchange(port, { script: 'send:100,write:30000,send:4000,write:9000' }, { script: 'send:100,send:20000' });
+        const cap = await startCapture(port, [
+          '--capture-backend',
+          backend,
+          '--json',
+          '-w',
+          join(dir, 'ring.pcap'),
+          '-b',
+          'filesize:0.02,files:1000',
+          ...BOUND,
+        ]);
+        await exchange(
+          port,
+          { script: 'send:100,write:30000,send:4000,write:9000' },
+          { script: 'send:100,send:20000' },
+        );
         const code = await interrupt(cap);
         expect(code).toBe(0);
-        const files = readdirSync(dir).filter((f) => /^ring_\d{5}_\d{14}\.pcap$/.test(f)).sort();
+        const files = readdirSync(dir)
+          .filter((f) => /^ring_\d{5}_\d{14}\.pcap$/.test(f))
+          .sort();
         expect(files.length).toBeGreaterThan(2);
         for (const f of files) expect(analyzeFile(join(dir, f), ['-q']).code).toBe(0); // each file stands alone
         const merged = join(dir, 'merged.pcap');
@@ -168,7 +207,10 @@ for (const backend of ['cap', 'tcpdump'] as const) {
         if (mc.error) {
           // No mergecap (Wireshark's tools): put the files together with our own reader and writer.
           const { concatPcaps } = await import('./concat.js');
-          await concatPcaps(files.map((f) => join(dir, f)), merged);
+          await concatPcaps(
+            files.map((f) => join(dir, f)),
+            merged,
+          );
         }
         const back = analyzeFile(merged);
         expect(comparable(back.stdout)).toEqual(comparable(cap.stdout()));
@@ -192,7 +234,11 @@ describe.skipIf(noDumpcap !== null)('live capture on lo through dumpcap', () => 
       const port = await freePort();
       const file = join(dir, 'd.pcap');
       const cap = await startCapture(port, ['--capture-backend', 'dumpcap', '--json', '-w', file, ...BOUND]);
-      const [ini, res] = await exchange(port, { script: 'send:100,write:20000,read:3000' }, { script: 'send:64,read:900' });
+      const [ini, res] = await exchange(
+        port,
+        { script: 'send:100,write:20000,read:3000' },
+        { script: 'send:64,read:900' },
+      );
       expect(await interrupt(cap)).toBe(0);
       const doc = JSON.parse(cap.stdout()) as ReportLike;
       expect(doc.capture).toMatchObject({ backend: 'dumpcap', timestamps: 'capture', linkTypes: [1] });

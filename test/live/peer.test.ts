@@ -15,13 +15,22 @@ import { cannotCapture, exchange, freePort, interrupt, startCapture, type Report
 describe('peer: receiving half', () => {
   it('takes markers out by offset from SeqStart, across any cut of the stream', () => {
     const ulpdus = Array.from({ length: 12 }, (_, i) => sendSegments(i + 1, payload(37 + i * 211, i), 65535)[0]!);
-    const first = encodeFpdus(ulpdus.slice(0, 5).map((u) => ({ ulpdu: u })), { markers: true, crc: true });
-    const rest = encodeFpdus(ulpdus.slice(5).map((u) => ({ ulpdu: u })), { markers: true, crc: true, startRel: first.bytes.length });
+    const first = encodeFpdus(
+      ulpdus.slice(0, 5).map((u) => ({ ulpdu: u })),
+      { markers: true, crc: true },
+    );
+    const rest = encodeFpdus(
+      ulpdus.slice(5).map((u) => ({ ulpdu: u })),
+      { markers: true, crc: true, startRel: first.bytes.length },
+    );
     const wire = Buffer.concat([startupFrame({ kind: 'reply', m: true, c: true }), first.bytes, rest.bytes]);
     for (const cut of [1, 3, 7, 512, 1000, wire.length]) {
       const got: Uint8Array[] = [];
       let startup = 0;
-      const d = new Deframer(() => startup++, (u) => got.push(u));
+      const d = new Deframer(
+        () => startup++,
+        (u) => got.push(u),
+      );
       d.markers = true;
       for (let off = 0; off < wire.length; off += cut) d.push(wire.subarray(off, Math.min(wire.length, off + cut)));
       expect(startup).toBe(1);
@@ -48,19 +57,44 @@ describe('mpa-dissect peer (two processes, real sockets)', () => {
   it('Rev 2 with a Read RTR: both sides agree on what was sent and received', async () => {
     requireBuilt();
     const common = ['--rev', '2', '--rtr', 'read', '--markers'];
-    const resp = spawn(process.execPath, [CLI, 'peer', '--listen', '127.0.0.1:0', ...common, '--script', 'send:64,read:5000']);
+    const resp = spawn(process.execPath, [
+      CLI,
+      'peer',
+      '--listen',
+      '127.0.0.1:0',
+      ...common,
+      '--script',
+      'send:64,read:5000',
+    ]);
     let rerr = '';
     let rout = '';
     resp.stderr.on('data', (b: Buffer) => (rerr += b.toString()));
     resp.stdout.on('data', (b: Buffer) => (rout += b.toString()));
     for (let i = 0; i < 100 && !/listening on .*:(\d+)/.test(rerr); i++) await new Promise((r) => setTimeout(r, 50));
     const port = /listening on .*:(\d+)/.exec(rerr)![1]!;
-    const ini = spawn(process.execPath, [CLI, 'peer', '--connect', `127.0.0.1:${port}`, ...common, '--script', 'send:100,write:9000,read:3000,terminate']);
+    const ini = spawn(process.execPath, [
+      CLI,
+      'peer',
+      '--connect',
+      `127.0.0.1:${port}`,
+      ...common,
+      '--script',
+      'send:100,write:9000,read:3000,terminate',
+    ]);
     let iout = '';
     ini.stdout.on('data', (b: Buffer) => (iout += b.toString()));
-    const codes = await Promise.all([new Promise((r) => ini.once('close', r)), new Promise((r) => resp.once('close', r))]);
+    const codes = await Promise.all([
+      new Promise((r) => ini.once('close', r)),
+      new Promise((r) => resp.once('close', r)),
+    ]);
     expect(codes).toEqual([0, 0]);
-    const i = JSON.parse(iout) as { rtr: string; fpdusSent: number; fpdusReceived: number; crc: boolean; warnings: string[] };
+    const i = JSON.parse(iout) as {
+      rtr: string;
+      fpdusSent: number;
+      fpdusReceived: number;
+      crc: boolean;
+      warnings: string[];
+    };
     const r = JSON.parse(rout) as typeof i;
     expect([i.rtr, r.rtr, i.crc]).toEqual(['read', 'read', true]);
     expect([i.fpdusSent, i.fpdusReceived]).toEqual([r.fpdusReceived, r.fpdusSent]);
@@ -89,7 +123,11 @@ describe.skipIf(why !== null)('peer traffic as the analyzer reads it', () => {
   it('a Read RTR, the zero-length Read Response, and a Terminate at the end', async () => {
     const port = await freePort();
     const cap = await startCapture(port, ['--json', '--fail-on', 'warning', '-a', 'duration:40']);
-    await exchange(port, { script: 'send:100,read:2000,terminate', rev: 2, rtr: 'read' }, { script: 'send:64', rev: 2, rtr: 'read' });
+    await exchange(
+      port,
+      { script: 'send:100,read:2000,terminate', rev: 2, rtr: 'read' },
+      { script: 'send:64', rev: 2, rtr: 'read' },
+    );
     expect(await interrupt(cap)).toBe(0);
     const doc = JSON.parse(cap.stdout()) as ReportLike;
     const m = doc.flows[0]!.mpa!;
@@ -101,7 +139,11 @@ describe.skipIf(why !== null)('peer traffic as the analyzer reads it', () => {
   it('markers in one direction only (the Initiator asks, the Responder does not), CRC off on both sides', async () => {
     const port = await freePort();
     const cap = await startCapture(port, ['--json', '-a', 'duration:40']);
-    const [ini, res] = await exchange(port, { script: 'send:100,write:6000,read:2000', markers: true, crc: false }, { script: 'send:700', markers: false, crc: false });
+    const [ini, res] = await exchange(
+      port,
+      { script: 'send:100,write:6000,read:2000', markers: true, crc: false },
+      { script: 'send:700', markers: false, crc: false },
+    );
     expect(await interrupt(cap)).toBe(0);
     const doc = JSON.parse(cap.stdout()) as ReportLike;
     const m = doc.flows[0]!.mpa!;

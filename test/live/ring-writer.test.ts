@@ -8,7 +8,16 @@ import type { PacketRecord } from '../../src/capture/packet.js';
 import { CaptureFileWriter } from '../../src/report/ring-writer.js';
 
 function packet(i: number, size: number): PacketRecord {
-  return { frame: i, tsSec: 1000 + i, tsNsec: 5, linkType: 1, data: new Uint8Array(size).fill(i & 0xff), origLen: size + 10, fileOffset: 0, interfaceId: 0 };
+  return {
+    frame: i,
+    tsSec: 1000 + i,
+    tsNsec: 5,
+    linkType: 1,
+    data: new Uint8Array(size).fill(i & 0xff),
+    origLen: size + 10,
+    fileOffset: 0,
+    interfaceId: 0,
+  };
 }
 
 describe('CaptureFileWriter', () => {

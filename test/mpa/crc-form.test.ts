@@ -10,7 +10,8 @@ import { encodeFpdus, patternBytes, sendUlpdu, type FpduSpec } from '../../src/g
 import { analyzeBytes } from '../helpers/analyze.js';
 
 const ulpdu = sendUlpdu(1, patternBytes(50, 3));
-const hexOf = (octets: ArrayLike<number>): string => `0x${Array.from(octets, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+const hexOf = (octets: ArrayLike<number>): string =>
+  `0x${Array.from(octets, (b) => b.toString(16).padStart(2, '0')).join('')}`;
 
 /** The CRC octets a correct sender puts on the wire for this FPDU (no markers). */
 function dueOctets(): number[] {

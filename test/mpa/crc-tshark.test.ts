@@ -22,16 +22,43 @@ interface Ours {
 }
 
 function tsharkCrcs(capture: string): Array<{ frame: number; crc: number[]; check: number[] }> {
-  const r = spawnSync('tshark', [
-    '-r', capture, '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp',
-    '-T', 'fields', '-e', 'frame.number', '-e', 'iwarp_mpa.crc', '-e', 'iwarp_mpa.crc_check', '-Y', 'iwarp_mpa.crc || iwarp_mpa.crc_check',
-  ], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(
+    'tshark',
+    [
+      '-r',
+      capture,
+      '-o',
+      'tcp.try_heuristic_first:TRUE',
+      '--disable-heuristic',
+      'rpcrdma_iwarp',
+      '-T',
+      'fields',
+      '-e',
+      'frame.number',
+      '-e',
+      'iwarp_mpa.crc',
+      '-e',
+      'iwarp_mpa.crc_check',
+      '-Y',
+      'iwarp_mpa.crc || iwarp_mpa.crc_check',
+    ],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
   expect(r.status, r.stderr).toBe(0);
-  const nums = (s: string | undefined): number[] => (s ? s.split(',').filter((x) => x !== '').map((x) => Number(x)) : []);
-  return r.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => {
-    const [frame, crc, check] = l.split('\t');
-    return { frame: Number(frame), crc: nums(crc), check: nums(check) };
-  });
+  const nums = (s: string | undefined): number[] =>
+    s
+      ? s
+          .split(',')
+          .filter((x) => x !== '')
+          .map((x) => Number(x))
+      : [];
+  return r.stdout
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      const [frame, crc, check] = l.split('\t');
+      return { frame: Number(frame), crc: nums(crc), check: nums(check) };
+    });
 }
 
 /** Our FPDUs by the frame that completes them (where tshark dissects a PDU). */
@@ -58,7 +85,7 @@ function captures(): string[] {
   return out;
 }
 
-describe.skipIf(!haveTshark)('iwarp_mpa.crc equals real tshark\'s', () => {
+describe.skipIf(!haveTshark)("iwarp_mpa.crc equals real tshark's", () => {
   it('for every FPDU tshark shows a CRC for, in every capture at hand', () => {
     let compared = 0;
     for (const capture of captures()) {
@@ -67,13 +94,22 @@ describe.skipIf(!haveTshark)('iwarp_mpa.crc equals real tshark\'s', () => {
         const here = ours.get(row.frame) ?? [];
         const where = `${capture} frame ${row.frame}`;
         for (const c of row.crc) {
-          expect(here.map((o) => hex(o.crc)), where).toContain(hex(c));
+          expect(
+            here.map((o) => hex(o.crc)),
+            where,
+          ).toContain(hex(c));
           compared++;
         }
         for (const c of row.check) {
           // A good CRC: the value received and the value computed are the same number.
-          expect(here.filter((o) => o.crcStatus === 'good').map((o) => hex(o.crc)), where).toContain(hex(c));
-          expect(here.map((o) => hex(o.crcComputed)), where).toContain(hex(c));
+          expect(
+            here.filter((o) => o.crcStatus === 'good').map((o) => hex(o.crc)),
+            where,
+          ).toContain(hex(c));
+          expect(
+            here.map((o) => hex(o.crcComputed)),
+            where,
+          ).toContain(hex(c));
           compared++;
         }
       }
@@ -86,7 +122,11 @@ describe.skipIf(!haveTshark)('iwarp_mpa.crc equals real tshark\'s', () => {
     const capture = join(CAPTURES, 'errors.pcap');
     const row = tsharkCrcs(capture).find((r) => r.check.length > 0)!;
     expect(row).toBeDefined();
-    const r = cli(['-Y', `iwarp_mpa.crc == ${hex(row.check[0]!)} && iwarp_mpa.crc_check == ${hex(row.check[0]!)}`, capture]);
+    const r = cli([
+      '-Y',
+      `iwarp_mpa.crc == ${hex(row.check[0]!)} && iwarp_mpa.crc_check == ${hex(row.check[0]!)}`,
+      capture,
+    ]);
     expect(r.stdout).toMatch(new RegExp(`^\\s+${row.frame}\\s+\\d+\\.\\d{6}\\s.*CRC ok`, 'm'));
   }, 60_000);
 });
@@ -94,10 +134,15 @@ describe.skipIf(!haveTshark)('iwarp_mpa.crc equals real tshark\'s', () => {
 describe('the CRC form without tshark', () => {
   it('errors.pcap: the bad CRC of frame 9 as the wire octets read most significant first', () => {
     const r = cli(['--ndjson', join(CAPTURES, 'errors.pcap')]);
-    const bad = r.stdout.split('\n').filter((l) => l.includes('"crcStatus":"bad"')).map((l) => JSON.parse(l) as Ours);
+    const bad = r.stdout
+      .split('\n')
+      .filter((l) => l.includes('"crcStatus":"bad"'))
+      .map((l) => JSON.parse(l) as Ours);
     expect(bad).toHaveLength(1);
     // The finding says the same numbers as the event.
-    expect(r.stdout).toContain(`"message":"CRC ${hex(bad[0]!.crc)} on the wire, computed ${hex(bad[0]!.crcComputed)} (ULPDU_Length 708)"`);
+    expect(r.stdout).toContain(
+      `"message":"CRC ${hex(bad[0]!.crc)} on the wire, computed ${hex(bad[0]!.crcComputed)} (ULPDU_Length 708)"`,
+    );
     expect(hex(bad[0]!.crc)).toBe('0xa7f36a54');
   }, 30_000);
 });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { crc32c, crc32cUpdate, crc32cFinal, CRC32C_INIT, readWireCrc } from '../../dissectors/mpa/crc32c.js';
 
-const hex = (s: string) => Uint8Array.from(s.replace(/\s+/g, '').match(/../g)!.map((b) => parseInt(b, 16)));
+const hex = (s: string) =>
+  Uint8Array.from(
+    s
+      .replace(/\s+/g, '')
+      .match(/../g)!
+      .map((b) => parseInt(b, 16)),
+  );
 
 describe('crc32c', () => {
   it('matches the check value and the RFC 3720 vectors', () => {
@@ -43,14 +49,25 @@ describe('crc32c', () => {
 
 describe('crc32c implementations agree', () => {
   it('native (when installed) and table code give the same register on random runs', async () => {
-    const { crc32cJs, crc32cUpdate: upd, CRC32C_INIT: init, crc32cImplementation } = await import('../../dissectors/mpa/crc32c.js');
+    const {
+      crc32cJs,
+      crc32cUpdate: upd,
+      CRC32C_INIT: init,
+      crc32cImplementation,
+    } = await import('../../dissectors/mpa/crc32c.js');
     crc32cImplementation(); // loads the addon when it installed (otherwise it waits for 4 MB of JS hashing)
     let x = 12345;
     const data = Uint8Array.from({ length: 70000 }, () => {
       x = (x * 1103515245 + 12345) >>> 0;
       return x >>> 24;
     });
-    for (const [s, e] of [[0, 70000], [3, 300], [1, 4097], [17, 65553], [100, 356]] as const) {
+    for (const [s, e] of [
+      [0, 70000],
+      [3, 300],
+      [1, 4097],
+      [17, 65553],
+      [100, 356],
+    ] as const) {
       expect(upd(init, data, s, e) >>> 0).toBe(crc32cJs(init, data, s, e) >>> 0);
       expect(upd(0x12345678, data, s, e) >>> 0).toBe(crc32cJs(0x12345678, data, s, e) >>> 0);
     }

@@ -7,7 +7,13 @@ import { analyzeBytes } from '../helpers/analyze.js';
 describe('--mpa forces MPA on a flow', () => {
   // CRC off, no markers, and payloads the DDP plausibility test rejects (DV 2): no heuristic can lock.
   const ulpdus = Array.from({ length: 6 }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(100, i), { dv: 2 }) }));
-  const c = buildMpaConnection({ request: {}, reply: {}, i2r: ulpdus, r2i: ulpdus.slice(0, 2), scenario: { noHandshake: true, skipBytes: [20, 20] } });
+  const c = buildMpaConnection({
+    request: {},
+    reply: {},
+    i2r: ulpdus,
+    r2i: ulpdus.slice(0, 2),
+    scenario: { noHandshake: true, skipBytes: [20, 20] },
+  });
 
   it('without --mpa the flow is not recognised', async () => {
     const r = await analyzeBytes(c.pcap);
@@ -28,8 +34,15 @@ describe('--mpa forces MPA on a flow', () => {
     expect(parseForcedMpa('flow=3').selector).toEqual({ kind: 'id', id: 4 }); // tcp.stream 3 is flow id 4
     expect(parseForcedMpa('flow=0').selector).toEqual({ kind: 'id', id: 1 });
     expect(parseForcedMpa('flow=port:4420').selector).toEqual({ kind: 'port', port: 4420 });
-    expect(parseForcedMpa('flow=[fd00::1]:40009,markers=c2s').selector).toEqual({ kind: 'endpoint', endpoint: '[fd00::1]:40009' });
-    expect(parseForcedMpa('flow=all,markers=s2c,crc=off')).toMatchObject({ markers: [false, true], crc: false, seqStart: [null, null] });
+    expect(parseForcedMpa('flow=[fd00::1]:40009,markers=c2s').selector).toEqual({
+      kind: 'endpoint',
+      endpoint: '[fd00::1]:40009',
+    });
+    expect(parseForcedMpa('flow=all,markers=s2c,crc=off')).toMatchObject({
+      markers: [false, true],
+      crc: false,
+      seqStart: [null, null],
+    });
   });
 
   it('rejects malformed specifications with a usage error', () => {
@@ -44,7 +57,12 @@ describe('--mpa forces MPA on a flow', () => {
 describe('--mpa without SeqStart: marker phase found from the traffic', () => {
   it('frames with markers whose phase is not 0', async () => {
     const ulpdus = Array.from({ length: 12 }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(700, i), { dv: 2 }) }));
-    const c = buildMpaConnection({ request: {}, reply: { m: true }, i2r: ulpdus, scenario: { noHandshake: true, skipBytes: [20 + 300, 20] } });
+    const c = buildMpaConnection({
+      request: {},
+      reply: { m: true },
+      i2r: ulpdus,
+      scenario: { noHandshake: true, skipBytes: [20 + 300, 20] },
+    });
     const r = await analyzeBytes(c.pcap, { forced: [parseForcedMpa('flow=all,markers=c2s,crc=off')] });
     const m = r.report.flows[0]!.mpa as Record<string, any>;
     expect(m.detection).toBe('forced');

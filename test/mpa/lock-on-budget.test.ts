@@ -20,10 +20,27 @@ function garbage(n: number, seed: number): Uint8Array {
   return b;
 }
 
-const forcedAll: ForcedMpaSpec = { selector: { kind: 'all' }, markers: [false, false], crc: true, seqStart: [null, null] };
+const forcedAll: ForcedMpaSpec = {
+  selector: { kind: 'all' },
+  markers: [false, false],
+  crc: true,
+  seqStart: [null, null],
+};
 
 function query(bytes: Uint8Array, base: number, search?: LockSearch, final = false): LockQuery {
-  return { bytes, base, baseSeq: 0, final, markers: false, markerBase: null, crc: true, alignBase: null, preferStart: false, plausible: () => true, ...(search ? { search } : {}) };
+  return {
+    bytes,
+    base,
+    baseSeq: 0,
+    final,
+    markers: false,
+    markerBase: null,
+    crc: true,
+    alignBase: null,
+    preferStart: false,
+    plausible: () => true,
+    ...(search ? { search } : {}),
+  };
 }
 
 describe('CRC-32C of a span from prefix CRCs', () => {
@@ -43,14 +60,18 @@ describe('CRC-32C of a span from prefix CRCs', () => {
 
 describe('boundary search', () => {
   it('finds the same FPDU boundary whether bytes arrive at once or a little at a time', () => {
-    const fp = encodeFpdus(Array.from({ length: 12 }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(900 + 37 * i, i)) })), { markers: false, crc: true });
+    const fp = encodeFpdus(
+      Array.from({ length: 12 }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(900 + 37 * i, i)) })),
+      { markers: false, crc: true },
+    );
     const junk = garbage(5000, 9);
     const all = concat(junk, fp.bytes);
     const once = findLock(query(all, 1000));
     expect(once?.offset).toBe(1000 + junk.length);
     const s = new LockSearch();
     let found: number | null = null;
-    for (let end = 2048; end <= all.length && found === null; end += 2048) found = findLock(query(all.subarray(0, end), 1000, s))?.offset ?? null;
+    for (let end = 2048; end <= all.length && found === null; end += 2048)
+      found = findLock(query(all.subarray(0, end), 1000, s))?.offset ?? null;
     expect(found).toBe(1000 + junk.length);
     expect(s.exhaustions).toBe(0);
   });
@@ -70,7 +91,8 @@ describe('boundary search', () => {
     const work = (n: number): number => {
       const b = garbage(n, 13);
       const s = new LockSearch({ initial: Infinity, perOctet: 0 });
-      for (let end = 2048; end <= n; end += 2048) findLock(query(b.subarray(Math.max(0, end - 256 * 1024), end), Math.max(0, end - 256 * 1024), s));
+      for (let end = 2048; end <= n; end += 2048)
+        findLock(query(b.subarray(Math.max(0, end - 256 * 1024), end), Math.max(0, end - 256 * 1024), s));
       return s.spentUnits;
     };
     const a = work(200_000);
@@ -80,7 +102,9 @@ describe('boundary search', () => {
 });
 
 describe('mpa.lock-on-budget', () => {
-  it('fires once when a forced flow of garbage exhausts the search, which still ends in seconds', { timeout: 60_000 }, async () => {
+  it('fires once when a forced flow of garbage exhausts the search, which still ends in seconds', {
+    timeout: 60_000,
+  }, async () => {
     const s = buildScenario([{ dir: 0, bytes: garbage(3_000_000, 21) }]);
     const t0 = performance.now();
     const r = await analyzeBytes(s.pcap, { forced: [forcedAll] });
@@ -92,7 +116,12 @@ describe('mpa.lock-on-budget', () => {
   });
 
   it('stays silent when framing is found again after capture loss', async () => {
-    const c = buildMpaConnection({ request: { c: true }, reply: { c: true }, i2r: Array.from({ length: 60 }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(700 + i, i)) })), scenario: { drop: (i, d) => d === 0 && (i === 3 || i === 20) } });
+    const c = buildMpaConnection({
+      request: { c: true },
+      reply: { c: true },
+      i2r: Array.from({ length: 60 }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(700 + i, i)) })),
+      scenario: { drop: (i, d) => d === 0 && (i === 3 || i === 20) },
+    });
     const r = await analyzeBytes(c.pcap);
     const rules = rulesOf(r);
     expect(rules).toContain('mpa.resync');

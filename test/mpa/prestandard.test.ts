@@ -13,7 +13,9 @@ import { ddpUpperFactory } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { analyzeBytes, rulesOf } from '../helpers/analyze.js';
 
 const sends = (n: number, size = 100, seed = 1, dv = 1): FpduSpec[] =>
-  Array.from({ length: n }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(size + ((i * 37) % 300), seed + i), { dv }) }));
+  Array.from({ length: n }, (_, i) => ({
+    ulpdu: sendUlpdu(i + 1, patternBytes(size + ((i * 37) % 300), seed + i), { dv }),
+  }));
 
 const upper = ddpUpperFactory();
 
@@ -25,16 +27,37 @@ async function run(spec: PrestandardSpec, mpa?: string) {
 type Json = Record<string, any>;
 const mpaOf = (r: { report: { flows: unknown[] } }) => (r.report.flows[0] as Json).mpa as Json;
 /** Findings other than the enablement notice and a clean close. */
-const others = (rules: string[]) => rules.filter((x) => x !== 'mpa.enabled-without-startup' && x !== 'mpa.tcp-closed-between');
+const others = (rules: string[]) =>
+  rules.filter((x) => x !== 'mpa.enabled-without-startup' && x !== 'mpa.tcp-closed-between');
 
 describe('MPA enabled without startup frames, found without --mpa', () => {
   const variants: Array<[string, PrestandardSpec]> = [
-    ['first octet, markers both ways, large FPDUs cut at random', { i2r: sends(20, 800), r2i: sends(15, 1000, 50), cutI2r: { random: 1, seed: 3, max: 1400 }, cutR2i: { random: 1, seed: 4, max: 700 } }],
-    ['first octet, markers both ways, small FPDUs packed', { i2r: sends(40, 20), r2i: sends(30, 60, 9), cutI2r: [500, 500, 500, 500] }],
-    ['after a streaming Hello exchange, markers both ways', { hello: true, i2r: sends(20, 700), r2i: sends(12, 1000, 70) }],
+    [
+      'first octet, markers both ways, large FPDUs cut at random',
+      {
+        i2r: sends(20, 800),
+        r2i: sends(15, 1000, 50),
+        cutI2r: { random: 1, seed: 3, max: 1400 },
+        cutR2i: { random: 1, seed: 4, max: 700 },
+      },
+    ],
+    [
+      'first octet, markers both ways, small FPDUs packed',
+      { i2r: sends(40, 20), r2i: sends(30, 60, 9), cutI2r: [500, 500, 500, 500] },
+    ],
+    [
+      'after a streaming Hello exchange, markers both ways',
+      { hello: true, i2r: sends(20, 700), r2i: sends(12, 1000, 70) },
+    ],
     ['first octet, markers off', { markers: [false, false], i2r: sends(12, 300), r2i: sends(9, 500, 20) }],
-    ['after a streaming Hello exchange, markers off', { hello: true, markers: [false, false], i2r: sends(12, 300), r2i: sends(9, 500, 20) }],
-    ['after a streaming Hello exchange, markers one way', { hello: true, markers: [true, false], i2r: sends(12, 800), r2i: sends(9, 500, 20) }],
+    [
+      'after a streaming Hello exchange, markers off',
+      { hello: true, markers: [false, false], i2r: sends(12, 300), r2i: sends(9, 500, 20) },
+    ],
+    [
+      'after a streaming Hello exchange, markers one way',
+      { hello: true, markers: [true, false], i2r: sends(12, 800), r2i: sends(9, 500, 20) },
+    ],
     ['DDP/RDMAP version 0 (RDMA Consortium headers)', { i2r: sends(10, 600, 1, 0), r2i: sends(10, 600, 5, 0) }],
   ];
   for (const [name, spec] of variants) {
@@ -62,7 +85,7 @@ describe('MPA enabled without startup frames, found without --mpa', () => {
     });
   }
 
-  it('FPDUPTR is judged by draft-00: counted from the FPDU\'s leading marker, so an RFC 5044 receiver would disagree', async () => {
+  it("FPDUPTR is judged by draft-00: counted from the FPDU's leading marker, so an RFC 5044 receiver would disagree", async () => {
     // One FPDU larger than 512 octets starting with the zero marker: its second marker is 4 octets
     // further from the FPDU start than from ULPDU_Length.
     const { c, r } = await run({ i2r: sends(3, 1000), r2i: [] });
@@ -101,8 +124,14 @@ describe('MPA enabled without startup frames, found without --mpa', () => {
     expect(mpaOf(r).directions[0].fpdus).toBe(c.fpduSeqs[0].length);
     const { encodeFpdus } = await import('../../src/generate/mpa-encoder.js');
     const head = encodeFpdus(sends(2, 100), { markers: true, crc: true, fpduptrFrom: 'fpdu' });
-    const tail = encodeFpdus(sends(10, 700, 40).map((f, i) => ({ ulpdu: sendUlpdu(i + 3, f.ulpdu.subarray(18)) })), { markers: false, crc: true, startRel: head.bytes.length });
-    const s = buildScenario([{ dir: 0, bytes: head.bytes }, { dir: 0, bytes: tail.bytes }]);
+    const tail = encodeFpdus(
+      sends(10, 700, 40).map((f, i) => ({ ulpdu: sendUlpdu(i + 3, f.ulpdu.subarray(18)) })),
+      { markers: false, crc: true, startRel: head.bytes.length },
+    );
+    const s = buildScenario([
+      { dir: 0, bytes: head.bytes },
+      { dir: 0, bytes: tail.bytes },
+    ]);
     const r2 = await analyzeBytes(s.pcap, { upper });
     expect(mpaOf(r2).detection).toBe('prestandard');
     expect(rulesOf(r2)).toContain('mpa.markers-missing');
@@ -115,8 +144,16 @@ describe('random data and plain protocols are not taken for pre-standard MPA', (
   it('random octets, text, and a binary protocol starting with four zero octets', async () => {
     const zeros = new Uint8Array(4000);
     zeros.set(patternBytes(3996, 5), 4); // four zero octets first, then noise
-    for (const bytes of [patternBytes(50_000, 1), new TextEncoder().encode('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(400)), zeros, new Uint8Array(20_000)]) {
-      const s = buildScenario([{ dir: 0, bytes }, { dir: 1, bytes: patternBytes(3000, 2) }]);
+    for (const bytes of [
+      patternBytes(50_000, 1),
+      new TextEncoder().encode('GET / HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(400)),
+      zeros,
+      new Uint8Array(20_000),
+    ]) {
+      const s = buildScenario([
+        { dir: 0, bytes },
+        { dir: 1, bytes: patternBytes(3000, 2) },
+      ]);
       const r = await analyzeBytes(s.pcap, { upper });
       expect((r.report.flows[0] as Json).mpa).toBeNull();
       expect(rulesOf(r)).toEqual([]);
@@ -126,8 +163,16 @@ describe('random data and plain protocols are not taken for pre-standard MPA', (
 
 describe('--mpa ...,start=SEQ', () => {
   it('frames from the given start, draft-00 FPDUPTR, the other direction found by its zero marker', async () => {
-    const c = buildPrestandardConnection({ hello: true, i2r: sends(10, 1000), r2i: sends(8, 900, 30), scenario: { noHandshake: true } });
-    const r = await analyzeBytes(c.pcap, { upper, forced: [parseForcedMpa(`flow=all,markers=both,crc=on,start=${c.enableSeq[0]}`)] });
+    const c = buildPrestandardConnection({
+      hello: true,
+      i2r: sends(10, 1000),
+      r2i: sends(8, 900, 30),
+      scenario: { noHandshake: true },
+    });
+    const r = await analyzeBytes(c.pcap, {
+      upper,
+      forced: [parseForcedMpa(`flow=all,markers=both,crc=on,start=${c.enableSeq[0]}`)],
+    });
     const m = mpaOf(r);
     expect(m.detection).toBe('forced');
     for (const dir of [0, 1] as const) {
@@ -140,16 +185,31 @@ describe('--mpa ...,start=SEQ', () => {
   });
 
   it('start=C:S with markers off', async () => {
-    const c = buildPrestandardConnection({ hello: true, markers: [false, false], i2r: sends(10, 300), r2i: sends(8, 200, 30) });
-    const r = await analyzeBytes(c.pcap, { upper, forced: [parseForcedMpa(`flow=all,markers=none,crc=on,start=${c.enableSeq[0]}:${c.enableSeq[1]}`)] });
+    const c = buildPrestandardConnection({
+      hello: true,
+      markers: [false, false],
+      i2r: sends(10, 300),
+      r2i: sends(8, 200, 30),
+    });
+    const r = await analyzeBytes(c.pcap, {
+      upper,
+      forced: [parseForcedMpa(`flow=all,markers=none,crc=on,start=${c.enableSeq[0]}:${c.enableSeq[1]}`)],
+    });
     const m = mpaOf(r);
     for (const dir of [0, 1] as const) expect(m.directions[dir].fpdus).toBe(c.fpduSeqs[dir].length);
     expect(rulesOf(r).filter((x) => x.startsWith('mpa.') && x !== 'mpa.tcp-closed-between')).toEqual([]);
   });
 
-  it('start=SEQ at the stream\'s first octet, mid-stream capture (no SYN), large FPDUs', async () => {
-    const c = buildPrestandardConnection({ i2r: sends(8, 1000), r2i: sends(6, 700, 3), scenario: { noHandshake: true } });
-    const r = await analyzeBytes(c.pcap, { upper, forced: [parseForcedMpa(`flow=0,markers=both,crc=on,start=${c.enableSeq[1]}`)] });
+  it("start=SEQ at the stream's first octet, mid-stream capture (no SYN), large FPDUs", async () => {
+    const c = buildPrestandardConnection({
+      i2r: sends(8, 1000),
+      r2i: sends(6, 700, 3),
+      scenario: { noHandshake: true },
+    });
+    const r = await analyzeBytes(c.pcap, {
+      upper,
+      forced: [parseForcedMpa(`flow=0,markers=both,crc=on,start=${c.enableSeq[1]}`)],
+    });
     const m = mpaOf(r);
     for (const dir of [0, 1] as const) {
       expect(m.directions[dir].fpdus).toBe(c.fpduSeqs[dir].length);
@@ -163,20 +223,30 @@ describe('--mpa ...,start=SEQ', () => {
     expect(() => parseForcedMpa('flow=all,start=:')).toThrow(/start ":" must be/);
     expect(() => parseForcedMpa('flow=all,start=5,seqstart=1:2')).toThrow(/not both/);
     expect(parseForcedMpa('flow=all,start=4294967295')).toMatchObject({ prestandard: true, startAny: 4294967295 });
-    expect(parseForcedMpa('flow=all,start=:77')).toMatchObject({ prestandard: true, startAny: null, seqStart: [null, 77] });
+    expect(parseForcedMpa('flow=all,start=:77')).toMatchObject({
+      prestandard: true,
+      startAny: null,
+      seqStart: [null, 77],
+    });
   });
 
   it('octet-stream data where MPA was to start is an enablement error', async () => {
-    const c = buildPrestandardConnection({ hello: true, i2r: sends(4, 300), r2i: [] , scenario: { noHandshake: true } });
+    const c = buildPrestandardConnection({ hello: true, i2r: sends(4, 300), r2i: [], scenario: { noHandshake: true } });
     const wrong = (c.enableSeq[0] - 5) >>> 0; // inside the Hello
-    const r = await analyzeBytes(c.pcap, { upper, forced: [parseForcedMpa(`flow=all,markers=both,crc=on,start=${wrong}`)] });
+    const r = await analyzeBytes(c.pcap, {
+      upper,
+      forced: [parseForcedMpa(`flow=all,markers=both,crc=on,start=${wrong}`)],
+    });
     expect(rulesOf(r)).toContain('mpa.enablement-error');
   });
 });
 
 describe('MPA enablement error (seed 002 §8, Figures 3 to 5)', () => {
   it('fires: one side sends MPA from a zero marker, the other answers in octet-stream mode', async () => {
-    const { r } = await run({ i2r: sends(6, 400), notEnabled: { dir: 1, bytes: new TextEncoder().encode('220 service ready\r\n500 what?\r\n') } });
+    const { r } = await run({
+      i2r: sends(6, 400),
+      notEnabled: { dir: 1, bytes: new TextEncoder().encode('220 service ready\r\n500 what?\r\n') },
+    });
     const f = r.report.findings.find((x) => x.rule === 'mpa.enablement-error');
     expect(f).toBeDefined();
     expect(f!.from).toBe('10.0.0.2:4420');
@@ -184,7 +254,11 @@ describe('MPA enablement error (seed 002 §8, Figures 3 to 5)', () => {
   });
 
   it('fires after a Hello exchange the passive side did not follow (Figure 5)', async () => {
-    const { r } = await run({ hello: true, i2r: sends(6, 400), notEnabled: { dir: 1, bytes: new TextEncoder().encode('ERR unknown command\r\n') } });
+    const { r } = await run({
+      hello: true,
+      i2r: sends(6, 400),
+      notEnabled: { dir: 1, bytes: new TextEncoder().encode('ERR unknown command\r\n') },
+    });
     expect(rulesOf(r)).toContain('mpa.enablement-error');
   });
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { buildMpaConnection } from '../../src/generate/mpa-connection.js';
-import { patternBytes, rng, sendUlpdu, writeUlpdu, type FpduFault, type FpduSpec } from '../../src/generate/mpa-encoder.js';
+import {
+  patternBytes,
+  rng,
+  sendUlpdu,
+  writeUlpdu,
+  type FpduFault,
+  type FpduSpec,
+} from '../../src/generate/mpa-encoder.js';
 import { analyzeBytes } from '../helpers/analyze.js';
 
 /** Random ULPDU sizes: mostly small, some up to the 64768 maximum (RFC 5044 §5.2). */
@@ -13,7 +20,10 @@ function randomFpdus(r: () => number, n: number): FpduSpec[] {
   });
 }
 
-function build(seed: number, fault?: (fpdus: FpduSpec[], markers: boolean, crc: boolean) => { index: number; rule: string } | null) {
+function build(
+  seed: number,
+  fault?: (fpdus: FpduSpec[], markers: boolean, crc: boolean) => { index: number; rule: string } | null,
+) {
   const r = rng(seed);
   const mI = r() < 0.5;
   const mR = r() < 0.5;
@@ -50,7 +60,12 @@ describe('property: random FPDU streams', () => {
     const m = r.report.flows[0]!.mpa as Record<string, any>;
     expect(m.directions[0].fpdus).toBe(c.fpduSeqs[0].length);
     expect(m.directions[1].fpdus).toBe(c.fpduSeqs[1].length);
-    expect(m.directions[0].crcErrors + m.directions[1].crcErrors + m.directions[0].markerErrors + m.directions[1].markerErrors).toBe(0);
+    expect(
+      m.directions[0].crcErrors +
+        m.directions[1].crcErrors +
+        m.directions[0].markerErrors +
+        m.directions[1].markerErrors,
+    ).toBe(0);
   });
 
   it.each(SEEDS)('seed %i: one injected fault gives exactly that fault', async (seed) => {
@@ -63,7 +78,11 @@ describe('property: random FPDU streams', () => {
       if (crc) options.push([{ badCrc: true }, 'mpa.crc-mismatch'], [{ crcByteSwap: true }, 'mpa.crc-byte-order']);
       if ((2 + len) % 4 !== 0) options.push([{ padByte: 0x55 }, 'mpa.pad-not-zero']);
       // An inner marker exists when the FPDU spans a 512 boundary; use a big FPDU to be sure.
-      if (markers && len > 1100) options.push([{ fpduptrDelta: 8 }, 'mpa.fpduptr-mismatch'], [{ markerReserved: 0x1234 }, 'mpa.marker-reserved']);
+      if (markers && len > 1100)
+        options.push(
+          [{ fpduptrDelta: 8 }, 'mpa.fpduptr-mismatch'],
+          [{ markerReserved: 0x1234 }, 'mpa.marker-reserved'],
+        );
       if (options.length === 0) return null;
       const [fault, rule] = options[Math.floor(r() * options.length)]!;
       f.fault = fault;

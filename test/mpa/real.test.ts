@@ -38,7 +38,7 @@ describe.skipIf(!dir)('real captures (SoftUiWARP client against Linux siw)', () 
     expect(sends.map((x) => x.crcStatus)).toEqual(['unchecked', 'unchecked', 'unchecked', 'unchecked']);
     const head = sends.map((x) => x.head);
     // untagged Send: QN 0 (octets 6-9), MSN 1..4 (10-13), MO 0 (14-17)
-    expect(head.map((h) => (h[1]! & 0x0f))).toEqual([3, 3, 3, 3]);
+    expect(head.map((h) => h[1]! & 0x0f)).toEqual([3, 3, 3, 3]);
     expect(head.map((h) => new DataView(h.buffer, h.byteOffset).getUint32(10))).toEqual([1, 2, 3, 4]);
     const rr = fpdus.filter((x) => x.dir === 1);
     expect(rr).toHaveLength(1);
@@ -61,7 +61,10 @@ describe.skipIf(!dir)('real captures (SoftUiWARP client against Linux siw)', () 
 
   it('softuiwarp_uiwarp_8cdd2a5.pcap: startup, one Send, clean FIN close, one ARP frame', async () => {
     const fpdus: FpduRecord[] = [];
-    const r = await analyze(join(dir, 'softuiwarp_uiwarp_8cdd2a5.pcap'), { upper: defaultUpper, onFpdu: (f) => fpdus.push(f) });
+    const r = await analyze(join(dir, 'softuiwarp_uiwarp_8cdd2a5.pcap'), {
+      upper: defaultUpper,
+      onFpdu: (f) => fpdus.push(f),
+    });
     const doc = buildReport(r);
     expect(doc.capture.packets).toBe(14);
     // The README says "one ARP frame"; the capture holds the ARP request and its reply (frames 11
@@ -75,6 +78,8 @@ describe.skipIf(!dir)('real captures (SoftUiWARP client against Linux siw)', () 
     expect(doc.flows[0]!.tcp.directions.map((d) => d['closed'])).toEqual(['fin', 'fin']);
     // This early client build sent DDP version 0 (control octet 0x40) with RDMAP version 1 after a
     // Rev 1 startup: a real bug (tshark shows "DDP protocol version: 0" without flagging it).
-    expect(doc.findings.filter((x) => x.severity !== 'info').map((x) => [x.rule, x.frames])).toEqual([['ddp.invalid-dv', [8]]]);
+    expect(doc.findings.filter((x) => x.severity !== 'info').map((x) => [x.rule, x.frames])).toEqual([
+      ['ddp.invalid-dv', [8]],
+    ]);
   });
 });

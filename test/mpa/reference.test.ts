@@ -42,7 +42,10 @@ describe.skipIf(!dir)('reference captures (independent encoder)', () => {
     it.skip('../shared/captures/reference is absent: reference cross-check skipped', () => {});
     return;
   }
-  const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<string, { packets: number; flows: ExpFlow[] }>;
+  const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Record<
+    string,
+    { packets: number; flows: ExpFlow[] }
+  >;
   for (const [file, exp] of Object.entries(expected)) {
     it(file, async () => {
       const r = await analyze(join(dir, file), { upper: defaultUpper });
@@ -83,7 +86,8 @@ describe.skipIf(!dir)('reference captures (independent encoder)', () => {
           else expect((md.seqStart - e.seqStart) % 512, `${k} seqStart mod 512`).toBe(0);
           expect(md.fpdus, `${k} fpdus framed`).toBe(e.fpdusRecoverable);
           const from = td['from'];
-          const seqsOf = (rule: string) => doc.findings.filter((x) => x.rule === rule && x.from === from).map((x) => x.seq);
+          const seqsOf = (rule: string) =>
+            doc.findings.filter((x) => x.rule === rule && x.from === from).map((x) => x.seq);
           expect(seqsOf('mpa.crc-mismatch'), `${k} crcBad`).toEqual(e.crcBad);
           expect(seqsOf('mpa.fpduptr-mismatch'), `${k} markerBad`).toEqual(e.markerBad);
           expect(md.crcErrors).toBe(e.crcBad.length);
@@ -97,7 +101,9 @@ describe.skipIf(!dir)('reference captures (independent encoder)', () => {
         }
         // Nothing else is wrong in these captures: no other error or warning.
         const other = doc.findings.filter(
-          (x) => x.severity !== 'info' && !['mpa.crc-mismatch', 'mpa.fpduptr-mismatch', 'mpa.fpdu-truncated-by-gap'].includes(x.rule),
+          (x) =>
+            x.severity !== 'info' &&
+            !['mpa.crc-mismatch', 'mpa.fpduptr-mismatch', 'mpa.fpdu-truncated-by-gap'].includes(x.rule),
         );
         expect(other).toEqual([]);
       });

@@ -9,7 +9,9 @@ function capture(seed: number, corrupt: boolean): { pcap: Uint8Array; fpdus: num
   const r = rng(seed);
   const req = startupFrame({ kind: 'request', m: true, c: true });
   const rep = startupFrame({ kind: 'reply', m: true, c: true });
-  const f = Array.from({ length: 25 }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(Math.floor(r() * 1500), i)) }));
+  const f = Array.from({ length: 25 }, (_, i) => ({
+    ulpdu: sendUlpdu(i + 1, patternBytes(Math.floor(r() * 1500), i)),
+  }));
   const body = encodeFpdus(f, { markers: true, crc: true }).bytes;
   const stream = new Uint8Array(req.length + body.length);
   stream.set(req);
@@ -19,11 +21,52 @@ function capture(seed: number, corrupt: boolean): { pcap: Uint8Array; fpdus: num
   let t = 0;
   const push = (data: Uint8Array) => frames.push({ tsSec: 1_700_000_000, tsNsec: (t += 1000), data });
   const seg = (off: number, len: number, bytes = stream) =>
-    tcpFrame({ src: '10.0.0.1', dst: '10.0.0.2', sport: 40001, dport: 4420, seq: isn + 1 + off, ack: 9001, flags: ACK | PSH, payload: bytes.subarray(off, off + len) });
-  push(tcpFrame({ src: '10.0.0.1', dst: '10.0.0.2', sport: 40001, dport: 4420, seq: isn, flags: SYN, options: mssOption(1460) }));
-  push(tcpFrame({ src: '10.0.0.2', dst: '10.0.0.1', sport: 4420, dport: 40001, seq: 9000, ack: isn + 1, flags: SYN | ACK, options: mssOption(1460) }));
+    tcpFrame({
+      src: '10.0.0.1',
+      dst: '10.0.0.2',
+      sport: 40001,
+      dport: 4420,
+      seq: isn + 1 + off,
+      ack: 9001,
+      flags: ACK | PSH,
+      payload: bytes.subarray(off, off + len),
+    });
+  push(
+    tcpFrame({
+      src: '10.0.0.1',
+      dst: '10.0.0.2',
+      sport: 40001,
+      dport: 4420,
+      seq: isn,
+      flags: SYN,
+      options: mssOption(1460),
+    }),
+  );
+  push(
+    tcpFrame({
+      src: '10.0.0.2',
+      dst: '10.0.0.1',
+      sport: 4420,
+      dport: 40001,
+      seq: 9000,
+      ack: isn + 1,
+      flags: SYN | ACK,
+      options: mssOption(1460),
+    }),
+  );
   push(seg(0, req.length));
-  push(tcpFrame({ src: '10.0.0.2', dst: '10.0.0.1', sport: 4420, dport: 40001, seq: 9001, ack: isn + 1 + req.length, flags: ACK | PSH, payload: rep }));
+  push(
+    tcpFrame({
+      src: '10.0.0.2',
+      dst: '10.0.0.1',
+      sport: 4420,
+      dport: 40001,
+      seq: 9001,
+      ack: isn + 1 + req.length,
+      flags: ACK | PSH,
+      payload: rep,
+    }),
+  );
   let off = req.length;
   while (off < stream.length) {
     const len = Math.min(stream.length - off, 200 + Math.floor(r() * 1200));

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { buildMpaConnection, type MpaConnectionSpec } from '../../src/generate/mpa-connection.js';
-import { encodeFpdus, enhancedPd, patternBytes, sendUlpdu, startupFrame, writeUlpdu, type FpduSpec } from '../../src/generate/mpa-encoder.js';
+import {
+  encodeFpdus,
+  enhancedPd,
+  patternBytes,
+  sendUlpdu,
+  startupFrame,
+  writeUlpdu,
+  type FpduSpec,
+} from '../../src/generate/mpa-encoder.js';
 import { buildScenario } from '../../src/generate/scenario.js';
 import { MPA_RULES } from '../../dissectors/mpa/rules.js';
 import { analyzeBytes, rulesOf } from '../helpers/analyze.js';
@@ -20,15 +28,79 @@ function unexpected(rules: string[], allowed: string[]): string[] {
 
 describe('MPA rules stay silent on clean captures', () => {
   const variants: Array<[string, MpaConnectionSpec]> = [
-    ['markers both ways, CRC, random segmentation', { request: { m: true, c: true }, reply: { m: true, c: true }, i2r: sends(12, 300), r2i: sends(9, 700), cutI2r: { random: 1, seed: 7, max: 600 }, cutR2i: { random: 1, seed: 9, max: 900 } }],
+    [
+      'markers both ways, CRC, random segmentation',
+      {
+        request: { m: true, c: true },
+        reply: { m: true, c: true },
+        i2r: sends(12, 300),
+        r2i: sends(9, 700),
+        cutI2r: { random: 1, seed: 7, max: 600 },
+        cutR2i: { random: 1, seed: 9, max: 900 },
+      },
+    ],
     ['no markers, no CRC', { request: {}, reply: {}, i2r: sends(5), r2i: sends(5) }],
-    ['markers one way only', { request: { m: false, c: true }, reply: { m: true, c: true }, i2r: sends(8, 600), r2i: sends(8, 600) }],
-    ['Rev 2 peer-to-peer with write RTR', { request: { rev: 2, enhanced: true, c: true, pd: enhancedPd({ ird: 16, ord: 16, p2p: true, write: true, read: true }) }, reply: { rev: 2, enhanced: true, c: true, pd: enhancedPd({ ird: 16, ord: 16, p2p: true, write: true }) }, i2r: [{ ulpdu: writeUlpdu(1, 0, new Uint8Array(0)) }, ...sends(3)], r2i: sends(3) }],
-    ['Rev 0 (RDMA Consortium)', { request: { rev: 0, c: true }, reply: { rev: 0, c: true }, i2r: Array.from({ length: 3 }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(40, i), { dv: 0 }) })), r2i: [] }],
-    ['FPDUs packed several per segment', { request: { m: true, c: true }, reply: { m: true, c: true }, i2r: sends(30, 20), cutI2r: [400, 400, 400, 400] }],
-    ['IPv6', { request: { c: true }, reply: { c: true }, i2r: sends(4), r2i: sends(4), scenario: { client: { addr: 'fd00::1', port: 40009 }, server: { addr: 'fd00::2', port: 4420 } } }],
-    ['delayed startup after streaming data', { request: { c: true, m: true }, reply: { c: true, m: true }, i2r: sends(4, 600), r2i: sends(4, 600), streamingPrefix: [new TextEncoder().encode('HELLO SERVER\r\n'), new TextEncoder().encode('HELLO\r\n')] }],
-    ['sequence wrap near 2^32', { request: { m: true, c: true }, reply: { m: true, c: true }, i2r: sends(10, 800), r2i: sends(3), scenario: { isn: [0xfffff000, 0xffffff00] } }],
+    [
+      'markers one way only',
+      { request: { m: false, c: true }, reply: { m: true, c: true }, i2r: sends(8, 600), r2i: sends(8, 600) },
+    ],
+    [
+      'Rev 2 peer-to-peer with write RTR',
+      {
+        request: {
+          rev: 2,
+          enhanced: true,
+          c: true,
+          pd: enhancedPd({ ird: 16, ord: 16, p2p: true, write: true, read: true }),
+        },
+        reply: { rev: 2, enhanced: true, c: true, pd: enhancedPd({ ird: 16, ord: 16, p2p: true, write: true }) },
+        i2r: [{ ulpdu: writeUlpdu(1, 0, new Uint8Array(0)) }, ...sends(3)],
+        r2i: sends(3),
+      },
+    ],
+    [
+      'Rev 0 (RDMA Consortium)',
+      {
+        request: { rev: 0, c: true },
+        reply: { rev: 0, c: true },
+        i2r: Array.from({ length: 3 }, (_, i) => ({ ulpdu: sendUlpdu(i + 1, patternBytes(40, i), { dv: 0 }) })),
+        r2i: [],
+      },
+    ],
+    [
+      'FPDUs packed several per segment',
+      { request: { m: true, c: true }, reply: { m: true, c: true }, i2r: sends(30, 20), cutI2r: [400, 400, 400, 400] },
+    ],
+    [
+      'IPv6',
+      {
+        request: { c: true },
+        reply: { c: true },
+        i2r: sends(4),
+        r2i: sends(4),
+        scenario: { client: { addr: 'fd00::1', port: 40009 }, server: { addr: 'fd00::2', port: 4420 } },
+      },
+    ],
+    [
+      'delayed startup after streaming data',
+      {
+        request: { c: true, m: true },
+        reply: { c: true, m: true },
+        i2r: sends(4, 600),
+        r2i: sends(4, 600),
+        streamingPrefix: [new TextEncoder().encode('HELLO SERVER\r\n'), new TextEncoder().encode('HELLO\r\n')],
+      },
+    ],
+    [
+      'sequence wrap near 2^32',
+      {
+        request: { m: true, c: true },
+        reply: { m: true, c: true },
+        i2r: sends(10, 800),
+        r2i: sends(3),
+        scenario: { isn: [0xfffff000, 0xffffff00] },
+      },
+    ],
   ];
   for (const [name, spec] of variants) {
     it(name, async () => {
@@ -51,23 +123,109 @@ describe('MPA rules fire on captures built for them', () => {
     ['mpa.reserved-flags', { request: { res: 0x08 }, reply: { res: 0x08 }, i2r: sends(1) }],
     ['mpa.initiator-initiator', { request: {}, reply: { key: 'MPA ID Req Frame' }, i2r: sends(1) }],
     ['mpa.reply-without-request', { request: null, reply: {}, r2i: sends(1) }],
-    ['mpa.v2-fallback-invalid', { request: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1 }) }, reply: { rev: 2, pd: new Uint8Array(0) }, i2r: sends(1) }],
-    ['mpa.v2-pd-too-short', { request: { rev: 2, enhanced: true, pd: new Uint8Array(2) }, reply: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1 }) }, i2r: sends(1) }],
-    ['mpa.v2-p2p-not-echoed', { request: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1, p2p: true, write: true }) }, reply: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1, write: true }) }, i2r: sends(1) }],
-    ['mpa.v2-rtr-not-offered', { request: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1, p2p: true, write: true }) }, reply: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1, p2p: true, read: true }) }, i2r: sends(1) }],
+    [
+      'mpa.v2-fallback-invalid',
+      {
+        request: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1 }) },
+        reply: { rev: 2, pd: new Uint8Array(0) },
+        i2r: sends(1),
+      },
+    ],
+    [
+      'mpa.v2-pd-too-short',
+      {
+        request: { rev: 2, enhanced: true, pd: new Uint8Array(2) },
+        reply: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1 }) },
+        i2r: sends(1),
+      },
+    ],
+    [
+      'mpa.v2-p2p-not-echoed',
+      {
+        request: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1, p2p: true, write: true }) },
+        reply: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1, write: true }) },
+        i2r: sends(1),
+      },
+    ],
+    [
+      'mpa.v2-rtr-not-offered',
+      {
+        request: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1, p2p: true, write: true }) },
+        reply: { rev: 2, enhanced: true, pd: enhancedPd({ ird: 1, ord: 1, p2p: true, read: true }) },
+        i2r: sends(1),
+      },
+    ],
     ['mpa.rejected', { request: { m: true }, reply: { r: true } }],
     ['mpa.fpdu-after-reject', { request: { c: true }, reply: { r: true, c: true }, i2r: sends(3) }],
-    ['mpa.responder-first', { request: { c: true }, reply: { c: true }, i2r: sends(1), r2i: sends(1), responderFirst: true }],
-    ['mpa.coalesced-startup', { request: { c: true }, reply: { c: true }, i2r: sends(2), r2i: sends(3, 40), coalesce: true }],
-    ['mpa.crc-mismatch', { request: { c: true }, reply: {}, i2r: [...sends(2), { ulpdu: sendUlpdu(3, patternBytes(50, 3)), fault: { badCrc: true } }, ...sends(2)] }],
-    ['mpa.crc-byte-order', { request: { c: true }, reply: {}, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(50, 3)), fault: { crcByteSwap: true } }] }],
-    ['mpa.fpduptr-mismatch', { request: {}, reply: { m: true, c: true }, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(1200, 3)), fault: { fpduptrDelta: 8 } }, ...sends(2)] }],
-    ['mpa.marker-reserved', { request: {}, reply: { m: true, c: true }, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(1200, 3)), fault: { markerReserved: 1 } }] }],
-    ['mpa.fpduptr-low-bits', { request: {}, reply: { m: true, c: true }, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(1200, 3)), fault: { fpduptrLowBits: 1 } }] }],
-    ['mpa.pad-not-zero', { request: { c: true }, reply: {}, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(21, 3)), fault: { padByte: 0xaa } }] }],
+    [
+      'mpa.responder-first',
+      { request: { c: true }, reply: { c: true }, i2r: sends(1), r2i: sends(1), responderFirst: true },
+    ],
+    [
+      'mpa.coalesced-startup',
+      { request: { c: true }, reply: { c: true }, i2r: sends(2), r2i: sends(3, 40), coalesce: true },
+    ],
+    [
+      'mpa.crc-mismatch',
+      {
+        request: { c: true },
+        reply: {},
+        i2r: [...sends(2), { ulpdu: sendUlpdu(3, patternBytes(50, 3)), fault: { badCrc: true } }, ...sends(2)],
+      },
+    ],
+    [
+      'mpa.crc-byte-order',
+      {
+        request: { c: true },
+        reply: {},
+        i2r: [{ ulpdu: sendUlpdu(1, patternBytes(50, 3)), fault: { crcByteSwap: true } }],
+      },
+    ],
+    [
+      'mpa.fpduptr-mismatch',
+      {
+        request: {},
+        reply: { m: true, c: true },
+        i2r: [{ ulpdu: sendUlpdu(1, patternBytes(1200, 3)), fault: { fpduptrDelta: 8 } }, ...sends(2)],
+      },
+    ],
+    [
+      'mpa.marker-reserved',
+      {
+        request: {},
+        reply: { m: true, c: true },
+        i2r: [{ ulpdu: sendUlpdu(1, patternBytes(1200, 3)), fault: { markerReserved: 1 } }],
+      },
+    ],
+    [
+      'mpa.fpduptr-low-bits',
+      {
+        request: {},
+        reply: { m: true, c: true },
+        i2r: [{ ulpdu: sendUlpdu(1, patternBytes(1200, 3)), fault: { fpduptrLowBits: 1 } }],
+      },
+    ],
+    [
+      'mpa.pad-not-zero',
+      {
+        request: { c: true },
+        reply: {},
+        i2r: [{ ulpdu: sendUlpdu(1, patternBytes(21, 3)), fault: { padByte: 0xaa } }],
+      },
+    ],
     ['mpa.ulpdu-too-long', { request: { c: true }, reply: {}, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(65000, 3)) }] }],
-    ['mpa.fpdu-exceeds-emss', { request: { c: true, res: 0x08 }, reply: { res: 0x08 }, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(3000, 3)) }] }],
-    ['mpa.after-error', { request: { c: true }, reply: {}, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(50, 3)), fault: { badCrc: true } }, ...sends(2)] }],
+    [
+      'mpa.fpdu-exceeds-emss',
+      { request: { c: true, res: 0x08 }, reply: { res: 0x08 }, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(3000, 3)) }] },
+    ],
+    [
+      'mpa.after-error',
+      {
+        request: { c: true },
+        reply: {},
+        i2r: [{ ulpdu: sendUlpdu(1, patternBytes(50, 3)), fault: { badCrc: true } }, ...sends(2)],
+      },
+    ],
     ['mpa.tcp-closed-between', { request: {}, reply: {}, i2r: sends(2) }],
   ];
   for (const [rule, spec] of cases) {
@@ -81,7 +239,11 @@ describe('MPA rules fire on captures built for them', () => {
   }
 
   it('mpa.fpduptr-mismatch is error 3 only with a valid CRC; a bad CRC is error 2 alone', async () => {
-    const { r } = await run({ request: {}, reply: { m: true, c: true }, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(1200, 3)), fault: { fpduptrDelta: 8, badCrc: true } }, ...sends(3)] });
+    const { r } = await run({
+      request: {},
+      reply: { m: true, c: true },
+      i2r: [{ ulpdu: sendUlpdu(1, patternBytes(1200, 3)), fault: { fpduptrDelta: 8, badCrc: true } }, ...sends(3)],
+    });
     const rules = rulesOf(r);
     expect(rules).toContain('mpa.crc-mismatch');
     expect(rules).not.toContain('mpa.fpduptr-mismatch');
@@ -92,14 +254,21 @@ describe('MPA rules fire on captures built for them', () => {
 
   it('mpa.responder-responder', async () => {
     const rep = startupFrame({ kind: 'reply' });
-    const s = buildScenario([{ dir: 0, bytes: rep }, { dir: 1, bytes: rep }]);
+    const s = buildScenario([
+      { dir: 0, bytes: rep },
+      { dir: 1, bytes: rep },
+    ]);
     const r = await analyzeBytes(s.pcap);
     expect(rulesOf(r)).toContain('mpa.responder-responder');
   });
 
   it('mpa.startup-after-mpa (a second Request in the same direction)', async () => {
     const req = startupFrame({ kind: 'request' });
-    const s = buildScenario([{ dir: 0, bytes: req }, { dir: 0, bytes: req }, { dir: 1, bytes: startupFrame({ kind: 'reply' }) }]);
+    const s = buildScenario([
+      { dir: 0, bytes: req },
+      { dir: 0, bytes: req },
+      { dir: 1, bytes: startupFrame({ kind: 'reply' }) },
+    ]);
     const r = await analyzeBytes(s.pcap);
     expect(rulesOf(r)).toContain('mpa.startup-after-mpa');
   });
@@ -114,7 +283,11 @@ describe('MPA rules fire on captures built for them', () => {
   it('mpa.initiator-before-reply', async () => {
     const req = startupFrame({ kind: 'request', c: true });
     const fp = encodeFpdus(sends(2), { markers: false, crc: true }).bytes;
-    const s = buildScenario([{ dir: 0, bytes: req }, { dir: 0, bytes: fp }, { dir: 1, bytes: startupFrame({ kind: 'reply', c: true }) }]);
+    const s = buildScenario([
+      { dir: 0, bytes: req },
+      { dir: 0, bytes: fp },
+      { dir: 1, bytes: startupFrame({ kind: 'reply', c: true }) },
+    ]);
     const r = await analyzeBytes(s.pcap);
     expect(rulesOf(r)).toContain('mpa.initiator-before-reply');
     const m = r.report.flows[0]!.mpa as Record<string, any>;
@@ -122,7 +295,12 @@ describe('MPA rules fire on captures built for them', () => {
   });
 
   it('mpa.fpdu-truncated-by-gap and mpa.resync after capture loss (markers)', async () => {
-    const { c, r } = await run({ request: { m: true, c: true }, reply: { m: true, c: true }, i2r: sends(40, 300), scenario: { drop: (i, d) => d === 0 && i === 3 } });
+    const { c, r } = await run({
+      request: { m: true, c: true },
+      reply: { m: true, c: true },
+      i2r: sends(40, 300),
+      scenario: { drop: (i, d) => d === 0 && i === 3 },
+    });
     const rules = rulesOf(r);
     expect(rules).toContain('mpa.fpdu-truncated-by-gap');
     expect(rules).toContain('mpa.resync');
@@ -133,7 +311,12 @@ describe('MPA rules fire on captures built for them', () => {
   });
 
   it('mpa.resync after capture loss without markers (CRC chain)', async () => {
-    const { c, r } = await run({ request: { c: true }, reply: { c: true }, i2r: sends(40, 300), scenario: { drop: (i, d) => d === 0 && i === 3 } });
+    const { c, r } = await run({
+      request: { c: true },
+      reply: { c: true },
+      i2r: sends(40, 300),
+      scenario: { drop: (i, d) => d === 0 && i === 3 },
+    });
     expect(rulesOf(r)).toContain('mpa.resync');
     const m = r.report.flows[0]!.mpa as Record<string, any>;
     expect(m.directions[0].crcErrors).toBe(0);
@@ -142,15 +325,31 @@ describe('MPA rules fire on captures built for them', () => {
 
   it('mpa.framing-lost when nothing frames again', async () => {
     const req = startupFrame({ kind: 'request', c: true });
-    const good = encodeFpdus([...sends(1), { ulpdu: sendUlpdu(2, patternBytes(40, 2)), fault: { badCrc: true } }, { ulpdu: sendUlpdu(3, patternBytes(40, 3)), fault: { badCrc: true } }], { markers: false, crc: true }).bytes;
-    const s = buildScenario([{ dir: 0, bytes: req }, { dir: 1, bytes: startupFrame({ kind: 'reply', c: true }) }, { dir: 0, bytes: good }, { dir: 0, bytes: patternBytes(3000, 99).map((b) => b | 0x80) }]);
+    const good = encodeFpdus(
+      [
+        ...sends(1),
+        { ulpdu: sendUlpdu(2, patternBytes(40, 2)), fault: { badCrc: true } },
+        { ulpdu: sendUlpdu(3, patternBytes(40, 3)), fault: { badCrc: true } },
+      ],
+      { markers: false, crc: true },
+    ).bytes;
+    const s = buildScenario([
+      { dir: 0, bytes: req },
+      { dir: 1, bytes: startupFrame({ kind: 'reply', c: true }) },
+      { dir: 0, bytes: good },
+      { dir: 0, bytes: patternBytes(3000, 99).map((b) => b | 0x80) },
+    ]);
     const r = await analyzeBytes(s.pcap);
     expect(rulesOf(r)).toContain('mpa.framing-lost');
   });
 
   it('mpa.tcp-closed-mid-fpdu (error code 1) when FIN cuts an FPDU', async () => {
     const fp = encodeFpdus(sends(2), { markers: false, crc: true }).bytes;
-    const s = buildScenario([{ dir: 0, bytes: startupFrame({ kind: 'request', c: true }) }, { dir: 1, bytes: startupFrame({ kind: 'reply' }) }, { dir: 0, bytes: fp.subarray(0, fp.length - 10) }]);
+    const s = buildScenario([
+      { dir: 0, bytes: startupFrame({ kind: 'request', c: true }) },
+      { dir: 1, bytes: startupFrame({ kind: 'reply' }) },
+      { dir: 0, bytes: fp.subarray(0, fp.length - 10) },
+    ]);
     const r = await analyzeBytes(s.pcap);
     const f = r.report.findings.find((x) => x.rule === 'mpa.tcp-closed-mid-fpdu');
     expect(f?.rfcErrorCode).toBe(1);
@@ -158,7 +357,13 @@ describe('MPA rules fire on captures built for them', () => {
   });
 
   it('mpa.mid-stream: lock-on without startup frames (markers and CRC inferred)', async () => {
-    const { c, r } = await run({ request: { m: true, c: true }, reply: { m: true, c: true }, i2r: sends(30, 400), r2i: sends(30, 300), scenario: { noHandshake: true, skipBytes: [20 + 700, 20 + 500] } });
+    const { c, r } = await run({
+      request: { m: true, c: true },
+      reply: { m: true, c: true },
+      i2r: sends(30, 400),
+      r2i: sends(30, 300),
+      scenario: { noHandshake: true, skipBytes: [20 + 700, 20 + 500] },
+    });
     expect(rulesOf(r)).toContain('mpa.mid-stream');
     const m = r.report.flows[0]!.mpa as Record<string, any>;
     expect(m.detection).toBe('heuristic');
@@ -170,7 +375,12 @@ describe('MPA rules fire on captures built for them', () => {
   });
 
   it('mid-stream lock-on without markers, CRC on', async () => {
-    const { r } = await run({ request: { c: true }, reply: { c: true }, i2r: sends(30, 100), scenario: { noHandshake: true, skipBytes: [20 + 50, 20] } });
+    const { r } = await run({
+      request: { c: true },
+      reply: { c: true },
+      i2r: sends(30, 100),
+      scenario: { noHandshake: true, skipBytes: [20 + 50, 20] },
+    });
     const m = r.report.flows[0]!.mpa as Record<string, any>;
     expect(m.detection).toBe('heuristic');
     expect(m.directions[0].markers).toBe(false);

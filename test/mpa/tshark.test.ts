@@ -23,11 +23,15 @@ interface OracleFpdu {
 
 /** Per FPDU in capture order: frame, ULPDU length, CRC verdict, from `tshark -V`. */
 function tsharkFpdus(file: string): OracleFpdu[] {
-  const out = execFileSync('tshark', ['-r', file, '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-V', '-Y', 'iwarp_mpa'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-    maxBuffer: 64 << 20,
-  });
+  const out = execFileSync(
+    'tshark',
+    ['-r', file, '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-V', '-Y', 'iwarp_mpa'],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 << 20,
+    },
+  );
   const res: OracleFpdu[] = [];
   let frame = 0;
   let pending: OracleFpdu | null = null;
@@ -48,14 +52,22 @@ function tsharkFpdus(file: string): OracleFpdu[] {
 async function ours(file: string): Promise<OracleFpdu[]> {
   const res: OracleFpdu[] = [];
   await analyze(file, {
-    onFpdu: (f) => res.push({ frame: f.frames[f.frames.length - 1]!, len: f.ulpduLength, crc: f.crcStatus === 'unchecked' ? 'none' : f.crcStatus === 'good' ? 'good' : 'bad' }),
+    onFpdu: (f) =>
+      res.push({
+        frame: f.frames[f.frames.length - 1]!,
+        len: f.ulpduLength,
+        crc: f.crcStatus === 'unchecked' ? 'none' : f.crcStatus === 'good' ? 'good' : 'bad',
+      }),
   });
   return res.sort((a, b) => a.frame - b.frame);
 }
 
 function mixed(n: number, seed: number, bad: number[] = []): FpduSpec[] {
   return Array.from({ length: n }, (_, i) => ({
-    ulpdu: i % 3 === 2 ? writeUlpdu(7, i * 100, patternBytes(30 + ((i * 53) % 400), seed + i)) : sendUlpdu(i + 1, patternBytes(10 + ((i * 71) % 900), seed + i)),
+    ulpdu:
+      i % 3 === 2
+        ? writeUlpdu(7, i * 100, patternBytes(30 + ((i * 53) % 400), seed + i))
+        : sendUlpdu(i + 1, patternBytes(10 + ((i * 71) % 900), seed + i)),
     ...(bad.includes(i) ? { fault: { badCrc: true } } : {}),
   }));
 }
@@ -70,8 +82,21 @@ function onePerSegment(f: FpduSpec[], markers: boolean): number[] | undefined {
 }
 
 const cases: Array<[string, MpaConnectionSpec]> = [
-  ['no markers, CRC, one FPDU per segment, two bad CRCs', { request: { c: true }, reply: { c: true }, i2r: mixed(12, 1, [3, 7]), r2i: mixed(6, 2), cutI2r: onePerSegment(mixed(12, 1), false), cutR2i: onePerSegment(mixed(6, 2), false) }],
-  ['no markers, CRC, several FPDUs packed per segment', { request: { c: true }, reply: {}, i2r: mixed(20, 3, [5]), cutI2r: [900, 900, 900, 900, 900, 900, 900, 900] }],
+  [
+    'no markers, CRC, one FPDU per segment, two bad CRCs',
+    {
+      request: { c: true },
+      reply: { c: true },
+      i2r: mixed(12, 1, [3, 7]),
+      r2i: mixed(6, 2),
+      cutI2r: onePerSegment(mixed(12, 1), false),
+      cutR2i: onePerSegment(mixed(6, 2), false),
+    },
+  ],
+  [
+    'no markers, CRC, several FPDUs packed per segment',
+    { request: { c: true }, reply: {}, i2r: mixed(20, 3, [5]), cutI2r: [900, 900, 900, 900, 900, 900, 900, 900] },
+  ],
   ['no markers, CRC off', { request: {}, reply: {}, i2r: mixed(8, 4), r2i: mixed(3, 5) }],
 ];
 

@@ -3,14 +3,39 @@ import type { PacketRecord } from '../../src/capture/packet.js';
 import { PacketDecoder, type DecoderOptions } from '../../src/net/decoder.js';
 import { NET_RULES } from '../../src/net/rules.js';
 import type { TcpSegment } from '../../src/net/segment.js';
-import { ACK, PSH, SYN, ethernet, ipv4, ipv6, mssOption, tcpFrame, tcpSegment, type TcpSpec } from '../helpers/frames.js';
-import { CollectSink, ah6, ethernetTagged, ext6, frag6, ipv4Packet, loopback, packet, sll, sll2 } from '../helpers/net-frames.js';
+import {
+  ACK,
+  PSH,
+  SYN,
+  ethernet,
+  ipv4,
+  ipv6,
+  mssOption,
+  tcpFrame,
+  tcpSegment,
+  type TcpSpec,
+} from '../helpers/frames.js';
+import {
+  CollectSink,
+  ah6,
+  ethernetTagged,
+  ext6,
+  frag6,
+  ipv4Packet,
+  loopback,
+  packet,
+  sll,
+  sll2,
+} from '../helpers/net-frames.js';
 
 interface Seg extends Omit<TcpSegment, 'payload'> {
   payload: number[];
 }
 
-function run(frames: PacketRecord | PacketRecord[], opts?: DecoderOptions): { segs: Seg[]; sink: CollectSink; dec: PacketDecoder } {
+function run(
+  frames: PacketRecord | PacketRecord[],
+  opts?: DecoderOptions,
+): { segs: Seg[]; sink: CollectSink; dec: PacketDecoder } {
   const sink = new CollectSink();
   const dec = new PacketDecoder(sink, opts);
   const segs: Seg[] = [];
@@ -21,7 +46,17 @@ function run(frames: PacketRecord | PacketRecord[], opts?: DecoderOptions): { se
 }
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const V4: TcpSpec = { src: '10.0.0.1', dst: '10.0.0.2', sport: 40001, dport: 4420, seq: 0xfffffff0, ack: 2000, flags: ACK | PSH, window: 512, payload: enc('hello MPA') };
+const V4: TcpSpec = {
+  src: '10.0.0.1',
+  dst: '10.0.0.2',
+  sport: 40001,
+  dport: 4420,
+  seq: 0xfffffff0,
+  ack: 2000,
+  flags: ACK | PSH,
+  window: 512,
+  payload: enc('hello MPA'),
+};
 const V6: TcpSpec = { ...V4, src: 'fd00::1', dst: 'fd00::2:0:0:9' };
 const HELLO = Array.from(enc('hello MPA'));
 
@@ -38,8 +73,25 @@ describe('link types', () => {
     ['Ethernet', 1, ethernet(ip4), 4],
     ['Ethernet IPv6', 1, ethernet(ip6), 6],
     ['802.1Q', 1, ethernetTagged(ip4, 0x0800, [[0x8100, 100]]), 4],
-    ['802.1ad QinQ', 1, ethernetTagged(ip6, 0x86dd, [[0x88a8, 10], [0x8100, 20]]), 6],
-    ['0x9100 stacked three deep', 1, ethernetTagged(ip4, 0x0800, [[0x9100, 1], [0x9100, 2], [0x8100, 3]]), 4],
+    [
+      '802.1ad QinQ',
+      1,
+      ethernetTagged(ip6, 0x86dd, [
+        [0x88a8, 10],
+        [0x8100, 20],
+      ]),
+      6,
+    ],
+    [
+      '0x9100 stacked three deep',
+      1,
+      ethernetTagged(ip4, 0x0800, [
+        [0x9100, 1],
+        [0x9100, 2],
+        [0x8100, 3],
+      ]),
+      4,
+    ],
     ['Linux cooked v1', 113, sll(ip4, 0x0800), 4],
     ['Linux cooked v1 IPv6', 113, sll(ip6, 0x86dd), 6],
     ['Linux cooked v1 with a VLAN tag', 113, sll(Uint8Array.of(0, 5, 0x08, 0x00, ...ip4), 0x8100), 4],
@@ -64,15 +116,42 @@ describe('link types', () => {
     expect(sink.got).toEqual([]);
     expect(segs).toHaveLength(1);
     const t = version === 4 ? V4 : V6;
-    expect(segs[0]).toMatchObject({ frame: 7, tsSec: 99, ipVersion: version, src: t.src, dst: t.dst, srcPort: 40001, dstPort: 4420, seq: 0xfffffff0, ack: 2000, flags: ACK | PSH, window: 512, options: null, missing: 0 });
+    expect(segs[0]).toMatchObject({
+      frame: 7,
+      tsSec: 99,
+      ipVersion: version,
+      src: t.src,
+      dst: t.dst,
+      srcPort: 40001,
+      dstPort: 4420,
+      seq: 0xfffffff0,
+      ack: 2000,
+      flags: ACK | PSH,
+      window: 512,
+      options: null,
+      missing: 0,
+    });
     expect(segs[0]!.payload).toEqual(HELLO);
   });
 
   it('reports an unknown link type once, counts its frames, never throws', () => {
-    const { segs, sink, dec } = run([packet(147, Uint8Array.of(1, 2, 3), { frame: 3 }), packet(147, Uint8Array.of(1), { frame: 4 }), packet(1, tcpFrame(V4), { frame: 5 })]);
+    const { segs, sink, dec } = run([
+      packet(147, Uint8Array.of(1, 2, 3), { frame: 3 }),
+      packet(147, Uint8Array.of(1), { frame: 4 }),
+      packet(1, tcpFrame(V4), { frame: 5 }),
+    ]);
     expect(segs).toHaveLength(1);
     expect(dec.stats.unknownLinkTypes).toEqual(new Map([[147, 2]]));
-    expect(sink.got).toEqual([{ rule: 'net.unknown-linktype', flow: null, from: null, frames: [3], seq: null, message: 'link type 147 is not decoded; its frames (first: frame 3) are counted and skipped' }]);
+    expect(sink.got).toEqual([
+      {
+        rule: 'net.unknown-linktype',
+        flow: null,
+        from: null,
+        frames: [3],
+        seq: null,
+        message: 'link type 147 is not decoded; its frames (first: frame 3) are counted and skipped',
+      },
+    ]);
   });
 
   it('counts non-IP ethertypes, other IP protocols and address families as non-TCP, silently', () => {
@@ -122,15 +201,54 @@ describe('TCP header', () => {
     const options = Uint8Array.of(
       ...mssOption(1460),
       1, // NOP
-      3, 3, 7, // window scale
-      4, 2, // SACK permitted
-      8, 10, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe, // timestamps
-      5, 18, 0, 0, 0, 10, 0, 0, 0, 20, 0xff, 0xff, 0xff, 0xf0, 0, 0, 0, 4, // SACK, 2 blocks
+      3,
+      3,
+      7, // window scale
+      4,
+      2, // SACK permitted
+      8,
+      10,
+      0,
+      0,
+      0,
+      1,
+      0xff,
+      0xff,
+      0xff,
+      0xfe, // timestamps
+      5,
+      18,
+      0,
+      0,
+      0,
+      10,
+      0,
+      0,
+      0,
+      20,
+      0xff,
+      0xff,
+      0xff,
+      0xf0,
+      0,
+      0,
+      0,
+      4, // SACK, 2 blocks
       0, // EOL
     );
     const { segs, sink } = run(packet(1, tcpFrame({ ...V4, flags: SYN, options })));
     expect(sink.got).toEqual([]);
-    expect(segs[0]!.options).toEqual({ mss: 1460, windowScale: 7, sackPermitted: true, sack: [[10, 20], [0xfffffff0, 4]], tsVal: 1, tsEcr: 0xfffffffe });
+    expect(segs[0]!.options).toEqual({
+      mss: 1460,
+      windowScale: 7,
+      sackPermitted: true,
+      sack: [
+        [10, 20],
+        [0xfffffff0, 4],
+      ],
+      tsVal: 1,
+      tsEcr: 0xfffffffe,
+    });
     expect(segs[0]!.flags).toBe(SYN);
     expect(segs[0]!.payload).toEqual(HELLO);
   });
@@ -157,7 +275,11 @@ describe('TCP header', () => {
 
   it('skips frames whose headers the snaplen cut, reporting only the first', () => {
     const f = tcpFrame({ ...V4, options: new Uint8Array(20) });
-    const { segs, sink, dec } = run([packet(1, f.subarray(0, 40), { origLen: f.length, frame: 1 }), packet(1, f.subarray(0, 60), { origLen: f.length, frame: 2 }), packet(1, f.subarray(0, 20), { origLen: f.length, frame: 3 })]);
+    const { segs, sink, dec } = run([
+      packet(1, f.subarray(0, 40), { origLen: f.length, frame: 1 }),
+      packet(1, f.subarray(0, 60), { origLen: f.length, frame: 2 }),
+      packet(1, f.subarray(0, 20), { origLen: f.length, frame: 3 }),
+    ]);
     expect(segs).toEqual([]);
     expect(dec.stats).toMatchObject({ headersCut: 3, malformed: 0 });
     expect(sink.got).toHaveLength(1);
@@ -179,7 +301,11 @@ describe('malformed headers become findings (flow null, the frame, seq null) and
 
   it('link layer', () => {
     malformed(new Uint8Array(10), 'net.link-malformed', 'Ethernet header truncated: 10 of 14 bytes');
-    malformed(ethernetTagged(new Uint8Array(0), 0x8100, []).subarray(0, 16), 'net.link-malformed', 'VLAN tag truncated at byte 14');
+    malformed(
+      ethernetTagged(new Uint8Array(0), 0x8100, []).subarray(0, 16),
+      'net.link-malformed',
+      'VLAN tag truncated at byte 14',
+    );
     malformed(new Uint8Array(12), 'net.link-malformed', 'Linux cooked (SLL) header truncated: 12 of 16 bytes', 113);
     malformed(new Uint8Array(12), 'net.link-malformed', 'Linux cooked v2 (SLL2) header truncated: 12 of 20 bytes', 276);
     malformed(Uint8Array.of(2, 0), 'net.link-malformed', 'loopback header truncated: 2 of 4 bytes', 0);
@@ -188,38 +314,87 @@ describe('malformed headers become findings (flow null, the frame, seq null) and
 
   it('IPv4', () => {
     malformed(ethernet(ipv6(V6.src, V6.dst, seg), 0x0800), 'net.ipv4-malformed', 'IPv4 packet with IP version 6');
-    malformed(ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg, ihl: 4 })), 'net.ipv4-malformed', 'IPv4 header length 16 bytes (IHL 4) is below the 20-byte minimum');
-    malformed(ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg, ihl: 15 })).subarray(0, 14 + 40), 'net.ipv4-malformed', 'IPv4 header with options truncated: 40 of 60 bytes');
-    malformed(ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg, totalLength: 12 })), 'net.ipv4-malformed', 'IPv4 total length 12 is below its 20-byte header');
-    malformed(ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg, totalLength: 2000 })), 'net.ipv4-malformed', `IPv4 total length 2000 exceeds the ${20 + seg.length} bytes the frame carried`);
+    malformed(
+      ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg, ihl: 4 })),
+      'net.ipv4-malformed',
+      'IPv4 header length 16 bytes (IHL 4) is below the 20-byte minimum',
+    );
+    malformed(
+      ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg, ihl: 15 })).subarray(0, 14 + 40),
+      'net.ipv4-malformed',
+      'IPv4 header with options truncated: 40 of 60 bytes',
+    );
+    malformed(
+      ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg, totalLength: 12 })),
+      'net.ipv4-malformed',
+      'IPv4 total length 12 is below its 20-byte header',
+    );
+    malformed(
+      ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg, totalLength: 2000 })),
+      'net.ipv4-malformed',
+      `IPv4 total length 2000 exceeds the ${20 + seg.length} bytes the frame carried`,
+    );
     malformed(ethernet(new Uint8Array(12)), 'net.ipv4-malformed', 'IPv4 header truncated: 12 of 20 bytes');
-    malformed(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg, version: 6 }), 'net.ipv4-malformed', 'IPv4 packet with IP version 6', 228);
+    malformed(
+      ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg, version: 6 }),
+      'net.ipv4-malformed',
+      'IPv4 packet with IP version 6',
+      228,
+    );
   });
 
   it('IPv6', () => {
-    malformed(ethernet(ipv4(V4.src, V4.dst, seg), 0x86dd), 'net.ipv6-malformed', /^IPv6 header truncated|^IPv6 packet with IP version 4/);
+    malformed(
+      ethernet(ipv4(V4.src, V4.dst, seg), 0x86dd),
+      'net.ipv6-malformed',
+      /^IPv6 header truncated|^IPv6 packet with IP version 4/,
+    );
     const ip6 = ipv6(V6.src, V6.dst, tcpSegment(V6));
     const longer = ip6.slice();
     longer[5] = longer[5]! + 100;
-    malformed(ethernet(longer), 'net.ipv6-malformed', `IPv6 payload length ${ip6.length - 40 + 100} exceeds the ${ip6.length - 40} bytes the frame carried`);
+    malformed(
+      ethernet(longer),
+      'net.ipv6-malformed',
+      `IPv6 payload length ${ip6.length - 40 + 100} exceeds the ${ip6.length - 40} bytes the frame carried`,
+    );
     const badExt = ipv6(V6.src, V6.dst, Uint8Array.of(6, 200, 0, 0, 0, 0, 0, 0), 60);
-    malformed(ethernet(badExt), 'net.ipv6-malformed', 'IPv6 destination options header of 1608 bytes runs 1600 bytes past the payload');
+    malformed(
+      ethernet(badExt),
+      'net.ipv6-malformed',
+      'IPv6 destination options header of 1608 bytes runs 1600 bytes past the payload',
+    );
     const v4in6 = ipv4(V4.src, V4.dst, seg);
     malformed(v4in6, 'net.ipv6-malformed', /^IPv6 header truncated|^IPv6 packet with IP version 4/, 229);
   });
 
   it('TCP', () => {
     const short = ipv4(V4.src, V4.dst, new Uint8Array(10));
-    malformed(ethernet(short), 'net.tcp-malformed', '10.0.0.1 -> 10.0.0.2: TCP segment of 10 bytes is shorter than the 20-byte header');
+    malformed(
+      ethernet(short),
+      'net.tcp-malformed',
+      '10.0.0.1 -> 10.0.0.2: TCP segment of 10 bytes is shorter than the 20-byte header',
+    );
     const low = seg.slice();
     low[12] = 4 << 4;
-    malformed(ethernet(ipv4(V4.src, V4.dst, low)), 'net.tcp-malformed', '10.0.0.1:40001 -> 10.0.0.2:4420: TCP data offset 4 (16 bytes) is below the minimum of 5');
+    malformed(
+      ethernet(ipv4(V4.src, V4.dst, low)),
+      'net.tcp-malformed',
+      '10.0.0.1:40001 -> 10.0.0.2:4420: TCP data offset 4 (16 bytes) is below the minimum of 5',
+    );
     const high = tcpSegment({ ...V4, payload: new Uint8Array(0) });
     high[12] = 15 << 4;
-    malformed(ethernet(ipv4(V4.src, V4.dst, high)), 'net.tcp-malformed', '10.0.0.1:40001 -> 10.0.0.2:4420: TCP data offset 15 (60 bytes) reaches past the 20-byte segment');
+    malformed(
+      ethernet(ipv4(V4.src, V4.dst, high)),
+      'net.tcp-malformed',
+      '10.0.0.1:40001 -> 10.0.0.2:4420: TCP data offset 15 (60 bytes) reaches past the 20-byte segment',
+    );
     const ip6 = tcpSegment({ ...V6, payload: new Uint8Array(0) });
     ip6[12] = 6 << 4;
-    malformed(ethernet(ipv6(V6.src, V6.dst, ip6)), 'net.tcp-malformed', '[fd00::1]:40001 -> [fd00::2:0:0:9]:4420: TCP data offset 6 (24 bytes) reaches past the 20-byte segment');
+    malformed(
+      ethernet(ipv6(V6.src, V6.dst, ip6)),
+      'net.tcp-malformed',
+      '[fd00::1]:40001 -> [fd00::2:0:0:9]:4420: TCP data offset 6 (24 bytes) reaches past the 20-byte segment',
+    );
   });
 
   it('a bad TCP option list is reported but the segment, whose data offset is sound, is still delivered', () => {
@@ -236,7 +411,16 @@ describe('malformed headers become findings (flow null, the frame, seq null) and
       expect(segs).toHaveLength(1);
       expect(segs[0]!.payload).toEqual(HELLO);
       expect(dec.stats.malformed).toBe(0);
-      expect(sink.got).toEqual([{ rule: 'net.tcp-option-malformed', flow: null, from: null, frames: [9], seq: null, message: `10.0.0.1:40001 -> 10.0.0.2:4420: ${msg}` }]);
+      expect(sink.got).toEqual([
+        {
+          rule: 'net.tcp-option-malformed',
+          flow: null,
+          from: null,
+          frames: [9],
+          seq: null,
+          message: `10.0.0.1:40001 -> 10.0.0.2:4420: ${msg}`,
+        },
+      ]);
     }
     const { segs } = run(packet(1, tcpFrame({ ...V4, options: Uint8Array.of(2, 4, 5, 0xb4, 3, 2, 0, 0) })));
     expect(segs[0]!.options?.mss).toBe(1460); // decoded before the fault
@@ -271,7 +455,9 @@ describe('checksums (only when asked)', () => {
     expect(on.sink.got[0]).toMatchObject({ rule: 'net.ipv4-checksum-bad', frames: [5], flow: null });
     const good = tcpFrame(V4);
     const want = ((good[14 + 10]! << 8) | good[14 + 11]!).toString(16).padStart(4, '0');
-    expect(on.sink.got[0]!.message).toBe(`IPv4 header checksum 0x${(((good[14 + 10]! ^ 0xff) << 8) | good[14 + 11]!).toString(16).padStart(4, '0')} is wrong (should be 0x${want})`);
+    expect(on.sink.got[0]!.message).toBe(
+      `IPv4 header checksum 0x${(((good[14 + 10]! ^ 0xff) << 8) | good[14 + 11]!).toString(16).padStart(4, '0')} is wrong (should be 0x${want})`,
+    );
   });
 
   it('reports a wrong TCP checksum over the IPv4 and IPv6 pseudo-headers', () => {
@@ -302,7 +488,18 @@ describe('IPv4 fragments', () => {
     sizes.forEach((n, i) => {
       const last = i === sizes.length - 1;
       const len = last ? data.length - off : n;
-      out.push(ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: data.subarray(off, off + len), id, fragOffset: off, more: !last })));
+      out.push(
+        ethernet(
+          ipv4Packet({
+            src: V4.src,
+            dst: V4.dst,
+            payload: data.subarray(off, off + len),
+            id,
+            fragOffset: off,
+            more: !last,
+          }),
+        ),
+      );
       off += len;
     });
     return out;
@@ -329,28 +526,57 @@ describe('IPv4 fragments', () => {
 
   it('keeps the first copy of overlapping bytes and reports the overlap', () => {
     // A duplicate of the middle fragment: identical data.
-    const dup = run([packet(1, three[0]!, { frame: 1 }), packet(1, three[1]!, { frame: 2 }), packet(1, three[1]!, { frame: 3 }), packet(1, three[2]!, { frame: 4 })]);
+    const dup = run([
+      packet(1, three[0]!, { frame: 1 }),
+      packet(1, three[1]!, { frame: 2 }),
+      packet(1, three[1]!, { frame: 3 }),
+      packet(1, three[2]!, { frame: 4 }),
+    ]);
     expect(dup.segs[0]!.payload).toEqual(Array.from(payload));
     expect(dup.sink.got).toEqual([
-      { rule: 'net.fragment-overlap', flow: null, from: null, frames: [3], seq: null, message: 'IPv4 10.0.0.1 -> 10.0.0.2 id 0x4242: fragment bytes 1480-2959 overlap 1480 bytes already received; the first copy is kept' },
+      {
+        rule: 'net.fragment-overlap',
+        flow: null,
+        from: null,
+        frames: [3],
+        seq: null,
+        message:
+          'IPv4 10.0.0.1 -> 10.0.0.2 id 0x4242: fragment bytes 1480-2959 overlap 1480 bytes already received; the first copy is kept',
+      },
     ]);
     // A fragment overlapping with different data: first copy kept.
     const evil = seg.slice(1000, 2000).fill(0x55);
-    const bad = ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: evil, id: 0x4242, fragOffset: 1000, more: true }));
-    const r = run([packet(1, three[0]!, { frame: 1 }), packet(1, bad, { frame: 2 }), packet(1, three[1]!, { frame: 3 }), packet(1, three[2]!, { frame: 4 })]);
+    const bad = ethernet(
+      ipv4Packet({ src: V4.src, dst: V4.dst, payload: evil, id: 0x4242, fragOffset: 1000, more: true }),
+    );
+    const r = run([
+      packet(1, three[0]!, { frame: 1 }),
+      packet(1, bad, { frame: 2 }),
+      packet(1, three[1]!, { frame: 3 }),
+      packet(1, three[2]!, { frame: 4 }),
+    ]);
     expect(r.segs).toHaveLength(1);
     // Datagram bytes 1000-1479 came first from the first fragment, 1480-1999 from the overlapping one.
     expect(r.segs[0]!.payload.slice(0, 1460)).toEqual(Array.from(payload.subarray(0, 1460)));
     expect(r.segs[0]!.payload.slice(1460, 1980)).toEqual(new Array(520).fill(0x55));
     expect(r.segs[0]!.payload.slice(1980)).toEqual(Array.from(payload.subarray(1980)));
     expect(r.sink.got.map((f) => [f.rule, f.frames, f.message])).toEqual([
-      ['net.fragment-overlap', [2], 'IPv4 10.0.0.1 -> 10.0.0.2 id 0x4242: fragment bytes 1000-1999 overlap 480 bytes already received with different data; the first copy is kept'],
-      ['net.fragment-overlap', [3], 'IPv4 10.0.0.1 -> 10.0.0.2 id 0x4242: fragment bytes 1480-2959 overlap 520 bytes already received with different data; the first copy is kept'],
+      [
+        'net.fragment-overlap',
+        [2],
+        'IPv4 10.0.0.1 -> 10.0.0.2 id 0x4242: fragment bytes 1000-1999 overlap 480 bytes already received with different data; the first copy is kept',
+      ],
+      [
+        'net.fragment-overlap',
+        [3],
+        'IPv4 10.0.0.1 -> 10.0.0.2 id 0x4242: fragment bytes 1480-2959 overlap 520 bytes already received with different data; the first copy is kept',
+      ],
     ]);
   });
 
   it('reports fragments that disagree on where the datagram ends, keeping the first word', () => {
-    const frag = (offset: number, data: Uint8Array, more: boolean): Uint8Array => ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: data, id: 0x4242, fragOffset: offset, more }));
+    const frag = (offset: number, data: Uint8Array, more: boolean): Uint8Array =>
+      ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: data, id: 0x4242, fragOffset: offset, more }));
     const tail = Uint8Array.of(...seg.subarray(2960), ...new Uint8Array(20));
     const label = 'IPv4 10.0.0.1 -> 10.0.0.2 id 0x4242';
     const cases: Array<[Uint8Array[], Array<[number, string]>]> = [
@@ -358,7 +584,10 @@ describe('IPv4 fragments', () => {
       [
         [three[0]!, three[2]!, frag(2960, tail, true), three[1]!],
         [
-          [3, `${label}: fragment bytes 2960-3039 reach past the datagram end (3020) set by its last fragment; ignored`],
+          [
+            3,
+            `${label}: fragment bytes 2960-3039 reach past the datagram end (3020) set by its last fragment; ignored`,
+          ],
           [3, `${label}: fragment bytes 2960-3019 overlap 60 bytes already received; the first copy is kept`],
         ],
       ],
@@ -374,7 +603,10 @@ describe('IPv4 fragments', () => {
       [
         [three[0]!, three[2]!, frag(2960, seg.subarray(2960, 3000), false), three[1]!],
         [
-          [3, `${label}: a second last fragment ends the datagram at 3000 bytes, the first said 3020; the first is kept`],
+          [
+            3,
+            `${label}: a second last fragment ends the datagram at 3000 bytes, the first said 3020; the first is kept`,
+          ],
           [3, `${label}: fragment bytes 2960-2999 overlap 40 bytes already received; the first copy is kept`],
         ],
       ],
@@ -389,8 +621,20 @@ describe('IPv4 fragments', () => {
   });
 
   it('reassembles when the first fragment carries IP options', () => {
-    const first = ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg.subarray(0, 1480), id: 7, fragOffset: 0, more: true, options: Uint8Array.of(1, 1, 1, 0) }));
-    const rest = ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg.subarray(1480), id: 7, fragOffset: 1480 }));
+    const first = ethernet(
+      ipv4Packet({
+        src: V4.src,
+        dst: V4.dst,
+        payload: seg.subarray(0, 1480),
+        id: 7,
+        fragOffset: 0,
+        more: true,
+        options: Uint8Array.of(1, 1, 1, 0),
+      }),
+    );
+    const rest = ethernet(
+      ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg.subarray(1480), id: 7, fragOffset: 1480 }),
+    );
     const { segs } = run([packet(1, rest), packet(1, first)], { checksums: true });
     expect(segs[0]!.payload).toEqual(Array.from(payload));
   });
@@ -404,7 +648,10 @@ describe('IPv4 fragments', () => {
 
   it('hands out what was captured of a snaplen-cut fragment as payload, the rest as missing', () => {
     const last = three[2]!;
-    const { segs, sink } = run([packet(1, three[0]!), packet(1, three[1]!), packet(1, last.subarray(0, 60), { origLen: last.length })], { checksums: true });
+    const { segs, sink } = run(
+      [packet(1, three[0]!), packet(1, three[1]!), packet(1, last.subarray(0, 60), { origLen: last.length })],
+      { checksums: true },
+    );
     expect(sink.got).toEqual([]);
     // Two whole fragments and 26 of the third's 60 bytes (after Ethernet and IPv4 headers), minus the TCP header.
     const got = 2960 + (60 - 34) - 20;
@@ -413,7 +660,9 @@ describe('IPv4 fragments', () => {
   });
 
   it('does not hold fragments of other protocols', () => {
-    const udp = ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: new Uint8Array(800), protocol: 17, more: true, fragOffset: 0 }));
+    const udp = ethernet(
+      ipv4Packet({ src: V4.src, dst: V4.dst, payload: new Uint8Array(800), protocol: 17, more: true, fragOffset: 0 }),
+    );
     const { dec, sink } = run(packet(1, udp));
     dec.finish();
     expect(sink.got).toEqual([]);
@@ -422,12 +671,22 @@ describe('IPv4 fragments', () => {
 
   it('rejects fragments that break the rules', () => {
     const odd = ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg.subarray(0, 1001), id: 9, more: true }));
-    const far = ethernet(ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg.subarray(0, 800), id: 9, fragOffset: 65000 }));
+    const far = ethernet(
+      ipv4Packet({ src: V4.src, dst: V4.dst, payload: seg.subarray(0, 800), id: 9, fragOffset: 65000 }),
+    );
     const { sink, dec } = run([packet(1, odd, { frame: 1 }), packet(1, far, { frame: 2 })]);
     expect(dec.stats.malformed).toBe(2);
     expect(sink.got.map((f) => [f.rule, f.frames, f.message])).toEqual([
-      ['net.ipv4-malformed', [1], 'IPv4 10.0.0.1 -> 10.0.0.2 id 0x0009: fragment of 1001 bytes at offset 0 (a fragment other than the last must hold a multiple of 8 bytes)'],
-      ['net.ipv4-malformed', [2], 'IPv4 10.0.0.1 -> 10.0.0.2 id 0x0009: fragment ends at 65820 bytes, past the 65535-byte IPv4 limit'],
+      [
+        'net.ipv4-malformed',
+        [1],
+        'IPv4 10.0.0.1 -> 10.0.0.2 id 0x0009: fragment of 1001 bytes at offset 0 (a fragment other than the last must hold a multiple of 8 bytes)',
+      ],
+      [
+        'net.ipv4-malformed',
+        [2],
+        'IPv4 10.0.0.1 -> 10.0.0.2 id 0x0009: fragment ends at 65820 bytes, past the 65535-byte IPv4 limit',
+      ],
     ]);
   });
 
@@ -451,16 +710,24 @@ describe('IPv4 fragments', () => {
 
   it('drops datagrams not completed within 60 s of capture time', () => {
     const other = frags([1480, 0], 77);
-    const { sink, segs } = run([packet(1, three[0]!, { frame: 1, tsSec: 1000 }), packet(1, other[0]!, { frame: 2, tsSec: 1061 }), packet(1, other[1]!, { frame: 3, tsSec: 1062 })]);
+    const { sink, segs } = run([
+      packet(1, three[0]!, { frame: 1, tsSec: 1000 }),
+      packet(1, other[0]!, { frame: 2, tsSec: 1061 }),
+      packet(1, other[1]!, { frame: 3, tsSec: 1062 }),
+    ]);
     expect(segs).toHaveLength(1);
     expect(sink.got.map((f) => [f.rule, f.frames])).toEqual([['net.fragment-incomplete', [1]]]);
-    expect(sink.got[0]!.message).toMatch(/id 0x4242: 1 fragment holding 1480 of an unknown number of bytes dropped: not completed within 60 s$/);
+    expect(sink.got[0]!.message).toMatch(
+      /id 0x4242: 1 fragment holding 1480 of an unknown number of bytes dropped: not completed within 60 s$/,
+    );
   });
 
   it('bounds the memory held: the oldest incomplete datagrams are given up at the cap', () => {
     const dgrams = [1, 2, 3, 4, 5].map((id) => frags([1480, 0], id));
     const firsts = dgrams.map((d, i) => packet(1, d[0]!, { frame: i + 1 }));
-    const { sink, dec, segs } = run([...firsts, packet(1, dgrams[4]![1]!, { frame: 6 })], { maxFragmentBytes: 4 * 1024 });
+    const { sink, dec, segs } = run([...firsts, packet(1, dgrams[4]![1]!, { frame: 6 })], {
+      maxFragmentBytes: 4 * 1024,
+    });
     expect(segs).toHaveLength(1); // the newest survives
     const dropped = sink.got.filter((f) => f.rule === 'net.fragment-incomplete');
     expect(dropped.length).toBeGreaterThanOrEqual(3);
@@ -487,7 +754,9 @@ describe('IPv6', () => {
     const rh = ext6(6, 24);
     rh[2] = 0; // routing type 0, segments left 1
     rh[3] = 1;
-    const { segs, sink } = run(packet(1, ethernet(ipv6(V6.src, V6.dst, Uint8Array.of(...rh, ...tcp), 43))), { checksums: true });
+    const { segs, sink } = run(packet(1, ethernet(ipv6(V6.src, V6.dst, Uint8Array.of(...rh, ...tcp), 43))), {
+      checksums: true,
+    });
     expect(segs).toHaveLength(1);
     expect(sink.got).toEqual([]);
   });
@@ -510,7 +779,11 @@ describe('IPv6', () => {
       const last = i === sizes.length - 1;
       const len = last ? fragmentable.length - off : n;
       // Hop-by-hop in the unfragmentable part, then the fragment header.
-      const body = Uint8Array.of(...ext6(44, 8), ...frag6(60, off, !last, id), ...fragmentable.subarray(off, off + len));
+      const body = Uint8Array.of(
+        ...ext6(44, 8),
+        ...frag6(60, off, !last, id),
+        ...fragmentable.subarray(off, off + len),
+      );
       out.push(ethernet(ipv6(V6.src, V6.dst, body, 0)));
       off += len;
     });
@@ -523,7 +796,10 @@ describe('IPv6', () => {
     ['reversed', [2, 1, 0]],
   ] as const) {
     it(`reassembles fragments ${name}, with extension headers on both sides of the fragment header`, () => {
-      const { segs, sink, dec } = run(order.map((i, k) => packet(1, fr[i]!, { frame: k + 1 })), { checksums: true });
+      const { segs, sink, dec } = run(
+        order.map((i, k) => packet(1, fr[i]!, { frame: k + 1 })),
+        { checksums: true },
+      );
       expect(sink.got).toEqual([]);
       expect(segs).toHaveLength(1);
       expect(segs[0]).toMatchObject({ frame: 3, ipVersion: 6, src: V6.src, dst: V6.dst, missing: 0 });
@@ -534,11 +810,24 @@ describe('IPv6', () => {
 
   it('reports overlapping IPv6 fragments and keeps the first copy', () => {
     const overlapping = Uint8Array.of(...frag6(60, 1400, true, 0xdeadbeef), ...new Uint8Array(80).fill(0x77));
-    const { segs, sink } = run([packet(1, fr[0]!, { frame: 1 }), packet(1, ethernet(ipv6(V6.src, V6.dst, overlapping, 44)), { frame: 2 }), packet(1, fr[1]!, { frame: 3 }), packet(1, fr[2]!, { frame: 4 })]);
+    const { segs, sink } = run([
+      packet(1, fr[0]!, { frame: 1 }),
+      packet(1, ethernet(ipv6(V6.src, V6.dst, overlapping, 44)), { frame: 2 }),
+      packet(1, fr[1]!, { frame: 3 }),
+      packet(1, fr[2]!, { frame: 4 }),
+    ]);
     expect(segs).toHaveLength(1);
     expect(sink.got.map((f) => [f.rule, f.frames, f.message])).toEqual([
-      ['net.fragment-overlap', [2], 'IPv6 fd00::1 -> fd00::2:0:0:9 id 0xdeadbeef: fragment bytes 1400-1479 overlap 40 bytes already received with different data; the first copy is kept'],
-      ['net.fragment-overlap', [3], 'IPv6 fd00::1 -> fd00::2:0:0:9 id 0xdeadbeef: fragment bytes 1440-2879 overlap 40 bytes already received with different data; the first copy is kept'],
+      [
+        'net.fragment-overlap',
+        [2],
+        'IPv6 fd00::1 -> fd00::2:0:0:9 id 0xdeadbeef: fragment bytes 1400-1479 overlap 40 bytes already received with different data; the first copy is kept',
+      ],
+      [
+        'net.fragment-overlap',
+        [3],
+        'IPv6 fd00::1 -> fd00::2:0:0:9 id 0xdeadbeef: fragment bytes 1440-2879 overlap 40 bytes already received with different data; the first copy is kept',
+      ],
     ]);
     // Bytes 1440..1479 came first from the overlapping fragment (0x77).
     const p = segs[0]!.payload;
@@ -551,7 +840,9 @@ describe('IPv6', () => {
     const { sink, dec } = run([packet(1, fr[1]!, { frame: 4 })]);
     dec.finish();
     expect(sink.got.map((f) => [f.rule, f.frames])).toEqual([['net.fragment-incomplete', [4]]]);
-    expect(sink.got[0]!.message).toBe('IPv6 fd00::1 -> fd00::2:0:0:9 id 0xdeadbeef: 1 fragment holding 1440 of an unknown number of bytes dropped: the capture ended before it was complete');
+    expect(sink.got[0]!.message).toBe(
+      'IPv6 fd00::1 -> fd00::2:0:0:9 id 0xdeadbeef: 1 fragment holding 1440 of an unknown number of bytes dropped: the capture ended before it was complete',
+    );
   });
 
   it('counts fragments of other protocols as non-TCP without holding them', () => {
@@ -566,7 +857,19 @@ describe('IPv6', () => {
 describe('rules', () => {
   it('declares every rule the decoder reports', () => {
     const ids = new Set(NET_RULES.map((r) => r.id));
-    for (const id of ['net.unknown-linktype', 'net.link-malformed', 'net.ipv4-malformed', 'net.ipv6-malformed', 'net.tcp-malformed', 'net.tcp-option-malformed', 'net.ipv4-checksum-bad', 'net.tcp-checksum-bad', 'net.fragment-overlap', 'net.fragment-incomplete', 'net.headers-cut']) {
+    for (const id of [
+      'net.unknown-linktype',
+      'net.link-malformed',
+      'net.ipv4-malformed',
+      'net.ipv6-malformed',
+      'net.tcp-malformed',
+      'net.tcp-option-malformed',
+      'net.ipv4-checksum-bad',
+      'net.tcp-checksum-bad',
+      'net.fragment-overlap',
+      'net.fragment-incomplete',
+      'net.headers-cut',
+    ]) {
       expect(ids.has(id)).toBe(true);
     }
     expect(NET_RULES.find((r) => r.id === 'net.unknown-linktype')!.severity).toBe('info');

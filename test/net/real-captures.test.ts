@@ -13,7 +13,9 @@ describe.skipIf(!present)('real captures', () => {
     const sink = new CollectSink();
     const dec = new PacketDecoder(sink);
     const segs: Array<[number, string, number]> = [];
-    const s = await readCapture(`${DIR}/softuiwarp_uiwarp.pcap`, (p) => dec.decode(p, (x) => segs.push([x.frame, `${x.src}:${x.srcPort}`, x.payload.length])));
+    const s = await readCapture(`${DIR}/softuiwarp_uiwarp.pcap`, (p) =>
+      dec.decode(p, (x) => segs.push([x.frame, `${x.src}:${x.srcPort}`, x.payload.length])),
+    );
     dec.finish();
     expect(s).toMatchObject({ format: 'pcap', packets: 15, linkTypes: [1], error: null });
     expect(segs).toHaveLength(15);

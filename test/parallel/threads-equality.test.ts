@@ -5,7 +5,16 @@
  * each output mode (text, -V -x, --json, --ndjson, -T fields, --junit, -z, -w) with exit status
  * and standard error.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,8 +34,7 @@ function pcapsIn(dir: string, recurse = true): string[] {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) {
       if (recurse) out.push(...pcapsIn(p));
-    }
-    else if (/\.pcap(ng)?(\.gz)?$/.test(name)) out.push(p);
+    } else if (/\.pcap(ng)?(\.gz)?$/.test(name)) out.push(p);
   }
   return out;
 }
@@ -40,9 +48,16 @@ function reuseCapture(): Uint8Array {
     buildMpaConnection({
       request: { m: true, c: true },
       reply: { m: i % 2 === 0, c: true },
-      i2r: Array.from({ length: fpdus }, (_, k) => ({ ulpdu: sendUlpdu(k + 1, patternBytes(100 + 700 * (k % 4), i + k)) })),
+      i2r: Array.from({ length: fpdus }, (_, k) => ({
+        ulpdu: sendUlpdu(k + 1, patternBytes(100 + 700 * (k % 4), i + k)),
+      })),
       r2i: Array.from({ length: fpdus >> 1 }, (_, k) => ({ ulpdu: sendUlpdu(k + 1, patternBytes(3000, i)) })),
-      scenario: { client: { addr: `10.1.0.${1 + (i % 7)}`, port }, server: { addr: '10.2.0.1', port: 4420 }, isn: [isn, 700000 + i], mss: 1448 },
+      scenario: {
+        client: { addr: `10.1.0.${1 + (i % 7)}`, port },
+        server: { addr: '10.2.0.1', port: 4420 },
+        isn: [isn, 700000 + i],
+        mss: 1448,
+      },
     }).frames;
   const groups: PcapFrame[][] = [];
   for (let i = 0; i < 24; i++) groups.push(conn(i, 30000 + i, 1000 + i, 6 + (i % 5)));
@@ -90,10 +105,41 @@ function run(args: string[], threads: number, files: string[] = []): Outcome {
 /** The output modes compared. JUnit's time attribute is wall clock: it is blanked. */
 const MODES: ReadonlyArray<{ name: string; args: string[]; files?: string[] }> = [
   { name: 'text', args: [] },
-  { name: '-V -x -z (all) --junit -w', args: ['-V', '-x', '-z', 'conv,fpdu-sizes,alignment,opcodes,rules', '--junit', '@j.xml', '-w', '@w.pcap', '--fail-on', 'warning'], files: ['j.xml', 'w.pcap'] },
+  {
+    name: '-V -x -z (all) --junit -w',
+    args: [
+      '-V',
+      '-x',
+      '-z',
+      'conv,fpdu-sizes,alignment,opcodes,rules',
+      '--junit',
+      '@j.xml',
+      '-w',
+      '@w.pcap',
+      '--fail-on',
+      'warning',
+    ],
+    files: ['j.xml', 'w.pcap'],
+  },
   { name: '--json', args: ['--json'] },
   { name: '--ndjson', args: ['--ndjson'] },
-  { name: '-T fields -Y', args: ['-T', 'fields', '-e', 'frame.number', '-e', 'tcp.stream', '-e', 'iwarp_mpa.ulpdu_length', '-e', 'finding.rule', '-Y', 'tcp.stream >= 1'] },
+  {
+    name: '-T fields -Y',
+    args: [
+      '-T',
+      'fields',
+      '-e',
+      'frame.number',
+      '-e',
+      'tcp.stream',
+      '-e',
+      'iwarp_mpa.ulpdu_length',
+      '-e',
+      'finding.rule',
+      '-Y',
+      'tcp.stream >= 1',
+    ],
+  },
 ];
 
 /** One-thread outcomes, computed once per capture and mode (the 2- and 3-worker runs compare with the same). */
@@ -106,7 +152,10 @@ function same(capture: string, mode: (typeof MODES)[number], threads: number): v
   const n = run([...mode.args, capture], threads, mode.files);
   const blankTime = (o: Outcome) => {
     const j = o.files['j.xml'];
-    if (j && !j.startsWith('<')) o.files['j.xml'] = Buffer.from(j, 'base64').toString('utf8').replace(/time="[0-9.]+"/g, 'time=""');
+    if (j && !j.startsWith('<'))
+      o.files['j.xml'] = Buffer.from(j, 'base64')
+        .toString('utf8')
+        .replace(/time="[0-9.]+"/g, 'time=""');
   };
   blankTime(one);
   blankTime(n);
@@ -123,7 +172,11 @@ const CORPUS = join(CAPTURES, 'corpus');
 /** The modes a run over several captures takes (-w and -T fields are one capture's outputs). */
 const MULTI_MODES: ReadonlyArray<(typeof MODES)[number]> = [
   MODES[0]!,
-  { name: '-V -x -z (all) --junit', args: ['-V', '-x', '-z', 'conv,fpdu-sizes,alignment,opcodes,rules', '--junit', '@j.xml', '--fail-on', 'warning'], files: ['j.xml'] },
+  {
+    name: '-V -x -z (all) --junit',
+    args: ['-V', '-x', '-z', 'conv,fpdu-sizes,alignment,opcodes,rules', '--junit', '@j.xml', '--fail-on', 'warning'],
+    files: ['j.xml'],
+  },
   MODES[2]!,
   MODES[3]!,
 ];
@@ -135,8 +188,10 @@ describe('--threads 2 gives byte-identical output', () => {
     const name = c.startsWith(tmp) ? `generated ${c.slice(tmp.length + 1)}` : c.slice(resolve(ROOT, '..').length + 1);
     for (const m of MODES) it(`${name}: ${m.name}`, () => same(c, m, 2));
   }
-  if (existsSync(CORPUS)) for (const m of MULTI_MODES) it(`captures/corpus/ (every capture, one run): ${m.name}`, () => same(CORPUS, m, 2));
-  if (reference.length === 0) it.skip('../shared/captures/reference is absent: reference captures not compared', () => {});
+  if (existsSync(CORPUS))
+    for (const m of MULTI_MODES) it(`captures/corpus/ (every capture, one run): ${m.name}`, () => same(CORPUS, m, 2));
+  if (reference.length === 0)
+    it.skip('../shared/captures/reference is absent: reference captures not compared', () => {});
   if (real.length === 0) it.skip('../shared/captures/real is absent: real captures not compared', () => {});
 });
 

@@ -32,7 +32,11 @@ function brokenCli(name: string, source: string): string {
 }
 
 function runCli(main: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [main, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+  });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -61,7 +65,10 @@ describe('a worker thread that fails', () => {
   });
 
   it('exiting without a word: one line, exit 2, no hang', () => {
-    const main = brokenCli('exits', "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => process.exit(7));\n");
+    const main = brokenCli(
+      'exits',
+      "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => process.exit(7));\n",
+    );
     const r = runCli(main, ['-q', capture, '--threads', '3']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^mpa-dissect: worker thread \d stopped \(exit code 7\) before the analysis ended\n$/);
@@ -76,11 +83,18 @@ describe('a worker thread that fails', () => {
 });
 
 describe('outputs that fail, with threads as with one', () => {
-  const shell = (cmd: string) => spawnSync('bash', ['-c', cmd], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' } });
+  const shell = (cmd: string) =>
+    spawnSync('bash', ['-c', cmd], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+    });
   for (const threads of [1, 2]) {
     it(`--threads ${threads}: a reader that goes away (| head) ends the run quietly, exit 0`, () => {
       const err = join(tmp, `head-${threads}.err`);
-      const r = shell(`node ${CLI} -V ${capture} --threads ${threads} 2> ${err} | head -c 100 > /dev/null; echo "status \${PIPESTATUS[0]}"`);
+      const r = shell(
+        `node ${CLI} -V ${capture} --threads ${threads} 2> ${err} | head -c 100 > /dev/null; echo "status \${PIPESTATUS[0]}"`,
+      );
       expect(r.stdout.trim()).toBe('status 0');
       expect(readFileSync(err, 'utf8')).toBe('');
     });

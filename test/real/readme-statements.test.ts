@@ -42,7 +42,7 @@ describe.skipIf(!REAL)('real captures: the README statements the other tests lea
     expect(doc.flows[0]!.lastFrame).toBe(15);
   });
 
-  it('softuiwarp_uiwarp_8cdd2a5.pcap: the Send\'s DDP control octet is 0x40 (DV 0) under RDMAP version 1', async () => {
+  it("softuiwarp_uiwarp_8cdd2a5.pcap: the Send's DDP control octet is 0x40 (DV 0) under RDMAP version 1", async () => {
     const { fpdus } = await run(join(REAL, 'softuiwarp_uiwarp_8cdd2a5.pcap'));
     expect(fpdus).toHaveLength(1);
     expect(fpdus[0]!.head[0]).toBe(0x40);
@@ -50,26 +50,33 @@ describe.skipIf(!REAL)('real captures: the README statements the other tests lea
   });
 
   const loop = existsSync(LOOP);
-  it.skipIf(!loop)('sends.pcap: Sends with Solicited Event in odd rounds, and the final 8-octet Send from the server', async () => {
-    const { fpdus } = await run(join(LOOP, 'sends.pcap'));
-    const ops = (dir: 0 | 1) => fpdus.filter((f) => f.dir === dir).map((f) => f.head[1]! & 0x0f);
-    // Opcode 0x3 Send, 0x5 Send with SE: both appear each way, and the server's last FPDU is an 8-octet Send (ULPDU 26).
-    for (const dir of [0, 1] as const) expect(new Set(ops(dir))).toEqual(new Set([0x3, 0x5]));
-    const last = fpdus.filter((f) => f.dir === 1).at(-1)!;
-    expect([last.ulpduLength, last.ulpduLength - 18]).toEqual([26, 8]);
-  });
+  it.skipIf(!loop)(
+    'sends.pcap: Sends with Solicited Event in odd rounds, and the final 8-octet Send from the server',
+    async () => {
+      const { fpdus } = await run(join(LOOP, 'sends.pcap'));
+      const ops = (dir: 0 | 1) => fpdus.filter((f) => f.dir === dir).map((f) => f.head[1]! & 0x0f);
+      // Opcode 0x3 Send, 0x5 Send with SE: both appear each way, and the server's last FPDU is an 8-octet Send (ULPDU 26).
+      for (const dir of [0, 1] as const) expect(new Set(ops(dir))).toEqual(new Set([0x3, 0x5]));
+      const last = fpdus.filter((f) => f.dir === 1).at(-1)!;
+      expect([last.ulpduLength, last.ulpduLength - 18]).toEqual([26, 8]);
+    },
+  );
 
-  it.skipIf(!loop).each(['read-1k.pcap', 'read-64k.pcap'])('%s: the errors come from the byte order: each Response matches the byte-swapped Request', async (name) => {
-    const { doc, fpdus } = await run(join(LOOP, name));
-    const rules = doc.findings.map((f) => f.rule);
-    expect(rules).toContain('rdmap.read-request-byte-order');
-    expect(rules).not.toContain('rdmap.read-response-mismatch');
-    expect(rules).not.toContain('rdmap.read-response-unsolicited');
-    // The size 1024 (or 65536) sent little-endian reads as 262144 (or 16777216... 0x00000100) on the wire.
-    const req = fpdus.filter((f) => (f.head[0]! & 0x80) === 0 && (f.head[1]! & 0x0f) === 0x1);
-    expect(req).toHaveLength(3);
-    const size = name === 'read-1k.pcap' ? 1024 : 65536;
-    const swapped = ((size & 0xff) << 24) | (((size >> 8) & 0xff) << 16) | (((size >> 16) & 0xff) << 8) | ((size >>> 24) & 0xff);
-    for (const r of req) expect(u32(r.head, 18 + 12)).toBe(swapped >>> 0);
-  });
+  it.skipIf(!loop).each(['read-1k.pcap', 'read-64k.pcap'])(
+    '%s: the errors come from the byte order: each Response matches the byte-swapped Request',
+    async (name) => {
+      const { doc, fpdus } = await run(join(LOOP, name));
+      const rules = doc.findings.map((f) => f.rule);
+      expect(rules).toContain('rdmap.read-request-byte-order');
+      expect(rules).not.toContain('rdmap.read-response-mismatch');
+      expect(rules).not.toContain('rdmap.read-response-unsolicited');
+      // The size 1024 (or 65536) sent little-endian reads as 262144 (or 16777216... 0x00000100) on the wire.
+      const req = fpdus.filter((f) => (f.head[0]! & 0x80) === 0 && (f.head[1]! & 0x0f) === 0x1);
+      expect(req).toHaveLength(3);
+      const size = name === 'read-1k.pcap' ? 1024 : 65536;
+      const swapped =
+        ((size & 0xff) << 24) | (((size >> 8) & 0xff) << 16) | (((size >> 16) & 0xff) << 8) | ((size >>> 24) & 0xff);
+      for (const r of req) expect(u32(r.head, 18 + 12)).toBe(swapped >>> 0);
+    },
+  );
 });

@@ -61,7 +61,13 @@ const errorsBy = (doc: ReportDocument) => {
 function commonChecks(doc: ReportDocument, fpdus: Fpdu[]): void {
   expect(doc.flows).toHaveLength(2);
   const [iw, sync] = doc.flows;
-  const m = iw!.mpa as { detection: string; crc: boolean; request: Record<string, unknown>; reply: Record<string, unknown>; directions: Array<{ markers: boolean }> };
+  const m = iw!.mpa as {
+    detection: string;
+    crc: boolean;
+    request: Record<string, unknown>;
+    reply: Record<string, unknown>;
+    directions: Array<{ markers: boolean }>;
+  };
   expect(m.detection).toBe('startup');
   expect(m.crc).toBe(false);
   for (const s of [m.request, m.reply]) expect([s['rev'], s['m'], s['c'], s['pdLength']]).toEqual([1, false, false, 0]);
@@ -105,7 +111,12 @@ describe.skipIf(!present)('SoftUiWarp over loopback (real captures)', () => {
     for (const dir of [0, 1] as const) {
       const w = writes.filter((f) => f.dir === dir);
       for (let i = 0; i < w.length; i += 2) {
-        expect([w[i]!.ulpduLength, w[i]!.last, w[i + 1]!.ulpduLength, w[i + 1]!.last]).toEqual([65028, false, 536, true]);
+        expect([w[i]!.ulpduLength, w[i]!.last, w[i + 1]!.ulpduLength, w[i + 1]!.last]).toEqual([
+          65028,
+          false,
+          536,
+          true,
+        ]);
         expect(BigInt(w[i + 1]!.to!) - BigInt(w[i]!.to!)).toBe(65014n);
       }
     }
@@ -124,7 +135,9 @@ describe.skipIf(!present)('SoftUiWarp over loopback (real captures)', () => {
     expect(fpdus.filter((f) => f.opcodeName === 'Read Response').map((f) => f.ulpduLength)).toEqual([1038, 1038, 1038]);
     // The README: errors are right, the cause is the byte order (which rule names it may change).
     expect(doc.summary.errors).toBeGreaterThan(0);
-    expect(doc.findings.filter((f) => f.rule.startsWith('mpa.'))).toEqual(doc.findings.filter((f) => f.rule === 'mpa.tcp-closed-between'));
+    expect(doc.findings.filter((f) => f.rule.startsWith('mpa.'))).toEqual(
+      doc.findings.filter((f) => f.rule === 'mpa.tcp-closed-between'),
+    );
   });
 
   // The README's "frame 8" and "frame 10" count the iWARP connection's own frames (tcp.stream 0):

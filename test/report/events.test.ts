@@ -17,26 +17,73 @@ const TO = '10.0.0.2:4420';
 
 function fpdu(seq: number, frames: number[], over: Partial<FpduRecord> = {}): FpduRecord {
   return {
-    kind: 'fpdu', flow: 1, dir: 0, from: FROM, to: TO, start: 0, lenOffset: 0, seq, ulpduLength: 22, pad: 0, wireSize: 28,
-    crcWire: 1, crcComputed: 1, crcStatus: 'good', markers: [], padNonZero: false, frames, head: new Uint8Array(0),
-    afterError: false, upper: null, ...over,
+    kind: 'fpdu',
+    flow: 1,
+    dir: 0,
+    from: FROM,
+    to: TO,
+    start: 0,
+    lenOffset: 0,
+    seq,
+    ulpduLength: 22,
+    pad: 0,
+    wireSize: 28,
+    crcWire: 1,
+    crcComputed: 1,
+    crcStatus: 'good',
+    markers: [],
+    padNonZero: false,
+    frames,
+    head: new Uint8Array(0),
+    afterError: false,
+    upper: null,
+    ...over,
   };
 }
 
 function startup(seq: number, frame: number): StartupRecord {
   return {
-    kind: 'request', keyOk: true, m: false, c: true, r: false, enhanced: false, res: 0, rev: 1, pdLength: 0,
-    flow: 1, dir: 0, from: FROM, to: TO, frame, frames: [frame], seq, privateData: new Uint8Array(0), pdComplete: true,
-    enhancedBlock: null, vendor: [],
+    kind: 'request',
+    keyOk: true,
+    m: false,
+    c: true,
+    r: false,
+    enhanced: false,
+    res: 0,
+    rev: 1,
+    pdLength: 0,
+    flow: 1,
+    dir: 0,
+    from: FROM,
+    to: TO,
+    frame,
+    frames: [frame],
+    seq,
+    privateData: new Uint8Array(0),
+    pdComplete: true,
+    enhancedBlock: null,
+    vendor: [],
   };
 }
 
 function finding(rule: string, seq: number | null, frames: number[], over: Partial<Finding> = {}): Finding {
-  return { rule, severity: 'error', rfcErrorCode: 2, flow: 1, from: FROM, frames, seq, message: `${rule} here`, ...over };
+  return {
+    rule,
+    severity: 'error',
+    rfcErrorCode: 2,
+    flow: 1,
+    from: FROM,
+    frames,
+    seq,
+    message: `${rule} here`,
+    ...over,
+  };
 }
 
 function shape(gs: EventGroup[]): string[] {
-  return gs.map((g) => `${g.record ? `${g.record.kind}@${g.record.seq}` : '-'}[${g.findings.map((f) => f.rule).join(',')}]`);
+  return gs.map(
+    (g) => `${g.record ? `${g.record.kind}@${g.record.seq}` : '-'}[${g.findings.map((f) => f.rule).join(',')}]`,
+  );
 }
 
 describe('EventAssembler', () => {
@@ -50,7 +97,11 @@ describe('EventAssembler', () => {
     a.record(fpdu(1025, [6]));
     a.finding(finding('mpa.tcp-closed-between', 1053, [7]));
     a.end();
-    expect(shape(out)).toEqual(['request@1001[mpa.bad-key]', 'fpdu@1025[mpa.crc-mismatch,ddp.msn]', '-[mpa.tcp-closed-between]']);
+    expect(shape(out)).toEqual([
+      'request@1001[mpa.bad-key]',
+      'fpdu@1025[mpa.crc-mismatch,ddp.msn]',
+      '-[mpa.tcp-closed-between]',
+    ]);
   });
   it('keeps capture order for findings about nothing that was printed', () => {
     const out: EventGroup[] = [];
@@ -70,7 +121,10 @@ describe('EventAssembler', () => {
     a.time(11, 7);
     a.finding(finding('x', null, [], { flow: null, from: null }));
     a.end();
-    expect(out.map((g) => [g.tsSec, g.tsNsec])).toEqual([[10, 5], [11, 7]]);
+    expect(out.map((g) => [g.tsSec, g.tsNsec])).toEqual([
+      [10, 5],
+      [11, 7],
+    ]);
   });
 });
 
@@ -127,7 +181,14 @@ describe('CaptureOrder', () => {
   it('puts groups back in frame order, equal frames in arrival order', () => {
     const out: string[] = [];
     const o = new CaptureOrder<string>((v) => out.push(v));
-    for (const [k, v] of [[4, 'a'], [5, 'b'], [1, 'late'], [5, 'c'], [2, 'later']] as const) o.push(k, v);
+    for (const [k, v] of [
+      [4, 'a'],
+      [5, 'b'],
+      [1, 'late'],
+      [5, 'c'],
+      [2, 'later'],
+    ] as const)
+      o.push(k, v);
     o.drain();
     expect(out).toEqual(['late', 'later', 'a', 'b', 'c']);
   });
@@ -139,7 +200,7 @@ describe('CaptureOrder', () => {
     o.drain();
     expect(out).toEqual([10, 11, 12, 13]);
   });
-  it('a group is shown at its record\'s first frame, else its finding\'s, else the packet being read', () => {
+  it("a group is shown at its record's first frame, else its finding's, else the packet being read", () => {
     expect(groupFrame({ record: fpdu(1, [7, 8]), findings: [], tsSec: 0, tsNsec: 0, atFrame: 9 })).toBe(7);
     expect(groupFrame({ record: null, findings: [finding('x', 1, [5, 3])], tsSec: 0, tsNsec: 0, atFrame: 9 })).toBe(3);
     expect(groupFrame({ record: null, findings: [finding('x', null, [])], tsSec: 0, tsNsec: 0, atFrame: 9 })).toBe(9);
@@ -152,9 +213,13 @@ describe('EventFields', () => {
     const f = flow === null ? undefined : flows.get(flow);
     return !f ? null : from === f.client ? f.server : f.client;
   });
-  const match = (filter: string, get: ReturnType<EventFields['group']>['record']) => compileFilter(filter, knownField, addressWord).matches(get!);
+  const match = (filter: string, get: ReturnType<EventFields['group']>['record']) =>
+    compileFilter(filter, knownField, addressWord).matches(get!);
   const g: EventGroup = {
-    record: fpdu(1025, [6, 7], { crcStatus: 'bad', markers: [{ offset: 0, seq: 1021, reserved: 0, fpduptr: 8, expected: 0 }] }),
+    record: fpdu(1025, [6, 7], {
+      crcStatus: 'bad',
+      markers: [{ offset: 0, seq: 1021, reserved: 0, fpduptr: 8, expected: 0 }],
+    }),
     findings: [finding('mpa.crc-mismatch', 1025, [6, 7])],
     tsSec: 0,
     tsNsec: 0,
@@ -168,7 +233,7 @@ describe('EventFields', () => {
     expect(match('ip.src == 10.0.0.1 && tcp.dstport == 4420 && ip.addr == "10.0.0.2"', got.record)).toBe(true);
     expect(match('iwarp_ddp', got.record)).toBe(false); // no DDP segment in this record
   });
-  it('a finding line answers for its fields and its record\'s', () => {
+  it("a finding line answers for its fields and its record's", () => {
     const fl = got.findings[0]!;
     expect(match('finding.severity == "error" && finding.message contains "here"', fl)).toBe(true);
     expect(match('finding.from == "10.0.0.1:40001" && finding.seq == 1025', fl)).toBe(true);
@@ -176,7 +241,12 @@ describe('EventFields', () => {
     expect(match('iwarp_mpa.crc_status == "bad"', fl)).toBe(true);
   });
   it('a finding of no flow has no flow fields', () => {
-    const lone = ef.group({ record: null, findings: [finding('capture.truncated', null, [9], { flow: null, from: null, rfcErrorCode: null })], tsSec: 0, tsNsec: 0 });
+    const lone = ef.group({
+      record: null,
+      findings: [finding('capture.truncated', null, [9], { flow: null, from: null, rfcErrorCode: null })],
+      tsSec: 0,
+      tsNsec: 0,
+    });
     expect(match('tcp.stream', lone.findings[0]!)).toBe(false);
     expect(match('finding.code', lone.findings[0]!)).toBe(false);
     expect(match('frame.number == 9', lone.findings[0]!)).toBe(true);
@@ -186,7 +256,15 @@ describe('EventFields', () => {
     expect(splitEndpoint('10.0.0.1:1')).toEqual({ addr: '10.0.0.1', port: 1, v6: false });
   });
   it('knows every declared protocol field and the event fields', () => {
-    for (const f of ['iwarp_mpa.crc_status', 'iwarp_ddp.msn', 'iwarp_rdma.opcode', 'iwarp_ddp.analysis.finding', 'finding.rule', 'frame.number', 'ipv6.src']) {
+    for (const f of [
+      'iwarp_mpa.crc_status',
+      'iwarp_ddp.msn',
+      'iwarp_rdma.opcode',
+      'iwarp_ddp.analysis.finding',
+      'finding.rule',
+      'frame.number',
+      'ipv6.src',
+    ]) {
       expect(knownField(f), f).toBe(true);
     }
     expect(knownField('iwarp_mpa.nope')).toBe(false);
@@ -216,7 +294,9 @@ describe('rules file', () => {
   const rules = allRules();
   const parse = (doc: unknown) => parseRulesFile('r.json', JSON.stringify(doc), rules);
   it('turns rules off, changes severities; exact ids beat patterns, longer patterns beat shorter', () => {
-    const c = parse({ rules: { 'mpa.*': 'info', 'mpa.crc-mismatch': 'on', 'mpa.pad-not-zero': 'off', 'ddp.*': 'off', '*': 'warning' } });
+    const c = parse({
+      rules: { 'mpa.*': 'info', 'mpa.crc-mismatch': 'on', 'mpa.pad-not-zero': 'off', 'ddp.*': 'off', '*': 'warning' },
+    });
     expect(c.overrides.disabled.has('mpa.pad-not-zero')).toBe(true);
     expect(c.overrides.severity.has('mpa.crc-mismatch')).toBe(false); // "on": its own severity
     expect(c.overrides.severity.get('mpa.fpduptr-mismatch')).toBe('info');
@@ -224,8 +304,15 @@ describe('rules file', () => {
     expect(c.overrides.severity.get('tcp.capture-loss')).toBe('warning');
   });
   it('reads thresholds', () => {
-    const c = parse({ thresholds: { 'alignment.minFpduAlignedPercent': 90, 'alignment.minSegments': 10, 'capture.minMpaFlows': 1 } });
-    expect(c.thresholds).toEqual({ minFpduAlignedPercent: 90, minHeaderAlignedPercent: null, minSegments: 10, minMpaFlows: 1 });
+    const c = parse({
+      thresholds: { 'alignment.minFpduAlignedPercent': 90, 'alignment.minSegments': 10, 'capture.minMpaFlows': 1 },
+    });
+    expect(c.thresholds).toEqual({
+      minFpduAlignedPercent: 90,
+      minHeaderAlignedPercent: null,
+      minSegments: 10,
+      minMpaFlows: 1,
+    });
   });
   it('refuses what it does not understand, naming the file', () => {
     const bad: Array<[unknown, RegExp]> = [
@@ -234,7 +321,10 @@ describe('rules file', () => {
       [{ rules: { 'nope.*': 'off' } }, /pattern "nope\.\*" matches no rule/],
       [{ rules: ['mpa.crc-mismatch'] }, /"rules" must be an object/],
       [{ thresholds: { 'alignment.minSegments': 1.5 } }, /must be an integer/],
-      [{ thresholds: { 'alignment.minFpduAligned': 90 } }, /unknown threshold "alignment\.minFpduAligned".*did you mean "alignment\.minFpduAlignedPercent"/],
+      [
+        { thresholds: { 'alignment.minFpduAligned': 90 } },
+        /unknown threshold "alignment\.minFpduAligned".*did you mean "alignment\.minFpduAlignedPercent"/,
+      ],
     ];
     for (const [doc, msg] of bad) expect(() => parse(doc)).toThrow(msg);
     expect(() => parseRulesFile('r.json', '{', rules)).toThrow(RulesFileError);

@@ -24,7 +24,8 @@ function fail(filter: string): FilterError {
   throw new Error(`expected ${filter.slice(0, 40)}… to fail`);
 }
 
-const chain = (op: string, n: number): string => Array.from({ length: n }, (_, i) => `tcp.port == ${i}`).join(` ${op} `);
+const chain = (op: string, n: number): string =>
+  Array.from({ length: n }, (_, i) => `tcp.port == ${i}`).join(` ${op} `);
 
 describe('long flat chains', () => {
   it('16,000 "||" terms compile and evaluate', () => {
@@ -44,10 +45,14 @@ describe('long flat chains', () => {
     expect(run('tcp || tcp ^^ tcp', { tcp: [true] })).toBe(false);
   });
   it('alternating operators nest, and the nesting limit still holds', () => {
-    const f = Array.from({ length: 4_000 }, () => 'tcp').join(' || ').replace(/\|\| tcp \|\|/g, '|| tcp ^^');
+    const f = Array.from({ length: 4_000 }, () => 'tcp')
+      .join(' || ')
+      .replace(/\|\| tcp \|\|/g, '|| tcp ^^');
     expect(fail(f).message).toBe('The filter expression is nested too deeply.');
     expect(fail('!'.repeat(20_000) + 'tcp').message).toBe('The filter expression is nested too deeply.');
-    expect(fail('('.repeat(20_000) + 'tcp' + ')'.repeat(20_000)).message).toBe('The filter expression is nested too deeply.');
+    expect(fail('('.repeat(20_000) + 'tcp' + ')'.repeat(20_000)).message).toBe(
+      'The filter expression is nested too deeply.',
+    );
   });
   it('a filter beyond the size limits is one line, without the filter echoed', () => {
     const many = Array.from({ length: MAX_FILTER_TOKENS / 2 + 1 }, () => 'tcp').join('||');
@@ -91,7 +96,10 @@ describe('matches: RE2 (linear time), case-insensitive as Wireshark', () => {
   });
   it('refuses what RE2 does not take (PCRE2 backreferences, lookaround) with the caret on the pattern', () => {
     for (const [pattern, why] of [
-      ['"(a)\\\\1"', /invalid escape sequence: `\\1` \(RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see the README\)/],
+      [
+        '"(a)\\\\1"',
+        /invalid escape sequence: `\\1` \(RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see the README\)/,
+      ],
       ['"a(?=b)"', /unsupported Perl syntax: `\(\?=` \(RE2 syntax/],
       ['"(?<!a)b"', /\(RE2 syntax: no backreferences, lookaround/],
       ['"a++"', /nested repetition operator: `\+\+` \(RE2 syntax/],
@@ -107,9 +115,13 @@ describe('matches: RE2 (linear time), case-insensitive as Wireshark', () => {
 describe('matches: program size', () => {
   it('a pattern too large to run fast is refused (RE2 time grows with the program too)', () => {
     const e = fail(`finding.message matches "${'[a-z]{1000}'.repeat(3)}"`);
-    expect(e.message).toMatch(/is too large a regular expression for a display filter \(\d+ RE2 instructions, at most 1000\)\.$/);
+    expect(e.message).toMatch(
+      /is too large a regular expression for a display filter \(\d+ RE2 instructions, at most 1000\)\.$/,
+    );
     expect(e.column).toBe(25);
-    expect(() => compileFilter('finding.message matches "^mpa\\\\.(crc|fpduptr)-[a-z-]+ [0-9a-f]{8}$"', known)).not.toThrow();
+    expect(() =>
+      compileFilter('finding.message matches "^mpa\\\\.(crc|fpduptr)-[a-z-]+ [0-9a-f]{8}$"', known),
+    ).not.toThrow();
   });
 });
 

@@ -29,7 +29,12 @@ describe('type errors, as tshark reports them', () => {
     ['iwarp_ddp.msn == 0x1ffffffff', '"0x1ffffffff" too big for this field, maximum 4294967295.', 18, 11],
     ['iwarp_mpa.ulpdulength == 70000', '"70000" too big for this field, maximum 65535.', 26, 5],
     ['iwarp_rdma.opcode == 300', '"300" too big for this field, maximum 255.', 22, 3],
-    ['iwarp_rdma.sinkto == 18446744073709551616', '"18446744073709551616" too big for this field, maximum 18446744073709551615.', 22, 20],
+    [
+      'iwarp_rdma.sinkto == 18446744073709551616',
+      '"18446744073709551616" too big for this field, maximum 18446744073709551615.',
+      22,
+      20,
+    ],
     ['tcp.srcport == 65536', '"65536" too big for this field, maximum 65535.', 16, 5],
     ['tcp.stream == -1', '"-1" too small for this field, minimum 0.', 15, 2],
     ['iwarp_ddp.msn == 1.5', '"1.5" is not a valid number.', 18, 3],
@@ -37,13 +42,33 @@ describe('type errors, as tshark reports them', () => {
     ['iwarp_ddp.msn == true', '"true" is not a valid number.', 18, 4],
     ['iwarp_ddp.msn in {1..4294967296}', '"4294967296" too big for this field, maximum 4294967295.', 22, 10],
     ['iwarp_ddp.msn in {1 "a"}', 'Unsigned integer (4 bytes) cannot be converted from a string ("a").', 21, 3],
-    ['iwarp_ddp == 1', 'iwarp_ddp (type=Protocol) cannot participate in == comparison; name iwarp_ddp alone to test that it is present.', 1, 9],
-    ['iwarp_ddp.msn contains 5', 'iwarp_ddp.msn (type=Unsigned integer (4 bytes)) cannot participate in contains comparison.', 1, 13],
-    ['iwarp_ddp.msn matches "1"', 'iwarp_ddp.msn (type=Unsigned integer (4 bytes)) cannot participate in matches comparison.', 1, 13],
+    [
+      'iwarp_ddp == 1',
+      'iwarp_ddp (type=Protocol) cannot participate in == comparison; name iwarp_ddp alone to test that it is present.',
+      1,
+      9,
+    ],
+    [
+      'iwarp_ddp.msn contains 5',
+      'iwarp_ddp.msn (type=Unsigned integer (4 bytes)) cannot participate in contains comparison.',
+      1,
+      13,
+    ],
+    [
+      'iwarp_ddp.msn matches "1"',
+      'iwarp_ddp.msn (type=Unsigned integer (4 bytes)) cannot participate in matches comparison.',
+      1,
+      13,
+    ],
     ['ip.src contains "10"', 'ip.src (type=IPv4 address) cannot participate in contains comparison.', 1, 6],
     ['iwarp_ddp.msn == ip.src', 'iwarp_ddp.msn and ip.src are not of compatible types.', 18, 6],
     ['iwarp_ddp.msn & "a"', '"a" is not a valid arithmetic operand.', 17, 3],
-    ['finding.rule & 1', 'finding.rule (type=Character string) cannot be masked with "&"; only integer fields can.', 1, 12],
+    [
+      'finding.rule & 1',
+      'finding.rule (type=Character string) cannot be masked with "&"; only integer fields can.',
+      1,
+      12,
+    ],
     ['iwarp_mpa.crc_flag == "x"', 'Boolean cannot be converted from a string ("x").', 23, 3],
     ['ip.src == foo', '"foo" is not a valid IPv4 address.', 11, 3],
     ['ip.src == 1', '"1" is not a valid IPv4 address.', 11, 1],
@@ -141,7 +166,9 @@ describe('CLI: bare protocols, tcp.stream from 0, type errors', () => {
       expect(r.code, p).toBe(1);
       expect(eventLines(r.stdout).length, p).toBeGreaterThan(0);
     }
-    expect(eventLines(cli(['-Y', 'iwarp_ddp', 'golden.pcap']).stdout).every((l) => !/MPA (Request|Reply)/.test(l))).toBe(true);
+    expect(
+      eventLines(cli(['-Y', 'iwarp_ddp', 'golden.pcap']).stdout).every((l) => !/MPA (Request|Reply)/.test(l)),
+    ).toBe(true);
     expect(eventLines(cli(['-Y', 'iwarp_rdma', 'golden.pcap']).stdout).length).toBeGreaterThan(0);
     expect(eventLines(cli(['-Y', 'ipv6', 'golden.pcap']).stdout)).toEqual([]);
   }, 60_000);
@@ -156,7 +183,7 @@ describe('CLI: bare protocols, tcp.stream from 0, type errors', () => {
     expect(eventLines(r.stdout).length).toBeGreaterThan(0);
     expect(eventLines(cli(['-Y', 'ip.addr == 192.168.0.0/16', 'golden.pcap']).stdout)).toEqual([]);
   }, 30_000);
-  it('a type error: exit 2, tshark\'s message and caret, nothing on stdout', () => {
+  it("a type error: exit 2, tshark's message and caret, nothing on stdout", () => {
     const r = cli(['-Y', 'iwarp_ddp.msn == "abc"', 'golden.pcap']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');

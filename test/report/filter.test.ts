@@ -57,21 +57,70 @@ function tok<K extends Token['kind']>(filter: string, i: number, kind: K): Extra
 describe('lexer', () => {
   it('reads every C-like operator, longest first', () => {
     expect(kinds('== != === !== > >= < <= && || ^^ ! ~ & ( ) { } , ..')).toEqual([
-      'cmp:any_eq', 'cmp:all_ne', 'cmp:all_eq', 'cmp:any_ne', 'cmp:gt', 'cmp:ge', 'cmp:lt', 'cmp:le',
-      'and', 'or', 'xor', 'not', 'matches', 'bitand', 'lparen', 'rparen', 'lbrace', 'rbrace', 'comma', 'dotdot', 'eof',
+      'cmp:any_eq',
+      'cmp:all_ne',
+      'cmp:all_eq',
+      'cmp:any_ne',
+      'cmp:gt',
+      'cmp:ge',
+      'cmp:lt',
+      'cmp:le',
+      'and',
+      'or',
+      'xor',
+      'not',
+      'matches',
+      'bitand',
+      'lparen',
+      'rparen',
+      'lbrace',
+      'rbrace',
+      'comma',
+      'dotdot',
+      'eof',
     ]);
   });
 
   it('reads every word operator (lower case only, as Wireshark)', () => {
-    expect(kinds('eq ne gt ge lt le any_eq all_ne all_eq any_ne and or xor not contains matches in bitand bitwise_and')).toEqual([
-      'cmp:any_eq', 'cmp:all_ne', 'cmp:gt', 'cmp:ge', 'cmp:lt', 'cmp:le', 'cmp:any_eq', 'cmp:all_ne', 'cmp:all_eq',
-      'cmp:any_ne', 'and', 'or', 'xor', 'not', 'contains', 'matches', 'in', 'bitand', 'bitand', 'eof',
+    expect(
+      kinds('eq ne gt ge lt le any_eq all_ne all_eq any_ne and or xor not contains matches in bitand bitwise_and'),
+    ).toEqual([
+      'cmp:any_eq',
+      'cmp:all_ne',
+      'cmp:gt',
+      'cmp:ge',
+      'cmp:lt',
+      'cmp:le',
+      'cmp:any_eq',
+      'cmp:all_ne',
+      'cmp:all_eq',
+      'cmp:any_ne',
+      'and',
+      'or',
+      'xor',
+      'not',
+      'contains',
+      'matches',
+      'in',
+      'bitand',
+      'bitand',
+      'eof',
     ]);
     expect(kinds('AND')).toEqual(['ident', 'eof']);
   });
 
   it('needs no spaces around symbols', () => {
-    expect(kinds('tcp.stream==1&&!(iwarp_mpa)')).toEqual(['ident', 'cmp:any_eq', 'int', 'and', 'not', 'lparen', 'ident', 'rparen', 'eof']);
+    expect(kinds('tcp.stream==1&&!(iwarp_mpa)')).toEqual([
+      'ident',
+      'cmp:any_eq',
+      'int',
+      'and',
+      'not',
+      'lparen',
+      'ident',
+      'rparen',
+      'eof',
+    ]);
     expect(kinds('a!=1')).toEqual(['ident', 'cmp:all_ne', 'int', 'eof']);
   });
 
@@ -84,7 +133,10 @@ describe('lexer', () => {
   it('records source positions', () => {
     const ts = tokenize('  tcp.stream  >=  0x10');
     expect(ts.map((t) => [t.start, t.end, t.text])).toEqual([
-      [2, 12, 'tcp.stream'], [14, 16, '>='], [18, 22, '0x10'], [22, 22, ''],
+      [2, 12, 'tcp.stream'],
+      [14, 16, '>='],
+      [18, 22, '0x10'],
+      [22, 22, ''],
     ]);
   });
 
@@ -144,7 +196,11 @@ describe('lexer', () => {
       ['a = 1', 3, '"=" was unexpected in this context; did you mean "=="?'],
       ['a | b', 3, '"|" was unexpected in this context; did you mean "||"?'],
       ['a == @', 6, '"@" was unexpected in this context.'],
-      ['a == aa:b', 6, '"aa:b" is not a valid byte string; write bytes as pairs of hex digits separated by colons, e.g. aa:bb:cc.'],
+      [
+        'a == aa:b',
+        6,
+        '"aa:b" is not a valid byte string; write bytes as pairs of hex digits separated by colons, e.g. aa:bb:cc.',
+      ],
       ['a\u0001', 2, 'Non-printable ASCII characters may only appear inside double-quotes.'],
     ];
     for (const [text, column, message] of cases) {
@@ -164,8 +220,14 @@ describe('lexer', () => {
 describe('parser', () => {
   it('parses every comparison operator and its word form', () => {
     const ops: Array<[string, string, string]> = [
-      ['==', 'eq', 'any_eq'], ['!=', 'ne', 'all_ne'], ['===', 'all_eq', 'all_eq'], ['!==', 'any_ne', 'any_ne'],
-      ['<', 'lt', 'lt'], ['>', 'gt', 'gt'], ['<=', 'le', 'le'], ['>=', 'ge', 'ge'],
+      ['==', 'eq', 'any_eq'],
+      ['!=', 'ne', 'all_ne'],
+      ['===', 'all_eq', 'all_eq'],
+      ['!==', 'any_ne', 'any_ne'],
+      ['<', 'lt', 'lt'],
+      ['>', 'gt', 'gt'],
+      ['<=', 'le', 'le'],
+      ['>=', 'ge', 'ge'],
     ];
     for (const [sym, word, op] of ops) {
       expect(ast(`tcp.stream ${sym} 1`)).toBe(`(${op} tcp.stream 1)`);
@@ -256,7 +318,7 @@ describe('parser', () => {
 
 describe('evaluation', () => {
   const rec: Rec = {
-    'iwarp_mpa': [true],
+    iwarp_mpa: [true],
     'tcp.stream': [3],
     'tcp.flags': [0x12],
     'tcp.srcport': [40001],
@@ -272,18 +334,35 @@ describe('evaluation', () => {
   const no = (f: string): void => expect(run(f, rec), f).toBe(false);
 
   it('compares numbers with every operator and word form', () => {
-    yes('tcp.stream == 3'); yes('tcp.stream eq 3'); no('tcp.stream == 4');
-    yes('tcp.stream != 4'); yes('tcp.stream ne 4'); no('tcp.stream != 3');
-    yes('tcp.stream < 4'); yes('tcp.stream lt 4'); no('tcp.stream < 3');
-    yes('tcp.stream > 2'); yes('tcp.stream gt 2'); no('tcp.stream > 3');
-    yes('tcp.stream <= 3'); yes('tcp.stream le 3'); no('tcp.stream <= 2');
-    yes('tcp.stream >= 3'); yes('tcp.stream ge 3'); no('tcp.stream >= 4');
-    yes('tcp.stream == 0x3'); yes('tcp.stream == 03'); yes('tcp.stream == 0b11');
-    yes('tcp.stream > 2.5'); no('tcp.stream == 3.5'); yes('tcp.stream > -1');
+    yes('tcp.stream == 3');
+    yes('tcp.stream eq 3');
+    no('tcp.stream == 4');
+    yes('tcp.stream != 4');
+    yes('tcp.stream ne 4');
+    no('tcp.stream != 3');
+    yes('tcp.stream < 4');
+    yes('tcp.stream lt 4');
+    no('tcp.stream < 3');
+    yes('tcp.stream > 2');
+    yes('tcp.stream gt 2');
+    no('tcp.stream > 3');
+    yes('tcp.stream <= 3');
+    yes('tcp.stream le 3');
+    no('tcp.stream <= 2');
+    yes('tcp.stream >= 3');
+    yes('tcp.stream ge 3');
+    no('tcp.stream >= 4');
+    yes('tcp.stream == 0x3');
+    yes('tcp.stream == 03');
+    yes('tcp.stream == 0b11');
+    yes('tcp.stream > 2.5');
+    no('tcp.stream == 3.5');
+    yes('tcp.stream > -1');
   });
 
   it('compares number and bigint values exactly, at any size', () => {
-    yes('iwarp_mpa.ulpdu_length == 1024'); yes('iwarp_mpa.ulpdu_length == 0x400');
+    yes('iwarp_mpa.ulpdu_length == 1024');
+    yes('iwarp_mpa.ulpdu_length == 0x400');
     const big: Rec = { 'iwarp_ddp.msn': [2n ** 64n + 1n] };
     expect(run('iwarp_ddp.msn == 18446744073709551617', big)).toBe(true);
     expect(run('iwarp_ddp.msn == 0x10000000000000001', big)).toBe(true);
@@ -297,18 +376,28 @@ describe('evaluation', () => {
   });
 
   it('compares booleans with true/false and 1/0', () => {
-    yes('iwarp_mpa.m == true'); yes('iwarp_mpa.m == TRUE'); yes('iwarp_mpa.m == 1');
-    no('iwarp_mpa.m == false'); no('iwarp_mpa.m == 0'); yes('iwarp_mpa.m != false'); yes('iwarp_mpa.m != 0');
+    yes('iwarp_mpa.m == true');
+    yes('iwarp_mpa.m == TRUE');
+    yes('iwarp_mpa.m == 1');
+    no('iwarp_mpa.m == false');
+    no('iwarp_mpa.m == 0');
+    yes('iwarp_mpa.m != false');
+    yes('iwarp_mpa.m != 0');
     expect(run('iwarp_mpa.m == false', { 'iwarp_mpa.m': [false] })).toBe(true);
     // Presence is not truth: a false flag is present (as in Wireshark).
     expect(run('iwarp_mpa.m', { 'iwarp_mpa.m': [false] })).toBe(true);
   });
 
   it('compares strings', () => {
-    yes('finding.rule == "mpa.crc-mismatch"'); no('finding.rule == "mpa.crc"');
-    yes('finding.rule != "mpa.crc"'); no('finding.rule != "mpa.crc-mismatch"');
-    yes('finding.rule > "mpa.a"'); yes('finding.rule < "mpa.d"'); no('finding.rule < "mpa.c"');
-    yes('finding.rule contains "crc"'); no('finding.rule contains "CRC"');
+    yes('finding.rule == "mpa.crc-mismatch"');
+    no('finding.rule == "mpa.crc"');
+    yes('finding.rule != "mpa.crc"');
+    no('finding.rule != "mpa.crc-mismatch"');
+    yes('finding.rule > "mpa.a"');
+    yes('finding.rule < "mpa.d"');
+    no('finding.rule < "mpa.c"');
+    yes('finding.rule contains "crc"');
+    no('finding.rule contains "CRC"');
     yes('finding.from == "10.0.0.1:40001"');
   });
 
@@ -318,45 +407,63 @@ describe('evaluation', () => {
   });
 
   it('compares and searches bytes', () => {
-    yes('iwarp_mpa.private_data == 01:aa:bb:cc:ff'); no('iwarp_mpa.private_data == 01:aa:bb:cc');
-    yes('iwarp_mpa.private_data != 01:aa:bb:cc'); yes('iwarp_mpa.private_data > 01:aa');
-    yes('iwarp_mpa.private_data contains aa:bb:cc'); no('iwarp_mpa.private_data contains bb:aa');
-    yes('iwarp_mpa.private_data contains ff:'); yes('iwarp_mpa.private_data contains "\\xaa\\xbb"');
+    yes('iwarp_mpa.private_data == 01:aa:bb:cc:ff');
+    no('iwarp_mpa.private_data == 01:aa:bb:cc');
+    yes('iwarp_mpa.private_data != 01:aa:bb:cc');
+    yes('iwarp_mpa.private_data > 01:aa');
+    yes('iwarp_mpa.private_data contains aa:bb:cc');
+    no('iwarp_mpa.private_data contains bb:aa');
+    yes('iwarp_mpa.private_data contains ff:');
+    yes('iwarp_mpa.private_data contains "\\xaa\\xbb"');
     const text: Rec = { 'iwarp_mpa.private_data': [new TextEncoder().encode('hello NVMe')] };
     expect(run('iwarp_mpa.private_data contains "NVMe"', text)).toBe(true);
     expect(run('iwarp_mpa.private_data == "hello NVMe"', text)).toBe(true);
   });
 
   it('matches regular expressions, case-insensitively unless (?-i)', () => {
-    yes('finding.rule matches "^MPA\\\\.crc"'); yes('finding.rule ~ "mismatch$"');
-    no('finding.rule matches "(?-i)^MPA"'); yes('finding.rule matches "(?-i)^mpa"');
+    yes('finding.rule matches "^MPA\\\\.crc"');
+    yes('finding.rule ~ "mismatch$"');
+    no('finding.rule matches "(?-i)^MPA"');
+    yes('finding.rule matches "(?-i)^mpa"');
     yes('finding.rule matches r"^mpa\\.crc"');
     no('tcp.stream matches "3"');
   });
 
   it('tests set membership and ranges', () => {
-    yes('tcp.stream in {1 2 3}'); yes('tcp.stream in {1, 3}'); no('tcp.stream in {1, 2}');
-    yes('tcp.stream in {0..2, 3..5}'); yes('tcp.stream in {2.5..3.5}'); no('tcp.stream in {4..9}');
+    yes('tcp.stream in {1 2 3}');
+    yes('tcp.stream in {1, 3}');
+    no('tcp.stream in {1, 2}');
+    yes('tcp.stream in {0..2, 3..5}');
+    yes('tcp.stream in {2.5..3.5}');
+    no('tcp.stream in {4..9}');
     yes('finding.rule in {"x" "mpa.crc-mismatch"}');
-    yes('tcp.stream not in {1, 2}'); no('tcp.stream not in {3}');
+    yes('tcp.stream not in {1, 2}');
+    no('tcp.stream not in {3}');
   });
 
   it('applies bitwise masks', () => {
-    yes('tcp.flags & 0x02'); no('tcp.flags & 0x01');
-    yes('tcp.flags & 0x12 == 0x12'); no('tcp.flags & 0x13 == 0x13');
+    yes('tcp.flags & 0x02');
+    no('tcp.flags & 0x01');
+    yes('tcp.flags & 0x12 == 0x12');
+    no('tcp.flags & 0x13 == 0x13');
     yes('!(tcp.flags & 0x04)');
   });
 
   it('compares a field with a field', () => {
-    yes('tcp.srcport > tcp.dstport'); no('tcp.srcport == tcp.dstport'); yes('tcp.srcport != tcp.dstport');
+    yes('tcp.srcport > tcp.dstport');
+    no('tcp.srcport == tcp.dstport');
+    yes('tcp.srcport != tcp.dstport');
     expect(run('tcp.srcport == tcp.dstport', { 'tcp.srcport': [1, 2], 'tcp.dstport': [2, 9] })).toBe(true);
     expect(run('tcp.srcport == tcp.dstport', { 'tcp.srcport': [1] })).toBe(false);
   });
 
   it('combines with and, or, xor and not', () => {
-    yes('tcp.stream == 3 && iwarp_mpa'); no('tcp.stream == 3 && !iwarp_mpa');
-    yes('tcp.stream == 9 || iwarp_mpa'); no('tcp.stream == 9 or tcp.stream == 8');
-    yes('tcp.stream == 3 xor tcp.stream == 9'); no('tcp.stream == 3 ^^ iwarp_mpa');
+    yes('tcp.stream == 3 && iwarp_mpa');
+    no('tcp.stream == 3 && !iwarp_mpa');
+    yes('tcp.stream == 9 || iwarp_mpa');
+    no('tcp.stream == 9 or tcp.stream == 8');
+    yes('tcp.stream == 3 xor tcp.stream == 9');
+    no('tcp.stream == 3 ^^ iwarp_mpa');
     yes('not (tcp.stream == 9 or tcp.stream == 8)');
     // and binds tighter: true || (false && false)
     yes('tcp.stream == 3 || tcp.stream == 9 && tcp.stream == 8');
@@ -366,19 +473,29 @@ describe('evaluation', () => {
   describe('multi-valued fields (markers at 10 and 20)', () => {
     const m = 'iwarp_mpa.marker_fpduptr';
     it('== is true when any value equals', () => {
-      yes(`${m} == 10`); yes(`${m} == 20`); no(`${m} == 30`);
+      yes(`${m} == 10`);
+      yes(`${m} == 20`);
+      no(`${m} == 30`);
     });
     it('!= is true when no value equals (Wireshark ≥ 3.6)', () => {
-      no(`${m} != 10`); no(`${m} != 20`); yes(`${m} != 30`);
+      no(`${m} != 10`);
+      no(`${m} != 20`);
+      yes(`${m} != 30`);
       expect(run(`${m} != 10`, rec)).toBe(run(`!(${m} == 10)`, rec));
     });
     it('=== needs all values equal, !== any value different', () => {
-      no(`${m} === 10`); yes(`${m} !== 10`);
+      no(`${m} === 10`);
+      yes(`${m} !== 10`);
       expect(run(`${m} === 7`, { [m]: [7, 7] })).toBe(true);
       expect(run(`${m} !== 7`, { [m]: [7, 7] })).toBe(false);
     });
     it('ordering is true when any value satisfies it', () => {
-      yes(`${m} > 15`); yes(`${m} < 15`); no(`${m} > 20`); no(`${m} < 10`); yes(`${m} >= 20`); yes(`${m} <= 10`);
+      yes(`${m} > 15`);
+      yes(`${m} < 15`);
+      no(`${m} > 20`);
+      no(`${m} < 10`);
+      yes(`${m} >= 20`);
+      yes(`${m} <= 10`);
       yes(`${m} > 15 && ${m} < 15`);
     });
   });
@@ -388,9 +505,22 @@ describe('evaluation', () => {
     for (const r of [{}, empty] as Rec[]) {
       const label = Object.keys(r).length ? 'empty array' : 'undefined';
       it(`make comparisons false, != included (${label})`, () => {
-        for (const f of ['tcp.stream == 1', 'tcp.stream != 1', 'tcp.stream === 1', 'tcp.stream !== 1',
-          'tcp.stream > 0', 'tcp.stream < 9', 'tcp.stream >= 0', 'tcp.stream <= 9', 'tcp.stream contains "x"',
-          'tcp.stream matches "."', 'tcp.stream in {1}', 'tcp.stream & 1', 'tcp.stream', 'tcp.stream == tcp.stream']) {
+        for (const f of [
+          'tcp.stream == 1',
+          'tcp.stream != 1',
+          'tcp.stream === 1',
+          'tcp.stream !== 1',
+          'tcp.stream > 0',
+          'tcp.stream < 9',
+          'tcp.stream >= 0',
+          'tcp.stream <= 9',
+          'tcp.stream contains "x"',
+          'tcp.stream matches "."',
+          'tcp.stream in {1}',
+          'tcp.stream & 1',
+          'tcp.stream',
+          'tcp.stream == tcp.stream',
+        ]) {
           expect(run(f, r), f).toBe(false);
         }
         expect(run('!tcp.stream', r)).toBe(true);
@@ -401,11 +531,18 @@ describe('evaluation', () => {
   });
 
   it('treats mismatched kinds as false, never as a crash', () => {
-    no('finding.rule == 1'); no('finding.rule != 1'); no('finding.rule > 1');
-    no('tcp.stream == "3"'); no('tcp.stream != "3"'); no('tcp.stream contains "3"');
-    no('tcp.stream == 01:02'); no('finding.rule == true'); no('iwarp_mpa.private_data == 1');
+    no('finding.rule == 1');
+    no('finding.rule != 1');
+    no('finding.rule > 1');
+    no('tcp.stream == "3"');
+    no('tcp.stream != "3"');
+    no('tcp.stream contains "3"');
+    no('tcp.stream == 01:02');
+    no('finding.rule == true');
+    no('iwarp_mpa.private_data == 1');
     no('finding.rule & 0x1');
-    no('tcp.stream in {"3"}'); no('finding.rule in {1..5}');
+    no('tcp.stream in {"3"}');
+    no('finding.rule in {1..5}');
     expect(run('tcp.stream == 1', { 'tcp.stream': [Number.NaN] })).toBe(false);
   });
 
@@ -426,10 +563,27 @@ describe('errors', () => {
     ['!(nope)', '"nope" is neither a field nor a protocol name.', 3],
     ['10.0.0.1 == 1', '"10.0.0.1" is neither a field nor a protocol name.', 1],
     // bare words on the right
-    ['finding.rule == mpa', '"mpa" is neither a field nor a value; to compare with the string, write it in double quotes: "mpa".', 17, 3],
-    ['iwarp_mpa.private_data == deadbeef', '"deadbeef" is neither a field nor a value; to compare with the string, write it in double quotes: "deadbeef", or for bytes: de:ad:be:ef.', 27],
-    ['finding.from == 10.0.0.1', '"10.0.0.1" is not a valid number; to compare with the string, write it in double quotes: "10.0.0.1".', 17],
-    ['tcp.stream == 08', '"08" is not a valid number; to compare with the string, write it in double quotes: "08".', 15],
+    [
+      'finding.rule == mpa',
+      '"mpa" is neither a field nor a value; to compare with the string, write it in double quotes: "mpa".',
+      17,
+      3,
+    ],
+    [
+      'iwarp_mpa.private_data == deadbeef',
+      '"deadbeef" is neither a field nor a value; to compare with the string, write it in double quotes: "deadbeef", or for bytes: de:ad:be:ef.',
+      27,
+    ],
+    [
+      'finding.from == 10.0.0.1',
+      '"10.0.0.1" is not a valid number; to compare with the string, write it in double quotes: "10.0.0.1".',
+      17,
+    ],
+    [
+      'tcp.stream == 08',
+      '"08" is not a valid number; to compare with the string, write it in double quotes: "08".',
+      15,
+    ],
     // unterminated string: at the opening quote
     ['finding.rule == "mpa.crc', 'The final quote was missing from a quoted string.', 17, 8],
     // unexpected tokens
@@ -497,8 +651,47 @@ describe('errors', () => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
       return seed % n;
     };
-    const parts = ['tcp.stream', 'iwarp_mpa', 'nope', '==', '!=', '<', '&&', '||', '!', 'not', 'and', '(', ')', '{', '}', '..',
-      ',', '"a', '"x"', '\\', '1', '0x', '0xff', 'aa:bb', 'aa:', ':', '&', 'in', 'contains', 'matches', '~', 'true', ' ', '\t', 'é', '\u0000', '=', '|', 'r"'];
+    const parts = [
+      'tcp.stream',
+      'iwarp_mpa',
+      'nope',
+      '==',
+      '!=',
+      '<',
+      '&&',
+      '||',
+      '!',
+      'not',
+      'and',
+      '(',
+      ')',
+      '{',
+      '}',
+      '..',
+      ',',
+      '"a',
+      '"x"',
+      '\\',
+      '1',
+      '0x',
+      '0xff',
+      'aa:bb',
+      'aa:',
+      ':',
+      '&',
+      'in',
+      'contains',
+      'matches',
+      '~',
+      'true',
+      ' ',
+      '\t',
+      'é',
+      '\u0000',
+      '=',
+      '|',
+      'r"',
+    ];
     for (let i = 0; i < 3000; i++) {
       let f = '';
       const n = rnd(8);

@@ -4,7 +4,12 @@ import type { Finding, RuleDef, Severity } from '../../src/vocabulary/findings.j
 import { buildJUnit, type JUnitOptions } from '../../src/report/junit.js';
 
 const rule = (id: string, severity: Severity, ref: string | null = null): RuleDef => ({
-  id, severity, ref, rfcErrorCode: null, summary: `summary of ${id}`, explanation: '',
+  id,
+  severity,
+  ref,
+  rfcErrorCode: null,
+  summary: `summary of ${id}`,
+  explanation: '',
 });
 
 const RULES: readonly RuleDef[] = [
@@ -23,8 +28,14 @@ let nextFrame = 1;
 function finding(rule: string, severity: Severity, flow: number | null, message = `${rule} happened`): Finding {
   const f = nextFrame++;
   return {
-    rule, severity, rfcErrorCode: null, flow, from: flow === null ? null : '10.0.0.1:40001',
-    frames: [f, f + 1], seq: flow === null ? null : 1000 + f, message,
+    rule,
+    severity,
+    rfcErrorCode: null,
+    flow,
+    from: flow === null ? null : '10.0.0.1:40001',
+    frames: [f, f + 1],
+    seq: flow === null ? null : 1000 + f,
+    message,
   };
 }
 
@@ -128,14 +139,18 @@ describe('buildJUnit', () => {
     expect(crc.failure!['@_type']).toBe('error');
     const lines = crc.failure!['#text']!.split('\n');
     expect(lines[0]).toBe('mpa.crc-mismatch: summary of mpa.crc-mismatch (RFC 5044 §8)');
-    expect(lines[1]).toMatch(/^\[error\] frames \d+, \d+ seq \d+ from 10\.0\.0\.1:40001: CRC 0x1a2b3c4d on the wire, computed 0x5e6f7a8b$/);
+    expect(lines[1]).toMatch(
+      /^\[error\] frames \d+, \d+ seq \d+ from 10\.0\.0\.1:40001: CRC 0x1a2b3c4d on the wire, computed 0x5e6f7a8b$/,
+    );
     expect(lines[2]).toMatch(/: second CRC error$/);
     expect(lines).toHaveLength(3);
 
     // Below the threshold: listed, not failed.
     const flags = tc(f1, 'mpa.reserved-flags');
     expect(flags.failure).toBeUndefined();
-    expect(flags['system-out']).toMatch(/^\[warning\] frames \d+, \d+ seq \d+ from 10\.0\.0\.1:40001: mpa\.reserved-flags happened$/);
+    expect(flags['system-out']).toMatch(
+      /^\[warning\] frames \d+, \d+ seq \d+ from 10\.0\.0\.1:40001: mpa\.reserved-flags happened$/,
+    );
     expect(tc(f1, 'mpa.rejected')['system-out']).toMatch(/^\[info\] /);
     expect(tc(f1, 'capture.truncated').failure).toBeUndefined();
 
@@ -170,7 +185,10 @@ describe('buildJUnit', () => {
   });
 
   it('splits one test case into failure and system-out by severity', () => {
-    const fs = [finding('mpa.crc-mismatch', 'warning', 1, 'downgraded'), finding('mpa.crc-mismatch', 'error', 1, 'real')];
+    const fs = [
+      finding('mpa.crc-mismatch', 'warning', 1, 'downgraded'),
+      finding('mpa.crc-mismatch', 'error', 1, 'real'),
+    ];
     const { doc } = build({ findings: fs, failOn: 'error' });
     const c = tc(suite(doc, FLOWS[0]!.name), 'mpa.crc-mismatch');
     expect(c.failure!['@_message']).toBe('1 finding: real');
@@ -212,7 +230,10 @@ describe('buildJUnit', () => {
     const { xml, doc } = build({
       captureName: `a<b>&"c'.pcap`,
       flows: [{ id: 1, name: evilFlow }],
-      findings: [finding('mpa.crc-mismatch', 'error', 1, hostile), finding('mpa.rejected', 'info', 1, '</system-out><x>')],
+      findings: [
+        finding('mpa.crc-mismatch', 'error', 1, hostile),
+        finding('mpa.rejected', 'info', 1, '</system-out><x>'),
+      ],
     });
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe]/);
     expect(xml).not.toContain('<script>');
@@ -232,4 +253,3 @@ describe('buildJUnit', () => {
     expect(xml).toContain('message="1 finding: line1&#10;line2&#13;&#10;line3"');
   });
 });
-

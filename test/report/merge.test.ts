@@ -12,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPTURES, cli, ROOT } from '../cli/helpers.js';
 
 const REFERENCE = join(ROOT, '..', 'shared', 'captures', 'reference');
-const reference = existsSync(REFERENCE) ? readdirSync(REFERENCE).filter((n) => n.endsWith('.pcap')).sort().map((n) => join(REFERENCE, n)) : [];
+const reference = existsSync(REFERENCE)
+  ? readdirSync(REFERENCE)
+      .filter((n) => n.endsWith('.pcap'))
+      .sort()
+      .map((n) => join(REFERENCE, n))
+  : [];
 const captures = ['sample.pcap', 'errors.pcap', 'golden.pcap', ...reference];
 
 let dir: string;
@@ -49,10 +54,15 @@ describe('merge equals the multi-capture run over the same captures', () => {
     const multi = cli(['--json', ...captures]);
     const merged = cli(['merge', '--json', ...reports]);
     expect(merged.stdout).toBe(multi.stdout);
-    const doc = JSON.parse(merged.stdout) as { captures: unknown[]; summary: { captures: number; fpdus: number; byRule: Array<{ rule: string; count: number }> } };
+    const doc = JSON.parse(merged.stdout) as {
+      captures: unknown[];
+      summary: { captures: number; fpdus: number; byRule: Array<{ rule: string; count: number }> };
+    };
     expect(doc.captures).toHaveLength(captures.length);
     // The totals are the reports' summaries added up.
-    const parts = reports.map((p) => JSON.parse(readFileSync(p, 'utf8')) as { summary: { fpdus: number }; findings: Array<{ rule: string }> });
+    const parts = reports.map(
+      (p) => JSON.parse(readFileSync(p, 'utf8')) as { summary: { fpdus: number }; findings: Array<{ rule: string }> },
+    );
     expect(doc.summary.fpdus).toBe(parts.reduce((n, p) => n + p.summary.fpdus, 0));
     const crc = parts.reduce((n, p) => n + p.findings.filter((f) => f.rule === 'mpa.crc-mismatch').length, 0);
     expect(doc.summary.byRule.find((r) => r.rule === 'mpa.crc-mismatch')?.count ?? 0).toBe(crc);
@@ -99,7 +109,9 @@ describe('merge equals the multi-capture run over the same captures', () => {
   it('--fail-on applies to the merged reports as to the run', () => {
     expect(cli(['merge', '--fail-on', 'never', ...reports]).code).toBe(0);
     expect(cli(['merge', reports[0]!]).code).toBe(0);
-    expect(cli(['merge', '--fail-on', 'warning', reports[0]!]).code).toBe(cli(['-q', '--fail-on', 'warning', 'sample.pcap', 'sample.pcap']).code);
+    expect(cli(['merge', '--fail-on', 'warning', reports[0]!]).code).toBe(
+      cli(['-q', '--fail-on', 'warning', 'sample.pcap', 'sample.pcap']).code,
+    );
   });
 
   it('--junit: one valid file with the suites of the multi-capture run', () => {
@@ -110,11 +122,21 @@ describe('merge equals the multi-capture run over the same captures', () => {
     const parse = (p: string) => {
       const xml = readFileSync(p, 'utf8');
       expect(XMLValidator.validate(xml)).toBe(true);
-      return new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as { testsuites: { tests: string; failures: string; testsuite: Array<{ name: string; tests: string; failures: string }> } };
+      return new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as {
+        testsuites: {
+          tests: string;
+          failures: string;
+          testsuite: Array<{ name: string; tests: string; failures: string }>;
+        };
+      };
     };
     const m = parse(a).testsuites;
     const r = parse(b).testsuites;
-    const shape = (t: typeof m) => ({ tests: t.tests, failures: t.failures, suites: t.testsuite.map((s) => [s.name, s.tests, s.failures]) });
+    const shape = (t: typeof m) => ({
+      tests: t.tests,
+      failures: t.failures,
+      suites: t.testsuite.map((s) => [s.name, s.tests, s.failures]),
+    });
     expect(shape(m)).toEqual(shape(r));
     expect(Number(m.failures)).toBeGreaterThan(0);
   });
@@ -130,10 +152,22 @@ describe('merge input errors: one line naming the file, the rest merged, exit 2'
     const whole = readFileSync(reports[0]!, 'utf8');
     const inputs: Array<[string, RegExp]> = [
       [bad('text.json', 'hello\nworld\n'), /text\.json: not JSON \(/],
-      [bad('cut.json', whole.slice(0, Math.floor(whole.length / 2))), /cut\.json: truncated: the JSON ends before the document does/],
-      [bad('other.json', '{"name": "something else"}'), /other\.json: not an mpa-dissect report \(no "schema": "mpa-dissect\/report\/v1"\)/],
-      [bad('v2.json', whole.replace('"mpa-dissect/report/v1"', '"mpa-dissect/report/v2"')), /v2\.json: schema mpa-dissect\/report\/v2 is another version/],
-      [bad('broken.json', JSON.stringify({ schema: 'mpa-dissect/report/v1', capture: { path: 'x' } })), /broken\.json: not a valid mpa-dissect\/report\/v1 document: capture\.packets is not a number/],
+      [
+        bad('cut.json', whole.slice(0, Math.floor(whole.length / 2))),
+        /cut\.json: truncated: the JSON ends before the document does/,
+      ],
+      [
+        bad('other.json', '{"name": "something else"}'),
+        /other\.json: not an mpa-dissect report \(no "schema": "mpa-dissect\/report\/v1"\)/,
+      ],
+      [
+        bad('v2.json', whole.replace('"mpa-dissect/report/v1"', '"mpa-dissect/report/v2"')),
+        /v2\.json: schema mpa-dissect\/report\/v2 is another version/,
+      ],
+      [
+        bad('broken.json', JSON.stringify({ schema: 'mpa-dissect/report/v1', capture: { path: 'x' } })),
+        /broken\.json: not a valid mpa-dissect\/report\/v1 document: capture\.packets is not a number/,
+      ],
       [bad('empty.json', ''), /empty\.json: empty \(no report/],
       [join(dir, 'missing.json'), /missing\.json: cannot read: no such file or directory/],
     ];
@@ -148,9 +182,13 @@ describe('merge input errors: one line naming the file, the rest merged, exit 2'
     // The good reports are merged all the same; the summary names the ones left out and exit status 2.
     const good = cli(['merge', reports[0]!, reports[1]!]).stdout;
     expect(r.stdout).toContain(good.slice(good.indexOf('Findings by rule'), good.lastIndexOf('\n\n')));
-    expect(r.stdout).toContain(`Reports left out\n${lines.map((l) => `  ${l.replace(/^mpa-dissect: merge: /, '')}`).join('\n')}\n`);
+    expect(r.stdout).toContain(
+      `Reports left out\n${lines.map((l) => `  ${l.replace(/^mpa-dissect: merge: /, '')}`).join('\n')}\n`,
+    );
     expect(r.stdout).toMatch(/2 captures \(1 clean, 1 with findings, 7 reports left out\).*exit status 2\n$/);
-    const json = JSON.parse(cli(['merge', '--json', reports[0]!, ...inputs.map(([p]) => p), reports[1]!]).stdout) as { summary: { inputErrors: string[]; exit: number } };
+    const json = JSON.parse(cli(['merge', '--json', reports[0]!, ...inputs.map(([p]) => p), reports[1]!]).stdout) as {
+      summary: { inputErrors: string[]; exit: number };
+    };
     expect(json.summary.inputErrors).toHaveLength(inputs.length);
     expect(json.summary.exit).toBe(2);
   });

@@ -29,7 +29,9 @@ function error(f: () => unknown): string {
 
 describe('rules file: hostile input', () => {
   it('a file larger than 1 MB is refused without reading it all (/dev/zero ends at once)', () => {
-    expect(error(() => loadRulesFile('/dev/zero'))).toBe('/dev/zero: larger than 1 MB; a rules file is a small JSON document');
+    expect(error(() => loadRulesFile('/dev/zero'))).toBe(
+      '/dev/zero: larger than 1 MB; a rules file is a small JSON document',
+    );
     const big = file('big.json', `{"$comment": "${'x'.repeat(MAX_RULES_FILE_BYTES)}"}`);
     expect(error(() => loadRulesFile(big))).toMatch(/big\.json: larger than 1 MB/);
   });
@@ -41,7 +43,9 @@ describe('rules file: hostile input', () => {
   it('a value nested 5,000 deep is described, not echoed (no stack overflow)', () => {
     const m = error(() => parseRulesFile('r.json', `{"rules": {"mpa.pad-not-zero": ${deep(5000)}}}`));
     expect(m).toBe('r.json: rule "mpa.pad-not-zero": an array is not one of "off", "on", "error", "warning", "info"');
-    const t = error(() => parseRulesFile('r.json', `{"thresholds": {"alignment.minFpduAlignedPercent": {"a": ${deep(5000)}}}}`));
+    const t = error(() =>
+      parseRulesFile('r.json', `{"thresholds": {"alignment.minFpduAlignedPercent": {"a": ${deep(5000)}}}}`),
+    );
     expect(t).toMatch(/threshold "alignment\.minFpduAlignedPercent": an object must be a number/);
     expect(error(() => parseRulesFile('r.json', deep(100_000)))).toMatch(/must be a JSON object/);
   });
@@ -54,12 +58,21 @@ describe('rules file: hostile input', () => {
     expect(m).toMatch(/^r\.json: unknown rule "mpa\.crc-mismatchx+"… \(mpa-dissect rules lists them\)$/);
   });
   it('long values and keys are cut too', () => {
-    expect(error(() => parseRulesFile('r.json', JSON.stringify({ rules: { 'mpa.pad-not-zero': 'y'.repeat(100_000) } }))).length).toBeLessThan(200);
-    expect(error(() => parseRulesFile('r.json', JSON.stringify({ ['k'.repeat(100_000)]: 1 }))).length).toBeLessThan(200);
-    expect(error(() => parseRulesFile('r.json', JSON.stringify({ thresholds: { ['t'.repeat(100_000)]: 1 } }))).length).toBeLessThan(400);
+    expect(
+      error(() => parseRulesFile('r.json', JSON.stringify({ rules: { 'mpa.pad-not-zero': 'y'.repeat(100_000) } })))
+        .length,
+    ).toBeLessThan(200);
+    expect(error(() => parseRulesFile('r.json', JSON.stringify({ ['k'.repeat(100_000)]: 1 }))).length).toBeLessThan(
+      200,
+    );
+    expect(
+      error(() => parseRulesFile('r.json', JSON.stringify({ thresholds: { ['t'.repeat(100_000)]: 1 } }))).length,
+    ).toBeLessThan(400);
   });
   it('a short typo still gets its suggestion', () => {
-    expect(error(() => parseRulesFile('r.json', JSON.stringify({ rules: { 'mpa.crc-mismatc': 'off' } })))).toMatch(/did you mean "mpa\.crc-mismatch"\?/);
+    expect(error(() => parseRulesFile('r.json', JSON.stringify({ rules: { 'mpa.crc-mismatc': 'off' } })))).toMatch(
+      /did you mean "mpa\.crc-mismatch"\?/,
+    );
   });
 });
 

@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest';
 import type { TreeNode } from '../../src/vocabulary/fields.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
-import { fpduLayout, mpaFpduTree, mpaStartupTree, OCTET_CRC, OCTET_LENGTH, OCTET_MARKER, OCTET_PAD, OCTET_ULPDU } from '../../dissectors/mpa/tree.js';
+import {
+  fpduLayout,
+  mpaFpduTree,
+  mpaStartupTree,
+  OCTET_CRC,
+  OCTET_LENGTH,
+  OCTET_MARKER,
+  OCTET_PAD,
+  OCTET_ULPDU,
+} from '../../dissectors/mpa/tree.js';
 import { MPA_FIELDS } from '../../dissectors/mpa/fields.js';
 import { bitPattern, formatValue, nodeText, treeLines } from '../../src/report/tree-text.js';
 
@@ -66,7 +75,10 @@ describe('fpduLayout', () => {
   });
   it('without markers: length first, PAD right before the CRC', () => {
     const cls = fpduLayout(fpdu({ start: 0, lenOffset: 0, ulpduLength: 19, pad: 3, wireSize: 28, markers: [] }));
-    const L = OCTET_LENGTH, U = OCTET_ULPDU, P = OCTET_PAD, C = OCTET_CRC;
+    const L = OCTET_LENGTH,
+      U = OCTET_ULPDU,
+      P = OCTET_PAD,
+      C = OCTET_CRC;
     expect(Array.from(cls)).toEqual([L, L, ...new Array<number>(19).fill(U), P, P, P, C, C, C, C]);
   });
 });
@@ -78,8 +90,15 @@ describe('mpaFpduTree', () => {
     expect(tree[0]!.field).toBe(MPA_FIELDS.proto);
     const kids = tree[0]!.children!.map((n) => n.field.abbrev);
     expect(kids).toEqual([
-      'iwarp_mpa.marker_seq', 'iwarp_mpa.ulpdulength', 'iwarp_mpa.pad', 'iwarp_mpa.marker_seq', 'iwarp_mpa.crc',
-      'iwarp_mpa.seq', 'iwarp_mpa.markers', 'iwarp_mpa.crc_check', 'iwarp_mpa.crc_status',
+      'iwarp_mpa.marker_seq',
+      'iwarp_mpa.ulpdulength',
+      'iwarp_mpa.pad',
+      'iwarp_mpa.marker_seq',
+      'iwarp_mpa.crc',
+      'iwarp_mpa.seq',
+      'iwarp_mpa.markers',
+      'iwarp_mpa.crc_check',
+      'iwarp_mpa.crc_status',
     ]);
   });
   it('shows each marker with FPDUPTR seen vs expected', () => {
@@ -106,7 +125,9 @@ describe('mpaFpduTree', () => {
     // CRC32c value 0xb3509b33 is due as octets 33 9b 50 b3 (Wireshark: 0x339b50b3); the sender put
     // it most significant octet first, b3 50 9b 33 (Wireshark: 0xb3509b33).
     const t = mpaFpduTree(fpdu({ crcStatus: 'byte-swapped', crcWire: 0x339b50b3, crcComputed: 0xb3509b33 }));
-    expect(find(t, 'iwarp_mpa.crc')[0]!.display).toBe('0xb3509b33 [incorrect, should be 0x339b50b3: sent byte-swapped]');
+    expect(find(t, 'iwarp_mpa.crc')[0]!.display).toBe(
+      '0xb3509b33 [incorrect, should be 0x339b50b3: sent byte-swapped]',
+    );
     expect(find(t, 'iwarp_mpa.crc_check')[0]!.value).toBe(0x339b50b3);
   });
   it('leaves out the computed CRC when CRC is not in use', () => {
@@ -138,9 +159,24 @@ describe('mpaFpduTree', () => {
 
 describe('mpaStartupTree', () => {
   const rec: StartupRecord = {
-    kind: 'request', keyOk: true, m: true, c: false, r: false, enhanced: true, res: 0x8, rev: 2, pdLength: 4,
-    flow: 1, dir: 0, from: '10.0.0.1:40001', to: '10.0.0.2:4420', frame: 4, frames: [4], seq: 1001,
-    privateData: Uint8Array.of(0x80, 0x10, 0x40, 0x20), pdComplete: true,
+    kind: 'request',
+    keyOk: true,
+    m: true,
+    c: false,
+    r: false,
+    enhanced: true,
+    res: 0x8,
+    rev: 2,
+    pdLength: 4,
+    flow: 1,
+    dir: 0,
+    from: '10.0.0.1:40001',
+    to: '10.0.0.2:4420',
+    frame: 4,
+    frames: [4],
+    seq: 1001,
+    privateData: Uint8Array.of(0x80, 0x10, 0x40, 0x20),
+    pdComplete: true,
     enhancedBlock: { ird: 16, ord: 32, p2p: true, rtr: { send: false, write: false, read: true } },
     vendor: ['reserved flag 0x08: Linux siw GSO_EXP (FPDUs larger than the MSS)'],
   };
@@ -180,7 +216,13 @@ describe('tree text', () => {
     expect(bitPattern(0xfffffff0, 32, 1)).toBe('0000 0000 0000 0000 0000 0000 0001 ....');
   });
   it('values by type, base and names', () => {
-    const f = (type: 'uint' | 'uint64' | 'bool' | 'bytes', extra = {}) => ({ abbrev: 'x', name: 'X', type, blurb: '', ...extra });
+    const f = (type: 'uint' | 'uint64' | 'bool' | 'bytes', extra = {}) => ({
+      abbrev: 'x',
+      name: 'X',
+      type,
+      blurb: '',
+      ...extra,
+    });
     expect(formatValue(f('uint', { base: 'hex' }), 10, 4)).toBe('0x000a');
     expect(formatValue(f('uint', { strings: { 3: 'Send' } }), 3)).toBe('Send (3)');
     expect(formatValue(f('uint64', { base: 'hex' }), 0x10000n)).toBe('0x10000');

@@ -68,9 +68,28 @@ describe('hostile input through the CLI', () => {
 
   it('200,000 one-octet segments in reverse order are reassembled in seconds', { timeout: 120_000 }, () => {
     const n = 200_000;
-    const frames: PcapFrame[] = [{ tsSec: 1, tsNsec: 0, data: tcpFrame({ src: '10.0.0.1', dst: '10.0.0.2', sport: 40000, dport: 4420, seq: 999, flags: SYN }) }];
+    const frames: PcapFrame[] = [
+      {
+        tsSec: 1,
+        tsNsec: 0,
+        data: tcpFrame({ src: '10.0.0.1', dst: '10.0.0.2', sport: 40000, dport: 4420, seq: 999, flags: SYN }),
+      },
+    ];
     for (let i = n - 1; i >= 0; i--) {
-      frames.push({ tsSec: 1, tsNsec: 0, data: tcpFrame({ src: '10.0.0.1', dst: '10.0.0.2', sport: 40000, dport: 4420, seq: 1000 + i, ack: 1, flags: ACK, payload: Uint8Array.of(i & 0xff) }) });
+      frames.push({
+        tsSec: 1,
+        tsNsec: 0,
+        data: tcpFrame({
+          src: '10.0.0.1',
+          dst: '10.0.0.2',
+          sport: 40000,
+          dport: 4420,
+          seq: 1000 + i,
+          ack: 1,
+          flags: ACK,
+          payload: Uint8Array.of(i & 0xff),
+        }),
+      });
     }
     const f = join(dir, 'reversed.pcap');
     writeFileSync(f, buildPcap(LINKTYPE_ETHERNET, frames));
@@ -78,7 +97,9 @@ describe('hostile input through the CLI', () => {
     expect([0, 1]).toContain(r.code);
     noStack(r.stderr);
     expect(r.ms).toBeLessThan(60_000);
-    const rep = JSON.parse(r.stdout) as { flows: Array<{ tcp: { directions: Array<{ bytes: number; gaps: unknown[] }> } }> };
+    const rep = JSON.parse(r.stdout) as {
+      flows: Array<{ tcp: { directions: Array<{ bytes: number; gaps: unknown[] }> } }>;
+    };
     expect(rep.flows[0]!.tcp.directions[0]!.bytes).toBe(n);
     expect(rep.flows[0]!.tcp.directions[0]!.gaps).toEqual([]);
   });
@@ -96,7 +117,18 @@ describe('compact per-flow TCP state', () => {
     gc();
     const h0 = process.memoryUsage().heapUsed;
     const a0 = process.memoryUsage().arrayBuffers;
-    for (let i = 0; i < n; i++) r.segment(mkSeg({ frame: i + 1, src: srcs[i]!, dst: '10.200.0.1', srcPort: 10000 + (i % 50000), dstPort: 4420, seq: 1000, payload }));
+    for (let i = 0; i < n; i++)
+      r.segment(
+        mkSeg({
+          frame: i + 1,
+          src: srcs[i]!,
+          dst: '10.200.0.1',
+          srcPort: 10000 + (i % 50000),
+          dstPort: 4420,
+          seq: 1000,
+          payload,
+        }),
+      );
     gc();
     const perFlow = (process.memoryUsage().heapUsed - h0) / n;
     const rings = (process.memoryUsage().arrayBuffers - a0) / 1e6;
@@ -110,10 +142,14 @@ describe('compact per-flow TCP state', () => {
 describe('npm run fuzz', () => {
   it('a short seeded run on the captures finds no crash, hang or blow-up', { timeout: 120_000 }, () => {
     requireBuilt();
-    const r = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/fuzz.js'), '--seconds', '10', '--seed', '1', '--targets', 'captures', '--jobs', '1'], {
-      encoding: 'utf8',
-      timeout: 110_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, 'dist/scripts/fuzz.js'), '--seconds', '10', '--seed', '1', '--targets', 'captures', '--jobs', '1'],
+      {
+        encoding: 'utf8',
+        timeout: 110_000,
+      },
+    );
     expect(r.stdout).toMatch(/no crash, hang, stack trace or memory blow-up in \d+ runs/);
     expect(r.status).toBe(0);
   });

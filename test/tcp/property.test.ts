@@ -126,7 +126,12 @@ function check(ok: boolean, what: string): void {
 }
 
 /** Events tile [0, n) in order: data and gaps back to back, then exactly one end. */
-function checkTiling(ev: readonly StreamEvent[], sc: Scenario, base: number, pieceOf: ReadonlyMap<number, Piece>): Array<[number, number]> {
+function checkTiling(
+  ev: readonly StreamEvent[],
+  sc: Scenario,
+  base: number,
+  pieceOf: ReadonlyMap<number, Piece>,
+): Array<[number, number]> {
   let pos = 0;
   const gaps: Array<[number, number]> = [];
   for (let k = 0; k < ev.length - 1; k++) {
@@ -189,7 +194,8 @@ describe('Reassembler: randomized property', () => {
         for (const e of ev) {
           if (e.kind !== 'data') continue;
           for (let i = 0; i < e.bytes.length; i++) {
-            if (firstFrame[e.offset + i] !== e.frame) throw new Error(`octet ${e.offset + i}: frame ${e.frame}, first copy in ${firstFrame[e.offset + i]}`);
+            if (firstFrame[e.offset + i] !== e.frame)
+              throw new Error(`octet ${e.offset + i}: frame ${e.frame}, first copy in ${firstFrame[e.offset + i]}`);
           }
         }
         const st = r.flows()[0]!.directions[0];
@@ -265,12 +271,14 @@ describe('Reassembler: randomized property', () => {
             if (firstBad < 0) firstBad = i;
           }
         }
-        if (firstBad >= 0) conflicts.push({ frames: [...frames, frameOf[k]!].sort((x, y) => x - y), seq: (base + firstBad) >>> 0 });
+        if (firstBad >= 0)
+          conflicts.push({ frames: [...frames, frameOf[k]!].sort((x, y) => x - y), seq: (base + firstBad) >>> 0 });
       });
       try {
         for (const e of rec.directions[0].events) {
           if (e.kind !== 'data') continue;
-          for (let i = 0; i < e.bytes.length; i++) check(e.bytes[i] === value[e.offset + i], `octet ${e.offset + i}: not the first copy`);
+          for (let i = 0; i < e.bytes.length; i++)
+            check(e.bytes[i] === value[e.offset + i], `octet ${e.offset + i}: not the first copy`);
         }
         expect(sink.of('tcp.overlap-conflict').map((f) => ({ frames: f.frames, seq: f.seq }))).toEqual(conflicts);
         total += conflicts.length;

@@ -59,8 +59,20 @@ describe('Reassembler: in-order delivery', () => {
       [100, 1101, 200, frames[1], true, true],
       [300, 1301, 50, frames[2], true, true],
     ]);
-    expect(handles[0]!.info(0)).toEqual({ from: '10.0.0.1:40001', to: '10.0.0.2:4420', mss: 1460, baseSeq: 1001, synSeen: true });
-    expect(handles[0]!.info(1)).toEqual({ from: '10.0.0.2:4420', to: '10.0.0.1:40001', mss: 1440, baseSeq: 5001, synSeen: true });
+    expect(handles[0]!.info(0)).toEqual({
+      from: '10.0.0.1:40001',
+      to: '10.0.0.2:4420',
+      mss: 1460,
+      baseSeq: 1001,
+      synSeen: true,
+    });
+    expect(handles[0]!.info(1)).toEqual({
+      from: '10.0.0.2:4420',
+      to: '10.0.0.1:40001',
+      mss: 1440,
+      baseSeq: 5001,
+      synSeen: true,
+    });
     const [fl] = r.flows();
     expect(fl).toMatchObject({ id: 1, client: '10.0.0.1:40001', server: '10.0.0.2:4420', firstFrame: 1, lastFrame: 6 });
     expect(fl!.directions[0]).toEqual({
@@ -234,7 +246,9 @@ describe('Reassembler: reordering and retransmission', () => {
     const s = cv.c({ seq: 1, payload: bad });
     r.segment(s);
     expect(recs[0]!.directions[0].bytes()).toEqual(all);
-    expect(sink.of('tcp.overlap-conflict')).toEqual([expect.objectContaining({ frames: [h.frame, s.frame], seq: 121 })]);
+    expect(sink.of('tcp.overlap-conflict')).toEqual([
+      expect.objectContaining({ frames: [h.frame, s.frame], seq: 121 }),
+    ]);
   });
 
   it('compares only within the history window; older overlaps are counted but unverifiable', () => {
@@ -300,7 +314,14 @@ describe('Reassembler: gaps', () => {
     expect(recs[0]!.directions[1].ends()).toEqual([{ kind: 'end', reason: 'eof', frame: null }]);
     expect(r.flows()[0]!.directions[0]).toMatchObject({ bytes: 200, gaps: [{ seq: 201, length: 100 }], closed: null });
     expect(sink.of('tcp.capture-loss')).toEqual([
-      { rule: 'tcp.capture-loss', flow: 1, from: '10.0.0.1:40001', frames: [c.frame], seq: 201, message: expect.stringMatching(/not captured.*100 octet/) },
+      {
+        rule: 'tcp.capture-loss',
+        flow: 1,
+        from: '10.0.0.1:40001',
+        frames: [c.frame],
+        seq: 201,
+        message: expect.stringMatching(/not captured.*100 octet/),
+      },
     ]);
   });
 
@@ -356,7 +377,8 @@ describe('Reassembler: gaps', () => {
     handshake(r, cv, isn, 0x7fffffff);
     const all = pattern(1024, 17);
     const segs = [];
-    for (let o = 0; o < 1024; o += 128) segs.push(cv.c({ seq: (isn + 1 + o) >>> 0, payload: all.subarray(o, o + 128) }));
+    for (let o = 0; o < 1024; o += 128)
+      segs.push(cv.c({ seq: (isn + 1 + o) >>> 0, payload: all.subarray(o, o + 128) }));
     // 0,2,1,3,... then drop segment 5 (crosses nothing, lies after the wrap)
     const order = [0, 2, 1, 4, 3, 6, 7];
     for (const i of order) r.segment(segs[i]!);
@@ -400,7 +422,13 @@ describe('Reassembler: gaps', () => {
       { offset: 60, seq: 61, length: 40 },
       { offset: 250, seq: 251, length: 50 },
     ]);
-    expect(r.flows()[0]!.directions[0]).toMatchObject({ bytes: 210, gaps: [{ seq: 61, length: 40 }, { seq: 251, length: 50 }] });
+    expect(r.flows()[0]!.directions[0]).toMatchObject({
+      bytes: 210,
+      gaps: [
+        { seq: 61, length: 40 },
+        { seq: 251, length: 50 },
+      ],
+    });
     expect(sink.of('tcp.capture-loss')).toHaveLength(2);
 
     // the same, but the full segment is retransmitted (and captured) in time
@@ -709,7 +737,12 @@ describe('Reassembler: memory bounds', () => {
 
   it('holds no more than the total cap over many lossy flows', () => {
     const sink = new SinkRecorder();
-    const r = new Reassembler(sink, () => null, { maxBufferedTotal: 64 * 1024, maxBufferedPerFlow: 32 * 1024, historyBytes: 4096, maxHistoryTotal: 64 * 1024 });
+    const r = new Reassembler(sink, () => null, {
+      maxBufferedTotal: 64 * 1024,
+      maxBufferedPerFlow: 32 * 1024,
+      historyBytes: 4096,
+      maxHistoryTotal: 64 * 1024,
+    });
     const p = pattern(1000);
     for (let f = 0; f < 200; f++) {
       const cv = new Conv('10.1.0.1', 1000 + f, '10.1.0.2', 80);
@@ -750,7 +783,10 @@ describe('Reassembler: history budget', () => {
     r.segment(b.c({ seq: 201, payload: pb.subarray(200, 5000) })); // back-off over: b takes the free ring
     r.segment(b.c({ seq: 5001, payload: pb.subarray(5000, 6000) }));
     r.segment(b.c({ seq: 5001, payload: flip(pb.subarray(5000, 6000), 10) }));
-    expect(sink.of('tcp.overlap-conflict')).toEqual([expect.objectContaining({ flow: 1 }), expect.objectContaining({ flow: 2, seq: 5011 })]);
+    expect(sink.of('tcp.overlap-conflict')).toEqual([
+      expect.objectContaining({ flow: 1 }),
+      expect.objectContaining({ flow: 2, seq: 5011 }),
+    ]);
   });
 
   it('charges held data by slab and returns to zero when the holes fill', () => {
@@ -780,5 +816,3 @@ describe('TCP rules', () => {
     }
   });
 });
-
-

@@ -68,7 +68,9 @@ describe('out-of-order insertion at scale', () => {
     expect(ms).toBeLessThan(30_000);
   });
 
-  it('with the default caps the same input ends in bounded buffers and a buffer-cap finding', { timeout: 60_000 }, () => {
+  it('with the default caps the same input ends in bounded buffers and a buffer-cap finding', {
+    timeout: 60_000,
+  }, () => {
     const n = 1_000_000;
     const dir = new OrderChecker();
     const sink = new SinkRecorder();

@@ -11,14 +11,41 @@ describe('TUF alignment mode', () => {
   it('clean: one framing PDU per segment, both keys learnt, exact counts, no findings', async () => {
     const a = alignedStream(KEY_C, ulpPdus(sizesC, 3));
     const b = alignedStream(KEY_S, ulpPdus(sizesS, 4));
-    const sc = buildScenario([{ dir: 0, bytes: a.bytes, cut: a.cut }, { dir: 1, bytes: b.bytes, cut: b.cut }]);
+    const sc = buildScenario([
+      { dir: 0, bytes: a.bytes, cut: a.cut },
+      { dir: 1, bytes: b.bytes, cut: b.cut },
+    ]);
     const r = await runTuf(sc.pcap);
     expect(r.findings).toEqual([]);
     expect(r.report.flows[0]!.mpa).toBeNull();
     expect(r.tuf).toMatchObject({ mode: 'alignment', detection: 'heuristic' });
     expect(r.tuf!['directions']).toEqual([
-      { from: '10.0.0.1:40001', to: '10.0.0.2:4420', key: '1a2b3c4d5e6f', start: sc.dataSeq[0], framingPdus: 8, alignedSegments: 8, unalignedSegments: 0, interval: null, markers: null, pdus: null, splitMarkers: null },
-      { from: '10.0.0.2:4420', to: '10.0.0.1:40001', key: '0badc0ffee11', start: sc.dataSeq[1], framingPdus: 5, alignedSegments: 5, unalignedSegments: 0, interval: null, markers: null, pdus: null, splitMarkers: null },
+      {
+        from: '10.0.0.1:40001',
+        to: '10.0.0.2:4420',
+        key: '1a2b3c4d5e6f',
+        start: sc.dataSeq[0],
+        framingPdus: 8,
+        alignedSegments: 8,
+        unalignedSegments: 0,
+        interval: null,
+        markers: null,
+        pdus: null,
+        splitMarkers: null,
+      },
+      {
+        from: '10.0.0.2:4420',
+        to: '10.0.0.1:40001',
+        key: '0badc0ffee11',
+        start: sc.dataSeq[1],
+        framingPdus: 5,
+        alignedSegments: 5,
+        unalignedSegments: 0,
+        interval: null,
+        markers: null,
+        pdus: null,
+        splitMarkers: null,
+      },
     ]);
     expect(r.records.filter((x) => x.dir === 0).map((x) => x.length)).toEqual(sizesC);
     expect(r.records.every((x) => x.aligned && x.keyOk && x.segments === 1)).toBe(true);
@@ -29,7 +56,12 @@ describe('TUF alignment mode', () => {
     const sc = buildScenario([{ dir: 0, bytes: a.bytes, cut: a.cut }]);
     const r = await runTuf(sc.pcap);
     expect(r.rules).toEqual([]);
-    expect(r.records.map((x) => [x.length, x.wireSize])).toEqual([[30, 38], [70, 78], [110, 118], [150, 158]]);
+    expect(r.records.map((x) => [x.length, x.wireSize])).toEqual([
+      [30, 38],
+      [70, 78],
+      [110, 118],
+      [150, 158],
+    ]);
   });
 
   it('re-segmented by a middlebox: key learnt by chaining Lengths, one middlebox finding, exact counts', async () => {
@@ -94,14 +126,24 @@ describe('TUF alignment mode', () => {
     const a = alignedStream(KEY_C, ulpPdus([120], 3));
     const sc = buildScenario([{ dir: 0, bytes: a.bytes, cut: a.cut }]);
     expect((await runTuf(sc.pcap)).tuf).toBeNull();
-    const r = await runTuf(sc.pcap, { forcedTuf: [{ selector: { kind: 'all' }, tuf: { mode: 'alignment', key: [KEY_C, KEY_C], interval: null, start: [null, null] } }] });
+    const r = await runTuf(sc.pcap, {
+      forcedTuf: [
+        {
+          selector: { kind: 'all' },
+          tuf: { mode: 'alignment', key: [KEY_C, KEY_C], interval: null, start: [null, null] },
+        },
+      ],
+    });
     expect(r.tuf).toMatchObject({ mode: 'alignment', detection: 'forced' });
     expect(r.records.map((x) => x.length)).toEqual([120]);
   });
 
   it('captured mid-stream: the recurring key is learnt from passing segments', async () => {
     const a = alignedStream(KEY_C, ulpPdus(sizesC, 3));
-    const sc = buildScenario([{ dir: 0, bytes: a.bytes, cut: a.cut }], { noHandshake: true, skipBytes: [a.cut[0]! + 5, 0] });
+    const sc = buildScenario([{ dir: 0, bytes: a.bytes, cut: a.cut }], {
+      noHandshake: true,
+      skipBytes: [a.cut[0]! + 5, 0],
+    });
     const r = await runTuf(sc.pcap);
     expect(r.rules).toEqual([]);
     expect(r.records.map((x) => x.length)).toEqual(sizesC.slice(2)); // the first two were cut by the capture start
@@ -110,12 +152,22 @@ describe('TUF alignment mode', () => {
 
 describe('TUF rules that need --tuf', () => {
   it('tuf.length-too-long fires on a Length above 65528 and stays silent at 65528', async () => {
-    for (const [n, fires] of [[65530, true], [65528, false]] as const) {
+    for (const [n, fires] of [
+      [65530, true],
+      [65528, false],
+    ] as const) {
       const a = alignedStream(KEY_C, ulpPdus([n, 100], 3));
       const first = a.pdus[0]!.length;
       const cut = [...new Array<number>(Math.floor(first / 1460)).fill(1460), first % 1460, a.pdus[1]!.length];
       const sc = buildScenario([{ dir: 0, bytes: a.bytes, cut }]);
-      const r = await runTuf(sc.pcap, { forcedTuf: [{ selector: { kind: 'all' }, tuf: { mode: 'alignment', key: [KEY_C, null], interval: null, start: [sc.dataSeq[0], null] } }] });
+      const r = await runTuf(sc.pcap, {
+        forcedTuf: [
+          {
+            selector: { kind: 'all' },
+            tuf: { mode: 'alignment', key: [KEY_C, null], interval: null, start: [sc.dataSeq[0], null] },
+          },
+        ],
+      });
       expect(r.records.map((x) => x.length)).toEqual([n, 100]);
       // Sent in MSS-sized pieces: a sender split, said once as info.
       expect(r.rules.filter((x) => x !== 'tuf.sender-split')).toEqual(fires ? ['tuf.length-too-long'] : []);

@@ -14,14 +14,26 @@ function dirOf(r: { tuf: Record<string, unknown> | null }, i: 0 | 1): Record<str
 describe('TUF marker mode', () => {
   it('clean, interval 2048 inferred: exact PDU and marker counts, no findings', async () => {
     const m = markerStream(ulpPdus(big, 5), 2048);
-    const sc = buildScenario([{ dir: 0, bytes: m.bytes, cut: 'mss' }, { dir: 1, bytes: new TextEncoder().encode('OK\r\n'), cut: 'mss' }]);
+    const sc = buildScenario([
+      { dir: 0, bytes: m.bytes, cut: 'mss' },
+      { dir: 1, bytes: new TextEncoder().encode('OK\r\n'), cut: 'mss' },
+    ]);
     const r = await runTuf(sc.pcap);
     expect(r.rules).toEqual([]);
     expect(r.tuf).toMatchObject({ mode: 'markers', detection: 'heuristic' });
-    expect(dirOf(r, 0)).toMatchObject({ start: sc.dataSeq[0], interval: 2048, markers: m.markerAt.length, pdus: big.length, key: null, framingPdus: null });
+    expect(dirOf(r, 0)).toMatchObject({
+      start: sc.dataSeq[0],
+      interval: 2048,
+      markers: m.markerAt.length,
+      pdus: big.length,
+      key: null,
+      framingPdus: null,
+    });
     expect(dirOf(r, 1)).toMatchObject({ start: null, markers: 0, pdus: 0 });
     expect(r.records.map((x) => x.length)).toEqual(big);
-    expect(r.records.map((x) => (x.seq + (x.pduStart - x.start)) >>> 0)).toEqual(m.pduStarts.map((s) => (sc.dataSeq[0] + s) >>> 0));
+    expect(r.records.map((x) => (x.seq + (x.pduStart - x.start)) >>> 0)).toEqual(
+      m.pduStarts.map((s) => (sc.dataSeq[0] + s) >>> 0),
+    );
   });
 
   it('split markers are normal: counted, never a finding', async () => {
@@ -37,7 +49,10 @@ describe('TUF marker mode', () => {
   it('framing enabled mid-connection: the first (zero) marker where it starts', async () => {
     const hello = new TextEncoder().encode('HELLO framing=markers interval=1024\r\n');
     const m = markerStream(ulpPdus(big.slice(0, 4), 7), 1024);
-    const sc = buildScenario([{ dir: 0, bytes: hello }, { dir: 0, bytes: m.bytes, cut: 'mss' }]);
+    const sc = buildScenario([
+      { dir: 0, bytes: hello },
+      { dir: 0, bytes: m.bytes, cut: 'mss' },
+    ]);
     const r = await runTuf(sc.pcap);
     expect(r.rules).toEqual([]);
     expect(dirOf(r, 0)).toMatchObject({ start: (sc.dataSeq[0] + hello.length) >>> 0, interval: 1024, pdus: 4 });
@@ -80,7 +95,14 @@ describe('TUF marker mode', () => {
   it('--tuf interval=N,start=SEQ frames from the given start', async () => {
     const m = markerStream(ulpPdus([3000, 2500], 5), 2048);
     const sc = buildScenario([{ dir: 0, bytes: m.bytes, cut: 'mss' }]);
-    const r = await runTuf(sc.pcap, { forcedTuf: [{ selector: { kind: 'all' }, tuf: { mode: 'markers', key: [null, null], interval: 2048, start: [sc.dataSeq[0], null] } }] });
+    const r = await runTuf(sc.pcap, {
+      forcedTuf: [
+        {
+          selector: { kind: 'all' },
+          tuf: { mode: 'markers', key: [null, null], interval: 2048, start: [sc.dataSeq[0], null] },
+        },
+      ],
+    });
     expect(r.tuf).toMatchObject({ mode: 'markers', detection: 'forced' });
     expect(r.rules).toEqual([]);
     expect(dirOf(r, 0)).toMatchObject({ interval: 2048, pdus: 2, markers: m.markerAt.length });
@@ -91,7 +113,19 @@ describe('TUF marker rules that need --tuf', () => {
   it('tuf.first-marker-not-zero when the given start holds a non-zero marker, silent on the zero one', async () => {
     const m = markerStream(ulpPdus([3000, 2500], 5), 2048);
     const sc = buildScenario([{ dir: 0, bytes: m.bytes, cut: 'mss' }]);
-    const at = (off: number) => ({ forcedTuf: [{ selector: { kind: 'all' as const }, tuf: { mode: 'markers' as const, key: [null, null] as [null, null], interval: 2048, start: [(sc.dataSeq[0] + off) >>> 0, null] as [number, null] } }] });
+    const at = (off: number) => ({
+      forcedTuf: [
+        {
+          selector: { kind: 'all' as const },
+          tuf: {
+            mode: 'markers' as const,
+            key: [null, null] as [null, null],
+            interval: 2048,
+            start: [(sc.dataSeq[0] + off) >>> 0, null] as [number, null],
+          },
+        },
+      ],
+    });
     expect((await runTuf(sc.pcap, at(0))).rules).toEqual([]);
     const r = await runTuf(sc.pcap, at(2048));
     expect(r.rules).toEqual(['tuf.first-marker-not-zero']);

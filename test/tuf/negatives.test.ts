@@ -33,7 +33,9 @@ function randomBytes(n: number, seed: number): Uint8Array {
 
 // RDMA Writes to one STag whose ULPDU_Length (14 + payload) is a multiple of 4: with CRC each FPDU is
 // exactly ULPDU_Length + 8 octets, so each segment passes TUF's test with a recurring 6-octet "key".
-const lookalikes = Array.from({ length: 12 }, (_, i) => ({ ulpdu: write(0x1234, i * 4096, randomBytes(2 + 4 * (10 + i * 7), i)) }));
+const lookalikes = Array.from({ length: 12 }, (_, i) => ({
+  ulpdu: write(0x1234, i * 4096, randomBytes(2 + 4 * (10 + i * 7), i)),
+}));
 
 describe('never TUF', () => {
   it('the MPA look-alike really passes the receiver test, and is recognised as an FPDU', () => {
@@ -52,37 +54,69 @@ describe('never TUF', () => {
   });
 
   it('MPA with startup frames, CRC, FPDUs that pass the receiver test: MPA, not TUF', async () => {
-    const c = buildMpaConnection({ request: { c: true }, reply: { c: true }, i2r: lookalikes, r2i: lookalikes.slice(0, 4) });
+    const c = buildMpaConnection({
+      request: { c: true },
+      reply: { c: true },
+      i2r: lookalikes,
+      r2i: lookalikes.slice(0, 4),
+    });
     const r = await runTuf(c.pcap, { upper: defaultUpper });
     noTuf(r);
     expect(r.report.flows[0]!.mpa).not.toBeNull();
   });
 
   it('MPA captured mid-stream (no startup frames), same look-alike FPDUs: not TUF', async () => {
-    const c = buildMpaConnection({ request: null, reply: null, i2r: lookalikes, r2i: lookalikes.slice(0, 5), encodeCrc: true, encodeMarkers: [false, false], scenario: { noHandshake: true } });
+    const c = buildMpaConnection({
+      request: null,
+      reply: null,
+      i2r: lookalikes,
+      r2i: lookalikes.slice(0, 5),
+      encodeCrc: true,
+      encodeMarkers: [false, false],
+      scenario: { noHandshake: true },
+    });
     noTuf(await runTuf(c.pcap, { upper: defaultUpper }));
     noTuf(await runTuf(c.pcap)); // without the DDP layer either: the CRC says MPA
   });
 
   it('MPA with markers (zero marker at SeqStart, 512-octet grid): not TUF marker mode', async () => {
     const sends = Array.from({ length: 10 }, (_, i) => ({ ulpdu: send(i + 1, randomBytes(900 + i * 13, 40 + i)) }));
-    const c = buildMpaConnection({ request: { m: true, c: true }, reply: { m: true, c: true }, i2r: sends, r2i: sends });
+    const c = buildMpaConnection({
+      request: { m: true, c: true },
+      reply: { m: true, c: true },
+      i2r: sends,
+      r2i: sends,
+    });
     noTuf(await runTuf(c.pcap, { upper: defaultUpper }));
   });
 
   it('random octets, in any segmentation', async () => {
     for (const seed of [1, 2, 3]) {
-      const sc = buildScenario([{ dir: 0, bytes: randomBytes(200_000, seed), cut: { random: 1, seed, max: 1460 } }, { dir: 1, bytes: randomBytes(50_000, seed + 9) }]);
+      const sc = buildScenario([
+        { dir: 0, bytes: randomBytes(200_000, seed), cut: { random: 1, seed, max: 1460 } },
+        { dir: 1, bytes: randomBytes(50_000, seed + 9) },
+      ]);
       noTuf(await runTuf(sc.pcap));
     }
   });
 
   it('a plain text protocol, and zeros', async () => {
-    const lines = Array.from({ length: 400 }, (_, i) => `GET /files/${i}.bin HTTP/1.1\r\nHost: example\r\n\r\n`).join('');
-    const resp = Array.from({ length: 400 }, (_, i) => `HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n${String(i).padStart(8, ' ')}`).join('');
-    const sc = buildScenario([{ dir: 0, bytes: enc.encode(lines) }, { dir: 1, bytes: enc.encode(resp) }]);
+    const lines = Array.from({ length: 400 }, (_, i) => `GET /files/${i}.bin HTTP/1.1\r\nHost: example\r\n\r\n`).join(
+      '',
+    );
+    const resp = Array.from(
+      { length: 400 },
+      (_, i) => `HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n${String(i).padStart(8, ' ')}`,
+    ).join('');
+    const sc = buildScenario([
+      { dir: 0, bytes: enc.encode(lines) },
+      { dir: 1, bytes: enc.encode(resp) },
+    ]);
     noTuf(await runTuf(sc.pcap));
-    const z = buildScenario([{ dir: 0, bytes: new Uint8Array(100_000) }, { dir: 1, bytes: new Uint8Array(30_000), cut: new Array(30).fill(1000) }]);
+    const z = buildScenario([
+      { dir: 0, bytes: new Uint8Array(100_000) },
+      { dir: 1, bytes: new Uint8Array(30_000), cut: new Array(30).fill(1000) },
+    ]);
     noTuf(await runTuf(z.pcap));
   });
 
@@ -110,7 +144,10 @@ describe('never TUF', () => {
   /** The corpus's TUF captures (their truth names a tuf-* scenario) are TUF on purpose. */
   const isTufCorpusCapture = (f: string): boolean => {
     const truth = f.replace(/\.pcap(ng)?$/, '.json');
-    return existsSync(truth) && String((JSON.parse(readFileSync(truth, 'utf8')) as { scenario?: unknown }).scenario).startsWith('tuf-');
+    return (
+      existsSync(truth) &&
+      String((JSON.parse(readFileSync(truth, 'utf8')) as { scenario?: unknown }).scenario).startsWith('tuf-')
+    );
   };
   const dirs: Array<[string, string | null]> = [
     ['captures/', join(import.meta.dirname, '../../captures')],
@@ -118,25 +155,30 @@ describe('never TUF', () => {
     ['../shared/captures/real', sharedCaptures('real')],
   ];
   for (const [name, dir] of dirs) {
-    it.skipIf(dir === null)(`every capture in ${name}${dir === null ? ' (skipped: not present)' : ''}: tuf null everywhere, no tuf.* finding`, async () => {
-      const files: string[] = [];
-      const walk = (d: string): void => {
-        for (const e of readdirSync(d, { withFileTypes: true })) {
-          if (e.isDirectory()) walk(join(d, e.name));
-          else if (/\.(pcap|pcapng)(\.gz)?$/.test(e.name) && !isTufCorpusCapture(join(d, e.name))) files.push(join(d, e.name));
+    it.skipIf(dir === null)(
+      `every capture in ${name}${dir === null ? ' (skipped: not present)' : ''}: tuf null everywhere, no tuf.* finding`,
+      async () => {
+        const files: string[] = [];
+        const walk = (d: string): void => {
+          for (const e of readdirSync(d, { withFileTypes: true })) {
+            if (e.isDirectory()) walk(join(d, e.name));
+            else if (/\.(pcap|pcapng)(\.gz)?$/.test(e.name) && !isTufCorpusCapture(join(d, e.name)))
+              files.push(join(d, e.name));
+          }
+        };
+        walk(dir!);
+        expect(files.length).toBeGreaterThan(0);
+        for (const f of files) {
+          let tufRecords = 0;
+          const r = await analyze(f, { upper: defaultUpper, onTuf: () => tufRecords++ });
+          const doc = buildReport(r);
+          expect(doc.flows.filter((x) => x.tuf !== null).map((x) => `${f} flow ${x.id}`)).toEqual([]);
+          expect(doc.findings.filter((x) => x.rule.startsWith('tuf.')).map((x) => `${f}: ${x.rule}`)).toEqual([]);
+          expect(tufRecords).toBe(0);
+          void readFileSync;
         }
-      };
-      walk(dir!);
-      expect(files.length).toBeGreaterThan(0);
-      for (const f of files) {
-        let tufRecords = 0;
-        const r = await analyze(f, { upper: defaultUpper, onTuf: () => tufRecords++ });
-        const doc = buildReport(r);
-        expect(doc.flows.filter((x) => x.tuf !== null).map((x) => `${f} flow ${x.id}`)).toEqual([]);
-        expect(doc.findings.filter((x) => x.rule.startsWith('tuf.')).map((x) => `${f}: ${x.rule}`)).toEqual([]);
-        expect(tufRecords).toBe(0);
-        void readFileSync;
-      }
-    }, 120_000);
+      },
+      120_000,
+    );
   }
 });

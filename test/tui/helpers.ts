@@ -10,8 +10,17 @@ export const CAPTURES = join(here, '..', '..', 'captures');
 export const capture = (name: string): string => join(CAPTURES, name);
 
 /** A view model over a capture file, read to the end and settled (the list fully built). */
-export async function openModel(path: string, o: { filter?: string; cacheSize?: number; width?: number; height?: number } = {}): Promise<{ model: CaptureModel; vm: ViewModel }> {
-  const { options, thresholds } = analysisOptions({ capture: path, displayFilter: null, rules: null, mpa: [], checksums: false });
+export async function openModel(
+  path: string,
+  o: { filter?: string; cacheSize?: number; width?: number; height?: number } = {},
+): Promise<{ model: CaptureModel; vm: ViewModel }> {
+  const { options, thresholds } = analysisOptions({
+    capture: path,
+    displayFilter: null,
+    rules: null,
+    mpa: [],
+    checksums: false,
+  });
   const source = await fileSource(path, options, thresholds);
   const model = new CaptureModel(source, o.cacheSize);
   const vm = new ViewModel(model);

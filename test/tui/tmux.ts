@@ -21,7 +21,25 @@ export class Tmux {
     const env = ['-e', 'LANG=C.UTF-8', '-e', 'NO_COLOR='];
     // The shell stays after the command so the screen it left behind (and its exit status) can be read.
     const line = `${command}; echo "EXIT=$?"; sleep 600`;
-    execFileSync('tmux', ['-L', this.socket, '-f', '/dev/null', 'new-session', '-d', ...env, '-x', String(width), '-y', String(height), ...(cwd ? ['-c', cwd] : []), line], { stdio: 'ignore' });
+    execFileSync(
+      'tmux',
+      [
+        '-L',
+        this.socket,
+        '-f',
+        '/dev/null',
+        'new-session',
+        '-d',
+        ...env,
+        '-x',
+        String(width),
+        '-y',
+        String(height),
+        ...(cwd ? ['-c', cwd] : []),
+        line,
+      ],
+      { stdio: 'ignore' },
+    );
   }
 
   keys(...k: string[]): void {

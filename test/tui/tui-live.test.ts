@@ -31,62 +31,73 @@ function captureChildren(port: number): string {
     .join('\n');
 }
 
-for (const [backend, why] of [['tcpdump', whyNot], ['cap', whyNotCap]] as const) {
-  describe.skipIf(why !== null)(`mpa-dissect tui -i lo --capture-backend ${backend} under tmux${why ? ` (skipped: ${why})` : ''}`, () => {
-    let t: Tmux;
-    beforeAll(() => requireBuilt());
-    afterEach(() => t?.kill());
-    it('shows a peer exchange as it happens, opens its PDUs, w writes the held frames, q ends the capture and restores the terminal', async () => {
-      await liveSession(backend, (x) => (t = x));
-    }, 90_000);
-  });
+for (const [backend, why] of [
+  ['tcpdump', whyNot],
+  ['cap', whyNotCap],
+] as const) {
+  describe.skipIf(why !== null)(
+    `mpa-dissect tui -i lo --capture-backend ${backend} under tmux${why ? ` (skipped: ${why})` : ''}`,
+    () => {
+      let t: Tmux;
+      beforeAll(() => requireBuilt());
+      afterEach(() => t?.kill());
+      it('shows a peer exchange as it happens, opens its PDUs, w writes the held frames, q ends the capture and restores the terminal', async () => {
+        await liveSession(backend, (x) => (t = x));
+      }, 90_000);
+    },
+  );
 }
 
 /** The whole live session; tcpdump is a child process, so "no capture program left running" is checked too. */
 async function liveSession(backend: 'tcpdump' | 'cap', keep: (t: Tmux) => void): Promise<void> {
-    const port = await freePort();
-    const t = new Tmux();
-    keep(t);
-    t.start(`node ${CLI} tui -i lo -f 'tcp port ${port}' --capture-backend ${backend}`, 120, 40, ROOT);
-    // The UI takes the terminal only once the capture program listens.
-    const s0 = await t.waitFor((s) => /capturing on lo\s+0 packets/.test(s));
-    expect(s0).toMatch(/drops n\/a|\d+ dropped/); // tcpdump tells its drops every 2 s
-    expect(s0).toMatch(/capturing on lo: no MPA records yet/);
-    if (backend === 'tcpdump') expect(captureChildren(port)).toMatch(/tcpdump/);
-    const [ini, res] = await exchange(port, { script: 'send:100,write:5000,send:10' }, { script: 'send:64' });
-    // The peer cuts the 5000-octet Write into segments of at most 4096: 4 FPDUs one way, 1 the other.
-    expect([ini.fpdusSent, res.fpdusSent]).toEqual([4, 1]);
-    // The flow row with its FPDUs each way (c→s/s→c), and the live counts in the status bar.
-    const s = await t.waitFor((x) => new RegExp(`127\\.0\\.0\\.1:\\d+ → 127\\.0\\.0\\.1:${port}\\s+startup\\s+0\\s+0\\s+4/1`).test(x) && /capturing on lo\s+\d+ packets\s+1 flows\s+5 FPDUs\s+0 errors\s+0 warnings\s+(\d+ dropped|drops n\/a)/.test(x) && (backend !== 'tcpdump' || /\d+ dropped/.test(x)));
-    expect(s).toMatch(/→\s+\d+ Request/);
-    expect(s).toMatch(/←\s+\d+ Reply/);
-    // The PDU list: Request (its octets, as captured), Reply, then the first FPDU (send:100 is a 118-octet ULPDU).
-    t.keys('Tab');
-    await t.waitFor((x) => /MPA Request at seq \d+, 20 octets/.test(x) && /4d 50 41 20 49 44 20 52\s+MPA ID R/.test(x));
-    t.keys('j', 'j');
-    const tree = await t.waitFor((x) => /ULPDU length: 118/.test(x) && /\[CRC status: good\]/.test(x));
-    expect(tree).toMatch(/Direct Data Placement Protocol, Untagged, Last, QN 0, MSN 1/);
-    expect(tree).toMatch(/FPDU at seq \d+, \d+ octets, SeqStart\+\d+/); // its octets, from the frames still held
-    expect(tree).toMatch(/CRC seen (0x[0-9a-f]{8}), expected \1\s+ok/);
-    // w writes what the window still holds (every frame of this short exchange): the CLI reads it back.
-    const out = join(mkdtempSync(join(tmpdir(), 'mpa-tui-live-')), 'held.pcap');
-    t.keys('w');
-    await t.waitFor((x) => x.includes('Write pcap to:'));
-    t.keys('C-u');
-    t.text(out);
-    t.keys('Enter');
-    await t.waitFor((x) => /wrote \d+ frames to/.test(x));
-    const back = spawnSync(process.execPath, [CLI, '--json', out], { encoding: 'utf8' });
-    expect(back.status).toBe(0);
-    const doc = JSON.parse(back.stdout) as { flows: Array<{ mpa: { directions: Array<{ fpdus: number }> } | null }> };
-    expect(doc.flows[0]!.mpa!.directions.map((d) => d.fpdus)).toEqual([4, 1]);
-    expect(t.format('#{alternate_on}')).toBe('1');
-    t.keys('q');
-    const end = await t.waitFor((x) => x.includes('EXIT=0'));
-    expect(end).not.toMatch(/capturing on lo/);
-    expect(t.format('#{alternate_on}')).toBe('0');
-    expect(t.format('#{cursor_flag}')).toBe('1');
-    expect(captureChildren(port)).toBe('');
+  const port = await freePort();
+  const t = new Tmux();
+  keep(t);
+  t.start(`node ${CLI} tui -i lo -f 'tcp port ${port}' --capture-backend ${backend}`, 120, 40, ROOT);
+  // The UI takes the terminal only once the capture program listens.
+  const s0 = await t.waitFor((s) => /capturing on lo\s+0 packets/.test(s));
+  expect(s0).toMatch(/drops n\/a|\d+ dropped/); // tcpdump tells its drops every 2 s
+  expect(s0).toMatch(/capturing on lo: no MPA records yet/);
+  if (backend === 'tcpdump') expect(captureChildren(port)).toMatch(/tcpdump/);
+  const [ini, res] = await exchange(port, { script: 'send:100,write:5000,send:10' }, { script: 'send:64' });
+  // The peer cuts the 5000-octet Write into segments of at most 4096: 4 FPDUs one way, 1 the other.
+  expect([ini.fpdusSent, res.fpdusSent]).toEqual([4, 1]);
+  // The flow row with its FPDUs each way (c→s/s→c), and the live counts in the status bar.
+  const s = await t.waitFor(
+    (x) =>
+      new RegExp(`127\\.0\\.0\\.1:\\d+ → 127\\.0\\.0\\.1:${port}\\s+startup\\s+0\\s+0\\s+4/1`).test(x) &&
+      /capturing on lo\s+\d+ packets\s+1 flows\s+5 FPDUs\s+0 errors\s+0 warnings\s+(\d+ dropped|drops n\/a)/.test(x) &&
+      (backend !== 'tcpdump' || /\d+ dropped/.test(x)),
+  );
+  expect(s).toMatch(/→\s+\d+ Request/);
+  expect(s).toMatch(/←\s+\d+ Reply/);
+  // The PDU list: Request (its octets, as captured), Reply, then the first FPDU (send:100 is a 118-octet ULPDU).
+  t.keys('Tab');
+  await t.waitFor((x) => /MPA Request at seq \d+, 20 octets/.test(x) && /4d 50 41 20 49 44 20 52\s+MPA ID R/.test(x));
+  t.keys('j', 'j');
+  const tree = await t.waitFor((x) => /ULPDU length: 118/.test(x) && /\[CRC status: good\]/.test(x));
+  expect(tree).toMatch(/Direct Data Placement Protocol, Untagged, Last, QN 0, MSN 1/);
+  expect(tree).toMatch(/FPDU at seq \d+, \d+ octets, SeqStart\+\d+/); // its octets, from the frames still held
+  expect(tree).toMatch(/CRC seen (0x[0-9a-f]{8}), expected \1\s+ok/);
+  // w writes what the window still holds (every frame of this short exchange): the CLI reads it back.
+  const out = join(mkdtempSync(join(tmpdir(), 'mpa-tui-live-')), 'held.pcap');
+  t.keys('w');
+  await t.waitFor((x) => x.includes('Write pcap to:'));
+  t.keys('C-u');
+  t.text(out);
+  t.keys('Enter');
+  await t.waitFor((x) => /wrote \d+ frames to/.test(x));
+  const back = spawnSync(process.execPath, [CLI, '--json', out], { encoding: 'utf8' });
+  expect(back.status).toBe(0);
+  const doc = JSON.parse(back.stdout) as { flows: Array<{ mpa: { directions: Array<{ fpdus: number }> } | null }> };
+  expect(doc.flows[0]!.mpa!.directions.map((d) => d.fpdus)).toEqual([4, 1]);
+  expect(t.format('#{alternate_on}')).toBe('1');
+  t.keys('q');
+  const end = await t.waitFor((x) => x.includes('EXIT=0'));
+  expect(end).not.toMatch(/capturing on lo/);
+  expect(t.format('#{alternate_on}')).toBe('0');
+  expect(t.format('#{cursor_flag}')).toBe('1');
+  expect(captureChildren(port)).toBe('');
 }
 
 describe.skipIf(whyNot !== null)(`mpa-dissect tui -i lo: Ctrl-C${whyNot ? ` (skipped: ${whyNot})` : ''}`, () => {
@@ -108,25 +119,35 @@ describe.skipIf(whyNot !== null)(`mpa-dissect tui -i lo: Ctrl-C${whyNot ? ` (ski
   }, 60_000);
 });
 
-const noBackend = process.platform !== 'linux' ? 'live capture runs on Linux only' : !loadCap() && !onPath('tcpdump') && !onPath('dumpcap') ? 'no capture backend installed' : null;
+const noBackend =
+  process.platform !== 'linux'
+    ? 'live capture runs on Linux only'
+    : !loadCap() && !onPath('tcpdump') && !onPath('dumpcap')
+      ? 'no capture backend installed'
+      : null;
 const whyNotIface = !HAVE_TMUX ? 'tmux is not installed' : noBackend;
 
-describe.skipIf(whyNotIface !== null)(`mpa-dissect tui -i with an unknown interface${whyNotIface ? ` (skipped: ${whyNotIface})` : ''}`, () => {
-  let t: Tmux;
-  beforeAll(() => requireBuilt());
-  afterEach(() => t?.kill());
+describe.skipIf(whyNotIface !== null)(
+  `mpa-dissect tui -i with an unknown interface${whyNotIface ? ` (skipped: ${whyNotIface})` : ''}`,
+  () => {
+    let t: Tmux;
+    beforeAll(() => requireBuilt());
+    afterEach(() => t?.kill());
 
-  it('prints the one-line unknown-interface error before taking the terminal, exit 2', async () => {
-    t = new Tmux();
-    t.start(`node ${CLI} tui -i nosuchif0`, 200, 40, ROOT);
-    const s = await t.waitFor((x) => /EXIT=\d+/.test(x));
-    expect(s).toMatch(/EXIT=2/);
-    const lines = s.split('\n').filter((l) => l.trim() !== '');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^mpa-dissect: -i nosuchif0: no such interface; the interfaces are: .*\blo\b.*\(mpa-dissect -D lists them\)$/);
-    expect(t.format('#{alternate_on}')).toBe('0');
-  }, 30_000);
-});
+    it('prints the one-line unknown-interface error before taking the terminal, exit 2', async () => {
+      t = new Tmux();
+      t.start(`node ${CLI} tui -i nosuchif0`, 200, 40, ROOT);
+      const s = await t.waitFor((x) => /EXIT=\d+/.test(x));
+      expect(s).toMatch(/EXIT=2/);
+      const lines = s.split('\n').filter((l) => l.trim() !== '');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(
+        /^mpa-dissect: -i nosuchif0: no such interface; the interfaces are: .*\blo\b.*\(mpa-dissect -D lists them\)$/,
+      );
+      expect(t.format('#{alternate_on}')).toBe('0');
+    }, 30_000);
+  },
+);
 
 describe('a live source keeps a window of recent frames', () => {
   it('a record older than the window says it is no longer held; a recent one shows its octets', async () => {
@@ -134,7 +155,17 @@ describe('a live source keeps a window of recent frames', () => {
     // only the last 6 frames (of 21) and 1 record, so the first FPDU's frames are gone by the end.
     const bytes = readFileSync(capture('errors.pcap'));
     const { options } = analysisOptions({ capture: '-', displayFilter: null, rules: null, mpa: [], checksums: false });
-    const src = streamSource('lo', { ...options, stream: (async function* () { yield new Uint8Array(bytes); })() }, undefined, new WindowFrames(1 << 20, 6));
+    const src = streamSource(
+      'lo',
+      {
+        ...options,
+        stream: (async function* () {
+          yield new Uint8Array(bytes);
+        })(),
+      },
+      undefined,
+      new WindowFrames(1 << 20, 6),
+    );
     const model = new CaptureModel(src, 1);
     const vm = new ViewModel(model);
     vm.resize(120, 40);

@@ -41,7 +41,11 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
     expect(s).toMatch(/CRC seen 0xa7f36a54, expected 0xa6f36a54\s+BAD/);
     // Tab to the bytes pane, G to its end: the CRC octets (a7 f3 6a 54 on the wire) on red.
     t.keys('Tab', 'Tab', 'Tab', 'G');
-    const e = await t.waitFor((x) => /a7 f3 6a 54|54\s*$/m.test(x.replace(/\x1b\[[0-9;]*m/g, '')) && /\x1b\[[0-9;]*41[0-9;]*ma7/.test(x), 10_000, true);
+    const e = await t.waitFor(
+      (x) => /a7 f3 6a 54|54\s*$/m.test(x.replace(/\x1b\[[0-9;]*m/g, '')) && /\x1b\[[0-9;]*41[0-9;]*ma7/.test(x),
+      10_000,
+      true,
+    );
     const crcRow = e.split('\n').find((l) => /\x1b\[[0-9;]*41[0-9;]*ma7/.test(l))!;
     for (const b of ['a7', 'f3', '6a', '54']) expect(crcRow).toMatch(new RegExp(`\\x1b\\[[0-9;]*41[0-9;]*m${b}`));
   });
@@ -113,7 +117,9 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
 
     await started(errorsPcap);
     const shell = Number(t.format('#{pane_pid}'));
-    const child = spawnSync('pgrep', ['-P', String(shell)], { encoding: 'utf8' }).stdout.trim().split('\n')[0]!;
+    const child = spawnSync('pgrep', ['-P', String(shell)], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n')[0]!;
     process.kill(Number(child), 'SIGTERM');
     await t.waitFor((x) => x.includes('EXIT=143'));
     expect(t.format('#{alternate_on}')).toBe('0');
@@ -128,7 +134,9 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
     const big = await t.waitFor((x) => x.split('\n').some((l) => [...l].length > 100) && /Detail/.test(x));
     expect(big).toMatch(/Bytes/);
     t.resize(80, 24);
-    await t.waitFor((x) => x.split('\n').filter((l) => l.trim()).length <= 24 && x.split('\n')[0]!.length <= 80 && /Flows/.test(x));
+    await t.waitFor(
+      (x) => x.split('\n').filter((l) => l.trim()).length <= 24 && x.split('\n')[0]!.length <= 80 && /Flows/.test(x),
+    );
   });
 
   it('an unreadable capture shows why instead of a blank screen; q quits', async () => {
@@ -155,17 +163,28 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
 describe('mpa-dissect tui without a terminal', () => {
   beforeAll(() => requireBuilt());
   it('refuses with one line and exit 2 when stdout is not a terminal', () => {
-    const r = spawnSync(process.execPath, [CLI, 'tui', errorsPcap], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(process.execPath, [CLI, 'tui', errorsPcap], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^mpa-dissect tui: not a terminal/);
   });
   it('rejects options of the batch outputs instead of ignoring them (one line, exit 2)', () => {
-    const r = spawnSync(process.execPath, [CLI, 'tui', '-V', '-w', 'x.pcap', errorsPcap], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(process.execPath, [CLI, 'tui', '-V', '-w', 'x.pcap', errorsPcap], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual(['mpa-dissect: tui: -w, -V are options of the batch outputs, not of the terminal UI (in the UI, w writes a pcap); run mpa-dissect without tui for them']);
-    const live = spawnSync(process.execPath, [CLI, 'tui', '-i', 'lo', '-c', '5'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'mpa-dissect: tui: -w, -V are options of the batch outputs, not of the terminal UI (in the UI, w writes a pcap); run mpa-dissect without tui for them',
+    ]);
+    const live = spawnSync(process.execPath, [CLI, 'tui', '-i', 'lo', '-c', '5'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(live.status).toBe(2);
     expect(live.stderr).toMatch(/^mpa-dissect: tui: -c is an option of the batch outputs/);
   });

@@ -34,7 +34,12 @@ describe('view model: errors.pcap', () => {
     expect(row).toMatch(/startup/);
     expect(row).toMatch(/10\/1/);
     expect(vm.visibleCount()).toBe(15);
-    expect(vm.status().map((s) => s.t).join('')).toMatch(/21 packets\s+1 flows\s+11 FPDUs\s+2 errors/);
+    expect(
+      vm
+        .status()
+        .map((s) => s.t)
+        .join(''),
+    ).toMatch(/21 packets\s+1 flows\s+11 FPDUs\s+2 errors/);
   });
 
   it('navigates to the bad-CRC FPDU: tree says incorrect, bytes colour the CRC as bad', async () => {
@@ -197,7 +202,12 @@ describe('view model: errors.pcap', () => {
 
   it('fits 80x24 and redraws on resize: panes tile the screen, no line wider than its pane', async () => {
     const { vm } = await openModel(capture('errors.pcap'));
-    for (const [w, h] of [[80, 24], [120, 40], [200, 60], [80, 24]] as const) {
+    for (const [w, h] of [
+      [80, 24],
+      [120, 40],
+      [200, 60],
+      [80, 24],
+    ] as const) {
       vm.resize(w, h);
       const panes = vm.panes();
       let area = 0;
@@ -210,7 +220,14 @@ describe('view model: errors.pcap', () => {
         for (const l of p.lines) expect(Array.from(lineText(l)).length).toBeLessThanOrEqual(p.rect.width - 2);
       }
       expect(area).toBe(w * (h - 1));
-      expect(Array.from(vm.status().map((s) => s.t).join('')).length).toBeLessThanOrEqual(w);
+      expect(
+        Array.from(
+          vm
+            .status()
+            .map((s) => s.t)
+            .join(''),
+        ).length,
+      ).toBeLessThanOrEqual(w);
     }
     // The selection stays in view after shrinking.
     vm.resize(120, 40);
@@ -293,8 +310,14 @@ describe('view model: errors.pcap', () => {
       expect(b.info).toBe(a.info);
       // The MPA part and DDP/RDMAP headers are the same; only the generated analysis subtree is not rebuilt.
       const proto = (t: typeof a.tree) => t.filter((n) => n.field.abbrev !== 'iwarp_ddp.analysis');
-      expect(JSON.stringify(proto(b.tree), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Array.from(v) : v))).toBe(
-        JSON.stringify(proto(a.tree), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Array.from(v) : v)),
+      expect(
+        JSON.stringify(proto(b.tree), (_k, v: unknown) =>
+          typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Array.from(v) : v,
+        ),
+      ).toBe(
+        JSON.stringify(proto(a.tree), (_k, v: unknown) =>
+          typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Array.from(v) : v,
+        ),
       );
     }
     expect(fpdus).toBe(19);
@@ -310,7 +333,11 @@ describe('view model: errors.pcap', () => {
     const inline = await openModel(capture('sample.pcap'), { cacheSize: 1 });
     const replayed = await openModel(capture('sample.pcap'), { cacheSize: 1 });
     replayed.vm.replayMin = 0;
-    for (const f of ['iwarp_rdma.opcode == 3', 'iwarp_ddp.analysis.message_complete == 1', 'finding.rule == "mpa.tcp-closed-between"']) {
+    for (const f of [
+      'iwarp_rdma.opcode == 3',
+      'iwarp_ddp.analysis.message_complete == 1',
+      'finding.rule == "mpa.tcp-closed-between"',
+    ]) {
       inline.vm.applyFilter(f);
       inline.vm.settle();
       replayed.vm.applyFilter(f);
@@ -340,7 +367,11 @@ describe('view model: errors.pcap', () => {
 
 describe('view model: startup ladder and field highlight', () => {
   it('writes the broken startup rule on its arrow', async () => {
-    const c = buildMpaConnection({ request: { res: 0x08 }, reply: {}, i2r: [{ ulpdu: sendUlpdu(1, patternBytes(100, 1)) }] });
+    const c = buildMpaConnection({
+      request: { res: 0x08 },
+      reply: {},
+      i2r: [{ ulpdu: sendUlpdu(1, patternBytes(100, 1)) }],
+    });
     const path = join(tmp, 'reserved.pcap');
     writeFileSync(path, c.pcap);
     const { vm } = await openModel(path);
@@ -400,7 +431,12 @@ describe('view model: startup ladder and field highlight', () => {
   it('-Y as the initial filter applies to records as they are read', async () => {
     const { vm } = await openModel(capture('errors.pcap'), { filter: 'finding.rule == "mpa.pad-not-zero"' });
     expect(vm.visibleItems().map((i) => vm.model.index.seq[i])).toEqual([7313]);
-    expect(vm.status().map((x) => x.t).join('')).toContain('filter: finding.rule == "mpa.pad-not-zero"');
+    expect(
+      vm
+        .status()
+        .map((x) => x.t)
+        .join(''),
+    ).toContain('filter: finding.rule == "mpa.pad-not-zero"');
   });
 });
 
@@ -413,7 +449,17 @@ describe('view model: a stream source (no random access)', () => {
     const bytes = readFileSync(capture('errors.pcap'));
     const { options } = analysisOptions({ capture: '-', displayFilter: null, rules: null, mpa: [], checksums: false });
     // Keep only the last 2 frames and 1 record: the first FPDUs must be rebuilt without their octets.
-    const src = streamSource('live', { ...options, stream: (async function* () { yield new Uint8Array(bytes); })() }, undefined, new WindowFrames(1 << 20, 2));
+    const src = streamSource(
+      'live',
+      {
+        ...options,
+        stream: (async function* () {
+          yield new Uint8Array(bytes);
+        })(),
+      },
+      undefined,
+      new WindowFrames(1 << 20, 2),
+    );
     const model = new CaptureModel(src, 1);
     const vm = new ViewModel(model);
     vm.resize(120, 40);
@@ -447,7 +493,13 @@ describe('view model: captures with nothing to browse', () => {
     const frames = [
       tcpFrame({ ...t, seq: 100, flags: SYN }),
       tcpFrame({ src: t.dst, dst: t.src, sport: 80, dport: 5000, seq: 900, ack: 101, flags: SYN | ACK }),
-      tcpFrame({ ...t, seq: 101, ack: 901, flags: ACK | PSH, payload: new TextEncoder().encode('GET / HTTP/1.0\r\n\r\n') }),
+      tcpFrame({
+        ...t,
+        seq: 101,
+        ack: 901,
+        flags: ACK | PSH,
+        payload: new TextEncoder().encode('GET / HTTP/1.0\r\n\r\n'),
+      }),
     ].map((data, k) => ({ tsSec: k, tsNsec: 0, data }));
     writeFileSync(path, buildPcap(1, frames));
     const { vm } = await openModel(path);

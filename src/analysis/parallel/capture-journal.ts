@@ -33,7 +33,16 @@ export class CaptureJournal {
   private block = new Uint8Array(0);
   private used = 0;
   /** The record onPacket is handed (valid during the call, as a reader's). */
-  private readonly rec: PacketRecord = { frame: 0, tsSec: 0, tsNsec: 0, linkType: 0, data: EMPTY, origLen: 0, fileOffset: 0, interfaceId: 0 };
+  private readonly rec: PacketRecord = {
+    frame: 0,
+    tsSec: 0,
+    tsNsec: 0,
+    linkType: 0,
+    data: EMPTY,
+    origLen: 0,
+    fileOffset: 0,
+    interfaceId: 0,
+  };
 
   /** `keepBytes`: onPacket reads the packet's bytes, so they are copied until its turn. */
   constructor(private readonly keepBytes: boolean) {}
@@ -85,7 +94,10 @@ export class CaptureJournal {
 
   finding(rule: string, f: FindingInput): void {
     this.rows[this.row()] = FINDING;
-    this.findings.push({ rule, f: { flow: f.flow, from: f.from, frames: [...f.frames], seq: f.seq, message: f.message } });
+    this.findings.push({
+      rule,
+      f: { flow: f.flow, from: f.from, frames: [...f.frames], seq: f.seq, message: f.message },
+    });
   }
 
   slot(worker: number, slot: number): void {

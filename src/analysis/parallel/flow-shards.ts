@@ -41,11 +41,19 @@ export class FlowShards {
   /** The tuple of src:sp -> dst:dp, or null when it was never seen. Sets `key` for add(). */
   find(src: string, sp: number, dst: string, dp: number): Tuple | null {
     const l = this.last;
-    if (l !== null && ((l.ap === sp && l.bp === dp && l.a === src && l.b === dst) || (l.ap === dp && l.bp === sp && l.a === dst && l.b === src))) return l;
+    if (
+      l !== null &&
+      ((l.ap === sp && l.bp === dp && l.a === src && l.b === dst) ||
+        (l.ap === dp && l.bp === sp && l.a === dst && l.b === src))
+    )
+      return l;
     // Symmetric: the sum of the endpoints' hashes, so both directions land in one bucket.
     this.key = ((endpointHash(src, sp) + endpointHash(dst, dp)) >>> 0) & 0x3fffffff;
     for (let t = this.table.get(this.key) ?? null; t !== null; t = t.next) {
-      if ((t.ap === sp && t.bp === dp && t.a === src && t.b === dst) || (t.ap === dp && t.bp === sp && t.a === dst && t.b === src)) {
+      if (
+        (t.ap === sp && t.bp === dp && t.a === src && t.b === dst) ||
+        (t.ap === dp && t.bp === sp && t.a === dst && t.b === src)
+      ) {
         this.last = t;
         return t;
       }
@@ -59,7 +67,15 @@ export class FlowShards {
   add(src: string, sp: number, dst: string, dp: number): Tuple {
     const mixed = Math.imul(this.key ^ (this.key >>> 15), 0x2c1b3c6d) >>> 0;
     const worker = (mixed >>> 8) % this.workers;
-    const t: Tuple = { a: src, ap: sp, b: dst, bp: dp, worker, index: this.perWorker[worker]!++, next: this.table.get(this.key) ?? null };
+    const t: Tuple = {
+      a: src,
+      ap: sp,
+      b: dst,
+      bp: dp,
+      worker,
+      index: this.perWorker[worker]!++,
+      next: this.table.get(this.key) ?? null,
+    };
     this.table.set(this.key, t);
     this.last = t;
     return t;

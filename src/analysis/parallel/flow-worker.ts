@@ -42,7 +42,8 @@ const reader = new SegmentBatchReader();
 let opened = false;
 reasm.flowId = () => {
   // The main thread gave the id this flow has with one thread; a flow it did not expect is a bug.
-  if (reader.openId <= 0) throw new Error(`frame ${reader.seg.frame}: a flow opened that the main thread did not foresee`);
+  if (reader.openId <= 0)
+    throw new Error(`frame ${reader.seg.frame}: a flow opened that the main thread did not foresee`);
   opened = true;
   return reader.openId;
 };
@@ -62,7 +63,13 @@ function batch(b: SegmentBatch): void {
       Atomics.notify(shared, SHARED_MAYBE_DONE);
     }
   }
-  const reply: WorkerReply = { t: 'events', upTo: n > 0 ? reader.slot : -1, events: rec.take(), rows: b.rows, payload: b.payload };
+  const reply: WorkerReply = {
+    t: 'events',
+    upTo: n > 0 ? reader.slot : -1,
+    events: rec.take(),
+    rows: b.rows,
+    payload: b.payload,
+  };
   port.postMessage(reply, [b.rows.buffer as ArrayBuffer, b.payload.buffer as ArrayBuffer]);
 }
 
@@ -85,7 +92,11 @@ port.on('message', (m: SegmentBatch | { t: 'finish' }) => {
     // Said once, by the main thread; one waiting in Atomics.wait is woken to hear it.
     Atomics.store(shared, SHARED_FAILED, 1);
     Atomics.notify(shared, SHARED_MAYBE_DONE);
-    const reply: WorkerReply = { t: 'error', message: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? (e.stack ?? '') : '' };
+    const reply: WorkerReply = {
+      t: 'error',
+      message: e instanceof Error ? e.message : String(e),
+      stack: e instanceof Error ? (e.stack ?? '') : '',
+    };
     port.postMessage(reply);
     port.close();
   }

@@ -23,7 +23,14 @@ import { CaptureJournal } from './capture-journal.js';
 import { FlowShards } from './flow-shards.js';
 import { SegmentBatchWriter, ROW_MAYBE } from './segment-batch.js';
 import { EventQueue, type EventTarget } from './worker-events.js';
-import { SHARED_FAILED, SHARED_MAYBE_DONE, SHARED_OPENED, SHARED_WORDS, type WorkerConfig, type WorkerReply } from './worker-protocol.js';
+import {
+  SHARED_FAILED,
+  SHARED_MAYBE_DONE,
+  SHARED_OPENED,
+  SHARED_WORDS,
+  type WorkerConfig,
+  type WorkerReply,
+} from './worker-protocol.js';
 
 /** A batch is posted once it holds this many payload octets or segments. */
 const BATCH_BYTES = 256 * 1024;
@@ -39,7 +46,11 @@ const ANSWER_TIMEOUT_MS = 60_000;
  * default one (a worker can only build the one it imports).
  */
 export function canRunParallel(opts: AnalysisOptions): boolean {
-  return opts.source === undefined && opts.flowTimeout === undefined && (opts.upper === undefined || opts.upper === null || opts.upper === defaultUpper);
+  return (
+    opts.source === undefined &&
+    opts.flowTimeout === undefined &&
+    (opts.upper === undefined || opts.upper === null || opts.upper === defaultUpper)
+  );
 }
 
 /** The worker threads and what this thread knows of each. */
@@ -76,12 +87,17 @@ class Pool {
       this.queues.push(new EventQueue());
       this.finishing.push(new EventQueue());
       this.flows.push([]);
-      const w = new Worker(new URL('./flow-worker.js', import.meta.url), { workerData: { ...config, shared: sab } satisfies WorkerConfig });
+      const w = new Worker(new URL('./flow-worker.js', import.meta.url), {
+        workerData: { ...config, shared: sab } satisfies WorkerConfig,
+      });
       w.on('message', (m: WorkerReply) => this.reply(i, m));
       w.on('error', (e) => this.fail(new Error(`worker thread ${i + 1} failed: ${e.message}`)));
-      w.on('messageerror', (e) => this.fail(new Error(`worker thread ${i + 1}: a message could not be read: ${e.message}`)));
+      w.on('messageerror', (e) =>
+        this.fail(new Error(`worker thread ${i + 1}: a message could not be read: ${e.message}`)),
+      );
       w.on('exit', (code) => {
-        if (!this.closing) this.fail(new Error(`worker thread ${i + 1} stopped (exit code ${code}) before the analysis ended`));
+        if (!this.closing)
+          this.fail(new Error(`worker thread ${i + 1} stopped (exit code ${code}) before the analysis ended`));
       });
       this.workers.push(w);
     }
@@ -182,7 +198,10 @@ export async function analyzeParallel(path: string, opts: AnalysisOptions): Prom
   if (opts.onFinding) findings.onFinding(opts.onFinding);
   const journal = new CaptureJournal(opts.packetData !== false);
   // Capture- and network-level findings stay on this thread, in the journal until their turn.
-  const decoder = new PacketDecoder({ report: (rule: string, f: FindingInput) => journal.finding(rule, f) }, opts.decoder);
+  const decoder = new PacketDecoder(
+    { report: (rule: string, f: FindingInput) => journal.finding(rule, f) },
+    opts.decoder,
+  );
   const target: EventTarget = { report: (rule, f) => findings.report(rule, f), opts };
   const pool = new Pool(
     n,
@@ -193,7 +212,12 @@ export async function analyzeParallel(path: string, opts: AnalysisOptions): Prom
       upper: opts.upper === defaultUpper,
       dissect: opts.dissect !== false,
       disabled: [...(opts.rules?.disabled ?? [])],
-      want: { flow: opts.onFlow !== undefined, startup: opts.onStartup !== undefined, fpdu: opts.onFpdu !== undefined, tuf: opts.onTuf !== undefined },
+      want: {
+        flow: opts.onFlow !== undefined,
+        startup: opts.onStartup !== undefined,
+        fpdu: opts.onFpdu !== undefined,
+        tuf: opts.onTuf !== undefined,
+      },
     },
     () => journal.drain(pool.done, pool.queues, target),
   );
@@ -234,8 +258,14 @@ export async function analyzeParallel(path: string, opts: AnalysisOptions): Prom
   };
 
   try {
-    const readOpts = { beforeRead, ...(opts.chunkSize ? { chunkSize: opts.chunkSize } : {}), ...(opts.maxPackets !== undefined ? { maxPackets: opts.maxPackets } : {}) };
-    const capture = opts.stream ? await readCaptureStream(opts.stream, path, onPacket, readOpts) : await readCapture(path, onPacket, readOpts);
+    const readOpts = {
+      beforeRead,
+      ...(opts.chunkSize ? { chunkSize: opts.chunkSize } : {}),
+      ...(opts.maxPackets !== undefined ? { maxPackets: opts.maxPackets } : {}),
+    };
+    const capture = opts.stream
+      ? await readCaptureStream(opts.stream, path, onPacket, readOpts)
+      : await readCapture(path, onPacket, readOpts);
     pool.check();
     decoder.finish(); // IP datagrams still missing fragments are reported, not silently dropped
     pool.postAll();

@@ -135,7 +135,13 @@ export class SegmentBatchWriter {
    * its answer (recycle()), so batches allocate nothing once a few are in circulation.
    */
   take(): { batch: SegmentBatch; transfer: ArrayBuffer[] } {
-    const batch: SegmentBatch = { t: 'batch', rows: this.rows, count: this.count, payload: this.payload, tuples: this.tuples };
+    const batch: SegmentBatch = {
+      t: 'batch',
+      rows: this.rows,
+      count: this.count,
+      payload: this.payload,
+      tuples: this.tuples,
+    };
     const transfer = [this.rows.buffer as ArrayBuffer, this.payload.buffer as ArrayBuffer];
     const spare = this.spare.pop();
     this.rows = spare?.rows ?? new Float64Array(WIDTH * this.maxSegments);

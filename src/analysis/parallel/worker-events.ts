@@ -123,7 +123,14 @@ function replayOne(kind: number, p: unknown, to: EventTarget): void {
       return;
     }
     case FINDING: {
-      const [rule, flow, from, frames, seq, message] = p as [string, number | null, string | null, number[], number | null, string];
+      const [rule, flow, from, frames, seq, message] = p as [
+        string,
+        number | null,
+        string | null,
+        number[],
+        number | null,
+        string,
+      ];
       to.report(rule, { flow, from, frames, seq, message });
       return;
     }

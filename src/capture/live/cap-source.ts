@@ -32,7 +32,16 @@ export class CapSource implements PacketSource {
   private done: (() => void) | null = null;
   private stopped = false;
   private failure: Error | null = null;
-  private readonly rec: PacketRecord = { frame: 0, tsSec: 0, tsNsec: 0, linkType: 0, data: new Uint8Array(0), origLen: 0, fileOffset: 0, interfaceId: 0 };
+  private readonly rec: PacketRecord = {
+    frame: 0,
+    tsSec: 0,
+    tsNsec: 0,
+    linkType: 0,
+    data: new Uint8Array(0),
+    origLen: 0,
+    fileOffset: 0,
+    interfaceId: 0,
+  };
 
   constructor(private readonly o: LiveOptions) {}
 
@@ -48,7 +57,11 @@ export class CapSource implements PacketSource {
       const msg = e instanceof Error ? e.message : String(e);
       if (isPermissionText(msg)) return Promise.reject(permissionError(this.o.iface, 'cap', msg));
       if (isNoDeviceText(msg)) return Promise.reject(new LiveCaptureError(`-i ${this.o.iface}: ${msg}`));
-      return Promise.reject(new LiveCaptureError(this.o.filter ? `-f ${JSON.stringify(this.o.filter)}: ${msg}` : `-i ${this.o.iface}: ${msg}`));
+      return Promise.reject(
+        new LiveCaptureError(
+          this.o.filter ? `-f ${JSON.stringify(this.o.filter)}: ${msg}` : `-i ${this.o.iface}: ${msg}`,
+        ),
+      );
     }
     const linkType = linkTypeOf(lt);
     if (linkType === null) {
@@ -86,7 +99,17 @@ export class CapSource implements PacketSource {
           reject(this.failure);
           return;
         }
-        resolve({ path: this.o.iface, format: 'live', packets: this.packets, bytes: this.bytes, linkTypes: [linkType], error: null, timestamps: 'arrival', backend: 'cap', dropped: null });
+        resolve({
+          path: this.o.iface,
+          format: 'live',
+          packets: this.packets,
+          bytes: this.bytes,
+          linkTypes: [linkType],
+          error: null,
+          timestamps: 'arrival',
+          backend: 'cap',
+          dropped: null,
+        });
       };
       if (this.stopped) this.finish();
     });

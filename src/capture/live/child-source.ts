@@ -27,7 +27,20 @@ function args(tool: ChildBackend, o: LiveOptions): string[] {
   if (tool === 'tcpdump') {
     // -U: a record per packet as it comes; --immediate-mode: no libpcap batching; -n: no DNS;
     // -B: a 32 MiB kernel buffer (tcpdump's 2 MiB default drops packets on "any" under load).
-    const a = ['-i', o.iface, '-U', '--immediate-mode', '-n', '-B', String(KERNEL_BUFFER_KIB), '-s', String(o.snaplen), '--time-stamp-precision=nano', '-w', '-'];
+    const a = [
+      '-i',
+      o.iface,
+      '-U',
+      '--immediate-mode',
+      '-n',
+      '-B',
+      String(KERNEL_BUFFER_KIB),
+      '-s',
+      String(o.snaplen),
+      '--time-stamp-precision=nano',
+      '-w',
+      '-',
+    ];
     return o.filter ? [...a, o.filter] : a;
   }
   const a = ['-i', o.iface, '-P', '-B', String(KERNEL_BUFFER_KIB / 1024), '-s', String(o.snaplen), '-w', '-'];
@@ -86,7 +99,18 @@ export class ChildSource implements PacketSource {
       if (!this.exited) this.kill('SIGKILL');
       await exit;
       // Stopped (Ctrl-C) before the program said it was listening: an empty capture, not an error.
-      if (this.stopped) return { path: this.o.iface, format: 'live', packets: 0, bytes: 0, linkTypes: [], error: null, timestamps: 'capture', backend: this.tool, dropped: this.dropped };
+      if (this.stopped)
+        return {
+          path: this.o.iface,
+          format: 'live',
+          packets: 0,
+          bytes: 0,
+          linkTypes: [],
+          error: null,
+          timestamps: 'capture',
+          backend: this.tool,
+          dropped: this.dropped,
+        };
       throw this.startError();
     }
     h.started?.({ iface: this.o.iface, linkType, backend: this.tool, timestamps: 'capture' });
@@ -115,10 +139,25 @@ export class ChildSource implements PacketSource {
     const code = await exit;
     this.parseStats();
     if (failure !== null) throw failure;
-    const base: CaptureSummary = { ...summary, path: this.o.iface, format: 'live', timestamps: 'capture', backend: this.tool, dropped: this.dropped };
+    const base: CaptureSummary = {
+      ...summary,
+      path: this.o.iface,
+      format: 'live',
+      timestamps: 'capture',
+      backend: this.tool,
+      dropped: this.dropped,
+    };
     if (!this.stopped && code !== 0 && summary.error === null) {
       const why = this.lastLines() || `exit status ${code}`;
-      return { ...base, error: { file: this.o.iface, offset: summary.bytes, frame: summary.packets + 1, message: `${this.tool} ended: ${why}` } };
+      return {
+        ...base,
+        error: {
+          file: this.o.iface,
+          offset: summary.bytes,
+          frame: summary.packets + 1,
+          message: `${this.tool} ended: ${why}`,
+        },
+      };
     }
     // An empty stream after a stop (no pcap header yet) is no capture error.
     if (this.stopped && summary.error !== null && summary.packets === 0) return { ...base, error: null };
@@ -149,7 +188,9 @@ export class ChildSource implements PacketSource {
 
   /** "N packets dropped by kernel" (tcpdump), "Packets received/dropped on interface 'lo': N/M" (dumpcap). */
   private parseStats(): void {
-    const all = [...this.stderr.matchAll(/(\d+) packets? dropped by kernel|received\/dropped on interface '[^']*': \d+\/(\d+)/g)];
+    const all = [
+      ...this.stderr.matchAll(/(\d+) packets? dropped by kernel|received\/dropped on interface '[^']*': \d+\/(\d+)/g),
+    ];
     const last = all[all.length - 1];
     if (last) this.dropped = Number(last[1] ?? last[2]);
   }
@@ -158,17 +199,26 @@ export class ChildSource implements PacketSource {
     return this.stderr
       .split('\n')
       .map((l) => l.trim())
-      .filter((l) => l !== '' && !/^\d+ packets? (captured|received by filter|dropped by kernel)/.test(l) && !/^listening on/.test(l))
+      .filter(
+        (l) =>
+          l !== '' &&
+          !/^\d+ packets? (captured|received by filter|dropped by kernel)/.test(l) &&
+          !/^listening on/.test(l),
+      )
       .map((l) => l.replace(/^(tcpdump|dumpcap):\s*/, ''))
       .join('; ');
   }
 
   private startError(): LiveCaptureError {
     const text = this.lastLines();
-    if (/ENOENT|spawn .* ENOENT/.test(text)) return new LiveCaptureError(`-i: ${this.tool} is not installed (apt-get install ${this.tool === 'tcpdump' ? 'tcpdump' : 'wireshark-common'})`);
+    if (/ENOENT|spawn .* ENOENT/.test(text))
+      return new LiveCaptureError(
+        `-i: ${this.tool} is not installed (apt-get install ${this.tool === 'tcpdump' ? 'tcpdump' : 'wireshark-common'})`,
+      );
     if (isPermissionText(text)) return permissionError(this.o.iface, this.tool, text);
     if (isNoDeviceText(text)) return new LiveCaptureError(`-i ${this.o.iface}: ${text}`);
-    if (/syntax error|filter/i.test(text) && this.o.filter) return new LiveCaptureError(`-f ${JSON.stringify(this.o.filter)}: ${text}`);
+    if (/syntax error|filter/i.test(text) && this.o.filter)
+      return new LiveCaptureError(`-f ${JSON.stringify(this.o.filter)}: ${text}`);
     return new LiveCaptureError(`-i ${this.o.iface}: ${this.tool} did not start: ${text || 'no message'}`);
   }
 }

@@ -27,7 +27,9 @@ export function permissionError(iface: string, backend: string, detail: string):
 }
 
 export function unknownInterfaceError(iface: string, known: readonly string[]): LiveCaptureError {
-  return new LiveCaptureError(`-i ${iface}: no such interface; the interfaces are: ${known.join(', ')} (mpa-dissect -D lists them)`);
+  return new LiveCaptureError(
+    `-i ${iface}: no such interface; the interfaces are: ${known.join(', ')} (mpa-dissect -D lists them)`,
+  );
 }
 
 /** libpcap's words for "not allowed" (pcap_activate's PCAP_ERROR_PERM_DENIED, EPERM, EACCES). */

@@ -16,7 +16,11 @@ export function listInterfaces(): InterfaceInfo[] {
   const cap = loadCap();
   if (cap) {
     try {
-      return cap.Cap.deviceList().map((d) => ({ name: d.name, description: d.description ?? null, loopback: /LOOPBACK/.test(d.flags ?? '') }));
+      return cap.Cap.deviceList().map((d) => ({
+        name: d.name,
+        description: d.description ?? null,
+        loopback: /LOOPBACK/.test(d.flags ?? ''),
+      }));
     } catch {
       // fall through to tcpdump
     }
@@ -35,7 +39,10 @@ export function listInterfaces(): InterfaceInfo[] {
   }
   try {
     const names = readdirSync('/sys/class/net');
-    return [...names.map((n) => ({ name: n, description: null, loopback: n === 'lo' })), { name: 'any', description: 'Pseudo-device that captures on all interfaces', loopback: false }];
+    return [
+      ...names.map((n) => ({ name: n, description: null, loopback: n === 'lo' })),
+      { name: 'any', description: 'Pseudo-device that captures on all interfaces', loopback: false },
+    ];
   } catch {
     return [];
   }
@@ -43,7 +50,9 @@ export function listInterfaces(): InterfaceInfo[] {
 
 /** tshark -D's lines: "1. eth0", "3. lo (Loopback)". */
 export function interfacesText(list: readonly InterfaceInfo[]): string {
-  return list.map((d, i) => `${i + 1}. ${d.name}${d.description ? ` (${d.description})` : d.loopback ? ' (Loopback)' : ''}`).join('\n');
+  return list
+    .map((d, i) => `${i + 1}. ${d.name}${d.description ? ` (${d.description})` : d.loopback ? ' (Loopback)' : ''}`)
+    .join('\n');
 }
 
 /**

@@ -1,4 +1,11 @@
-import { LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL, LINKTYPE_LINUX_SLL2, LINKTYPE_LOOP, LINKTYPE_NULL, LINKTYPE_RAW } from '../link-types.js';
+import {
+  LINKTYPE_ETHERNET,
+  LINKTYPE_LINUX_SLL,
+  LINKTYPE_LINUX_SLL2,
+  LINKTYPE_LOOP,
+  LINKTYPE_NULL,
+  LINKTYPE_RAW,
+} from '../link-types.js';
 
 /**
  * libpcap's data link type names (pcap_datalink_val_to_name, as tcpdump prints them in "listening

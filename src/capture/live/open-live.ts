@@ -42,15 +42,25 @@ export function openLive(choice: BackendChoice, o: LiveOptions): OpenedLive {
     else if (onPath('dumpcap')) backend = 'dumpcap';
     else throw noBackendError();
   } else if (choice === 'cap') {
-    if (!loadCap()) throw new LiveCaptureError(`--capture-backend cap: the cap binding does not load (${capLoadError()}): apt-get install libpcap-dev && npm rebuild cap, or use --capture-backend tcpdump`);
+    if (!loadCap())
+      throw new LiveCaptureError(
+        `--capture-backend cap: the cap binding does not load (${capLoadError()}): apt-get install libpcap-dev && npm rebuild cap, or use --capture-backend tcpdump`,
+      );
     backend = 'cap';
   } else {
-    if (!onPath(choice)) throw new LiveCaptureError(`--capture-backend ${choice}: ${choice} is not installed (apt-get install ${choice === 'tcpdump' ? 'tcpdump' : 'wireshark-common'})`);
+    if (!onPath(choice))
+      throw new LiveCaptureError(
+        `--capture-backend ${choice}: ${choice} is not installed (apt-get install ${choice === 'tcpdump' ? 'tcpdump' : 'wireshark-common'})`,
+      );
     backend = choice;
   }
   const list = listInterfaces();
   const iface = resolveInterface(o.iface, list);
-  if (iface === null) throw unknownInterfaceError(o.iface, list.map((d) => d.name));
+  if (iface === null)
+    throw unknownInterfaceError(
+      o.iface,
+      list.map((d) => d.name),
+    );
   const opts = { ...o, iface };
   return { source: backend === 'cap' ? new CapSource(opts) : new ChildSource(backend, opts), backend, iface };
 }

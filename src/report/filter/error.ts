@@ -17,7 +17,11 @@ export class FilterError extends Error {
 
   constructor(message: string, column: number, length = 1, pointed = true) {
     // Messages quote the offending token, which may be huge: keep the error a readable size.
-    super(message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE / 2)}…${message.slice(-MAX_MESSAGE / 4)}` : message);
+    super(
+      message.length > MAX_MESSAGE
+        ? `${message.slice(0, MAX_MESSAGE / 2)}…${message.slice(-MAX_MESSAGE / 4)}`
+        : message,
+    );
     this.name = 'FilterError';
     this.column = Math.max(1, column);
     this.length = Math.max(1, length);

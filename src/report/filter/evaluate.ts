@@ -150,20 +150,27 @@ const every = <T>(xs: readonly T[], f: (x: T) => boolean): boolean => xs.every(f
 
 type PairTest = (L: readonly Item[], R: readonly Item[]) => boolean;
 
-const ordered = (ok: (c: number) => boolean): PairTest => (L, R) =>
-  some(L, (a) => some(R, (b) => {
-    const c = compareValues(a, b);
-    return c !== undefined && ok(c);
-  }));
+const ordered =
+  (ok: (c: number) => boolean): PairTest =>
+  (L, R) =>
+    some(L, (a) =>
+      some(R, (b) => {
+        const c = compareValues(a, b);
+        return c !== undefined && ok(c);
+      }),
+    );
 
 const PAIR_TESTS: Readonly<Record<string, PairTest>> = {
   any_eq: ordered((c) => c === 0),
   any_ne: ordered((c) => c !== 0),
   all_eq: (L, R) => every(L, (a) => every(R, (b) => compareValues(a, b) === 0)),
-  all_ne: (L, R) => every(L, (a) => every(R, (b) => {
-    const c = compareValues(a, b);
-    return c !== undefined && c !== 0;
-  })),
+  all_ne: (L, R) =>
+    every(L, (a) =>
+      every(R, (b) => {
+        const c = compareValues(a, b);
+        return c !== undefined && c !== 0;
+      }),
+    ),
   gt: ordered((c) => c > 0),
   ge: ordered((c) => c >= 0),
   lt: ordered((c) => c < 0),
@@ -202,12 +209,17 @@ function compareWithLiteral(name: string, op: CmpOp, lit: Item): Predicate {
   };
   const every = op === 'all_eq' || op === 'all_ne';
   const ok: (c: number | undefined) => boolean =
-    op === 'any_eq' || op === 'all_eq' ? (c) => c === 0
-    : op === 'any_ne' || op === 'all_ne' ? (c) => c !== undefined && c !== 0
-    : op === 'gt' ? (c) => c !== undefined && c > 0
-    : op === 'ge' ? (c) => c !== undefined && c >= 0
-    : op === 'lt' ? (c) => c !== undefined && c < 0
-    : (c) => c !== undefined && c <= 0;
+    op === 'any_eq' || op === 'all_eq'
+      ? (c) => c === 0
+      : op === 'any_ne' || op === 'all_ne'
+        ? (c) => c !== undefined && c !== 0
+        : op === 'gt'
+          ? (c) => c !== undefined && c > 0
+          : op === 'ge'
+            ? (c) => c !== undefined && c >= 0
+            : op === 'lt'
+              ? (c) => c !== undefined && c < 0
+              : (c) => c !== undefined && c <= 0;
   return (get) => {
     const vs = get(name);
     if (!vs || vs.length === 0) return false;
@@ -259,7 +271,8 @@ export function compileExpr(e: Expr): Predicate {
     }
     case 'compare': {
       const left = e.left;
-      if (e.right.kind === 'value' && left.mask === null) return compareWithLiteral(left.name, e.op, literalItem(e.right.literal));
+      if (e.right.kind === 'value' && left.mask === null)
+        return compareWithLiteral(left.name, e.op, literalItem(e.right.literal));
       const right = operandItems(e.right);
       const test = PAIR_TESTS[e.op]!;
       return (get) => {

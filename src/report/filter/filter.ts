@@ -53,7 +53,9 @@ const ECHO_WIDTH = 120;
  */
 export function formatFilterError(text: string, e: FilterError): string {
   if (!e.pointed) return e.message;
-  let chars = Array.from(printable(text.length > 4 * ECHO_WIDTH + e.column * 2 ? text.slice(0, e.column * 2 + 4 * ECHO_WIDTH) : text));
+  let chars = Array.from(
+    printable(text.length > 4 * ECHO_WIDTH + e.column * 2 ? text.slice(0, e.column * 2 + 4 * ECHO_WIDTH) : text),
+  );
   let col = Math.min(Math.max(1, e.column), chars.length + 1);
   let len = Math.max(1, Math.min(e.length, chars.length + 1 - col));
   if (chars.length > ECHO_WIDTH) {

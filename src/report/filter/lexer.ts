@@ -24,8 +24,21 @@ interface Span {
 }
 
 export type SimpleKind =
-  | 'lparen' | 'rparen' | 'lbrace' | 'rbrace' | 'comma' | 'dotdot'
-  | 'and' | 'or' | 'xor' | 'not' | 'contains' | 'matches' | 'in' | 'bitand' | 'eof';
+  | 'lparen'
+  | 'rparen'
+  | 'lbrace'
+  | 'rbrace'
+  | 'comma'
+  | 'dotdot'
+  | 'and'
+  | 'or'
+  | 'xor'
+  | 'not'
+  | 'contains'
+  | 'matches'
+  | 'in'
+  | 'bitand'
+  | 'eof';
 
 export type Token =
   | (Span & { readonly kind: SimpleKind })
@@ -113,7 +126,12 @@ export function parseInteger(word: string): bigint | undefined {
   return neg ? -v : v;
 }
 
-function opToken(start: number, end: number, text: string, op: { kind: SimpleKind } | { kind: 'cmp'; op: CmpOp }): Token {
+function opToken(
+  start: number,
+  end: number,
+  text: string,
+  op: { kind: SimpleKind } | { kind: 'cmp'; op: CmpOp },
+): Token {
   return op.kind === 'cmp' ? { start, end, text, kind: 'cmp', op: op.op } : { start, end, text, kind: op.kind };
 }
 
@@ -132,12 +150,18 @@ function classifyWord(text: string, start: number, end: number): Token {
   const short = word.length <= MAX_ADDRESS_TEXT;
   if (short && CIDR_LIKE.test(word)) return { start, end, text: word, kind: 'ident', name: word };
   if (word.includes(':')) {
-    if (short && !BYTES.test(word) && IPV6_LIKE.test(word)) return { start, end, text: word, kind: 'ident', name: word };
+    if (short && !BYTES.test(word) && IPV6_LIKE.test(word))
+      return { start, end, text: word, kind: 'ident', name: word };
     if (BYTES.test(word)) {
       const hex = word.split(':').filter((h) => h !== '');
       return { start, end, text: word, kind: 'bytes', value: Uint8Array.from(hex, (h) => parseInt(h, 16)) };
     }
-    throw errorAt(text, start, end, `"${word}" is not a valid byte string; write bytes as pairs of hex digits separated by colons, e.g. aa:bb:cc.`);
+    throw errorAt(
+      text,
+      start,
+      end,
+      `"${word}" is not a valid byte string; write bytes as pairs of hex digits separated by colons, e.g. aa:bb:cc.`,
+    );
   }
   // Names that start with a digit ("08", "10.0.0.1") come out as idents too: the parser knows
   // whether they are a field and says what is wrong with them in context.
@@ -185,7 +209,16 @@ function readString(text: string, start: number): { token: Token; end: number } 
       continue;
     }
     const simple: Readonly<Record<string, number>> = {
-      a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 92, "'": 39, '"': 34,
+      a: 7,
+      b: 8,
+      f: 12,
+      n: 10,
+      r: 13,
+      t: 9,
+      v: 11,
+      '\\': 92,
+      "'": 39,
+      '"': 34,
     };
     if (simple[n] !== undefined) {
       out.push(simple[n]);
@@ -210,7 +243,10 @@ function readString(text: string, start: number): { token: Token; end: number } 
       const cp = parseInt(text.slice(i + 2, j), 16);
       // Same limits as Wireshark (and C): full width, a real code point, not a surrogate, and
       // not a basic character that could have been typed directly.
-      const ok = j === i + 2 + digits && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) &&
+      const ok =
+        j === i + 2 + digits &&
+        cp <= 0x10ffff &&
+        !(cp >= 0xd800 && cp <= 0xdfff) &&
         (cp >= 0xa0 || cp === 0x24 || cp === 0x40 || cp === 0x60);
       if (!ok) throw errorAt(text, i, j, `${text.slice(i, j)} is not a valid universal character name`);
       pushText(String.fromCodePoint(cp));
@@ -229,13 +265,17 @@ function readString(text: string, start: number): { token: Token; end: number } 
 /** Splits a filter into tokens, ending with one 'eof' token. Throws FilterError. */
 export function tokenize(text: string): Token[] {
   if (text.length > MAX_FILTER_LENGTH) {
-    throw wholeFilterError(`The filter expression is too large: ${text.length} characters (at most ${MAX_FILTER_LENGTH}); use a set, field in {…}, for long lists of values.`);
+    throw wholeFilterError(
+      `The filter expression is too large: ${text.length} characters (at most ${MAX_FILTER_LENGTH}); use a set, field in {…}, for long lists of values.`,
+    );
   }
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
     if (tokens.length >= MAX_FILTER_TOKENS) {
-      throw wholeFilterError(`The filter expression is too large: more than ${MAX_FILTER_TOKENS} names, values and operators; use a set, field in {…}, for long lists of values.`);
+      throw wholeFilterError(
+        `The filter expression is too large: more than ${MAX_FILTER_TOKENS} names, values and operators; use a set, field in {…}, for long lists of values.`,
+      );
     }
     const c = text[i]!;
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
@@ -250,7 +290,11 @@ export function tokenize(text: string): Token[] {
     }
     // A word: name, number or bytes. A leading '-' belongs to a negative number.
     // "::1" is an IPv6 address, so a word may start with "::".
-    if (/[A-Za-z0-9_]/.test(c) || (c === '-' && /[0-9]/.test(text[i + 1] ?? '')) || (c === ':' && text[i + 1] === ':')) {
+    if (
+      /[A-Za-z0-9_]/.test(c) ||
+      (c === '-' && /[0-9]/.test(text[i + 1] ?? '')) ||
+      (c === ':' && text[i + 1] === ':')
+    ) {
       let j = i + 1;
       // ".." never belongs to a word: it separates a range's ends ("1..3").
       while (j < text.length && WORD_CHAR.test(text[j]!) && !(text[j] === '.' && text[j + 1] === '.')) j++;
@@ -277,8 +321,12 @@ export function tokenize(text: string): Token[] {
     }
     const hint = NEAR_MISSES[ch];
     throw errorAt(
-      text, i, i + ch.length,
-      hint ? `"${ch}" was unexpected in this context; did you mean "${hint}"?` : `"${ch}" was unexpected in this context.`,
+      text,
+      i,
+      i + ch.length,
+      hint
+        ? `"${ch}" was unexpected in this context; did you mean "${hint}"?`
+        : `"${ch}" was unexpected in this context.`,
     );
   }
   tokens.push({ start: text.length, end: text.length, text: '', kind: 'eof' });

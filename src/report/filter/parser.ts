@@ -114,8 +114,25 @@ export type BareWord = (field: string, word: string) => boolean;
 const MAX_DEPTH = 500;
 
 const KEYWORDS = new Set([
-  'and', 'or', 'xor', 'not', 'contains', 'matches', 'in', 'eq', 'ne', 'gt', 'ge', 'lt', 'le',
-  'any_eq', 'all_ne', 'all_eq', 'any_ne', 'bitand', 'bitwise_and',
+  'and',
+  'or',
+  'xor',
+  'not',
+  'contains',
+  'matches',
+  'in',
+  'eq',
+  'ne',
+  'gt',
+  'ge',
+  'lt',
+  'le',
+  'any_eq',
+  'all_ne',
+  'all_eq',
+  'any_ne',
+  'bitand',
+  'bitwise_and',
 ]);
 
 /**
@@ -298,7 +315,10 @@ class Parser {
       if (m.kind === 'eof') throw this.missing(op, 'an integer mask');
       const type = this.typeOf(name.name);
       if (type && type.kind !== 'uint' && type.kind !== 'bool') {
-        throw this.at(name, `${name.name} (type=${typeName(type)}) cannot be masked with "${op.text}"; only integer fields can.`);
+        throw this.at(
+          name,
+          `${name.name} (type=${typeName(type)}) cannot be masked with "${op.text}"; only integer fields can.`,
+        );
       }
       if (m.kind !== 'int') {
         if (type) throw this.at(m, `${shown(m)} is not a valid arithmetic operand.`);
@@ -346,7 +366,10 @@ class Parser {
           const regex = compileRegex(p.value);
           const size = regexSize(regex);
           if (size > MAX_REGEX_INSTRUCTIONS) {
-            throw this.at(p, `${p.text} is too large a regular expression for a display filter (${size} RE2 instructions, at most ${MAX_REGEX_INSTRUCTIONS}).`);
+            throw this.at(
+              p,
+              `${p.text} is too large a regular expression for a display filter (${size} RE2 instructions, at most ${MAX_REGEX_INSTRUCTIONS}).`,
+            );
           }
           return { kind: 'matches', left, pattern: p.value, regex };
         } catch (e) {
@@ -354,8 +377,11 @@ class Parser {
           // re2js says "error parsing regexp: invalid escape sequence: `\1`"; keep the reason, and
           // say why a PCRE2 construct Wireshark takes is refused here.
           const why = e.message.replace(/^error parsing regexp: /, '').replace('`(?i)', '`');
-          const pcre = /invalid escape sequence|unsupported Perl syntax|invalid named capture|nested repetition/.test(why)
-            ? ' (RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see the README)' : '';
+          const pcre = /invalid escape sequence|unsupported Perl syntax|invalid named capture|nested repetition/.test(
+            why,
+          )
+            ? ' (RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see the README)'
+            : '';
           throw this.at(p, `${p.text} is not a valid regular expression: ${why}${pcre}`);
         }
       }
@@ -441,7 +467,8 @@ class Parser {
    * a value, such as an operator, whose error that reading gives).
    */
   private typedValue(t: Token, field: string, type: FilterType): Literal | null {
-    const isValue = t.kind === 'int' || t.kind === 'float' || t.kind === 'string' || t.kind === 'bytes' || t.kind === 'ident';
+    const isValue =
+      t.kind === 'int' || t.kind === 'float' || t.kind === 'string' || t.kind === 'bytes' || t.kind === 'ident';
     if (!isValue) return null;
     const word = t.kind === 'string' ? t.value : t.text;
     switch (type.kind) {
@@ -457,7 +484,8 @@ class Parser {
       case 'bool': {
         if (t.kind === 'string') throw this.at(t, `${typeName(type)} cannot be converted from a string (${t.text}).`);
         if (t.kind === 'int') return { type: 'int', value: t.value };
-        if (t.kind === 'ident' && /^(true|false)$/i.test(t.name)) return { type: 'bool', value: t.name.toLowerCase() === 'true' };
+        if (t.kind === 'ident' && /^(true|false)$/i.test(t.name))
+          return { type: 'bool', value: t.name.toLowerCase() === 'true' };
         if (t.kind === 'ident') return null;
         throw this.at(t, `"${word}" is not a valid boolean.`);
       }
@@ -471,11 +499,15 @@ class Parser {
       }
       case 'string':
         // tshark reads an unquoted number as the string of its digits.
-        if (t.kind === 'int' || t.kind === 'float') return { type: 'string', value: t.text, bytes: new TextEncoder().encode(t.text) };
+        if (t.kind === 'int' || t.kind === 'float')
+          return { type: 'string', value: t.text, bytes: new TextEncoder().encode(t.text) };
         return null;
       case 'bytes':
         if (t.kind === 'int' || t.kind === 'float') {
-          throw this.at(t, `"${word}" is not a valid byte string; write bytes as pairs of hex digits separated by colons, e.g. aa:bb:cc.`);
+          throw this.at(
+            t,
+            `"${word}" is not a valid byte string; write bytes as pairs of hex digits separated by colons, e.g. aa:bb:cc.`,
+          );
         }
         return null;
       case 'label':
