@@ -1,0 +1,296 @@
+/**
+ * The buffer ledger of one connection, shared by every upper layer. An upper layer reduces each
+ * buffer it advertises (SMB2 Buffer Descriptor V1, RPC-over-RDMA chunk segment, iSER STag and
+ * base offset, NVMe keyed SGL) to one entry: (STag, base TO, length, the access the peer may make,
+ * the request it belongs to, whether invalidation was asked) and retires the entries of a request
+ * when it is answered. The RDMAP side checks every RDMA Write, every RDMA Read Request's Data
+ * Source and every Send with Invalidate against the live entries (ULP-NOTES 3.5, 3.6).
+ *
+ * The ledger knows nothing of SMB, RPC or NVMe; the upper layers know nothing of how accesses are
+ * matched. Bounded: at most `maxLive` live entries and `maxRetired` remembered retired STags per
+ * connection; a connection that advertises without ever retiring is told once.
+ */
+import type { FindingInput, FindingSink } from '../../src/vocabulary/findings.js';
+import type { Dir, ReadRequestMessage, ReadResponseMessage, SendMessage, WriteMessage } from './ulp-contract.js';
+
+/** What the peer of the advertiser may do with the buffer. */
+export type BufferAccess = 'remote-write' | 'remote-read';
+
+export interface Advertisement {
+  /** Direction that advertised the buffer (its owner); accesses come from the other direction. */
+  readonly owner: Dir;
+  readonly stag: number;
+  readonly base: bigint;
+  readonly length: number;
+  readonly access: BufferAccess;
+  /** Key of the request the buffer belongs to, in the upper layer's terms (MessageId, XID, CID, ITT). */
+  readonly request: number | bigint | string;
+  /** How findings name the request: "SMB2 READ MessageId 12". */
+  readonly label: string;
+  /** The owner asked for the buffer to be invalidated by the response (Send with Invalidate). */
+  readonly invalidate: boolean;
+  /** Where it was advertised. */
+  readonly seq: number;
+  readonly frames: readonly number[];
+}
+
+/** A live entry, with what moved through it. */
+export interface LedgerEntry extends Advertisement {
+  /** Octets placed into (remote write) or read from (remote read) the buffer so far. */
+  moved: number;
+  /** Capture time of the first and last access; NaN until one is seen. */
+  firstTime: number;
+  lastTime: number;
+}
+
+interface RetiredStag {
+  readonly why: 'response' | 'invalidated';
+  readonly label: string;
+  readonly seq: number;
+}
+
+/** Rule ids the ledger raises (declared in rules.ts with the other DDP/RDMAP rules). */
+export const LEDGER_RULE = {
+  outside: 'ulp.access-outside-buffer',
+  notAdvertised: 'ulp.access-not-advertised',
+  wrongAccess: 'ulp.access-wrong-direction',
+  afterResponse: 'ulp.access-after-response',
+  afterInvalidate: 'ulp.access-after-invalidate',
+  invalidateUnknown: 'ulp.invalidate-unknown-stag',
+  irdExceeded: 'ulp.ird-exceeded',
+  capacity: 'ulp.ledger-capacity',
+} as const;
+
+export interface LedgerOptions {
+  /** Live entries kept per connection (default 4096). */
+  maxLive?: number;
+  /** Retired STags remembered per connection, for accesses after retirement (default 1024). */
+  maxRetired?: number;
+}
+
+/** Keys (owner, STag) as one number: STags are per-node, so each side has its own namespace. */
+const keyOf = (owner: Dir, stag: number): number => owner * 0x1_0000_0000 + stag;
+
+const hexStag = (s: number): string => `0x${s.toString(16).padStart(8, '0')}`;
+
+export class BufferLedger {
+  private readonly live = new Map<number, LedgerEntry[]>();
+  private liveCount = 0;
+  private readonly retired = new Map<number, RetiredStag>();
+  private capacityTold = false;
+  /**
+   * True once an upper layer has seen the connection from its start: an access to an STag never
+   * advertised is then an error. A capture that joined mid-connection cannot know older buffers.
+   */
+  strict = false;
+  /** Read Requests in flight from each direction, and the IRD its peer announced (null = unknown). */
+  private readonly reads: [number, number] = [0, 0];
+  private readonly peerIrd: [{ ird: number; source: string } | null, { ird: number; source: string } | null] = [
+    null,
+    null,
+  ];
+  private readonly maxLive: number;
+  private readonly maxRetired: number;
+
+  constructor(
+    private readonly flow: number,
+    private readonly sink: FindingSink,
+    opts: LedgerOptions = {},
+  ) {
+    this.maxLive = opts.maxLive ?? 4096;
+    this.maxRetired = opts.maxRetired ?? 1024;
+  }
+
+  /** Live entries (for tests and summaries). */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  /** Records a buffer the owner advertised. Beyond maxLive the oldest live entry is dropped (said once). */
+  advertise(a: Advertisement): LedgerEntry {
+    const e: LedgerEntry = { ...a, moved: 0, firstTime: Number.NaN, lastTime: Number.NaN };
+    const k = keyOf(a.owner, a.stag);
+    this.retired.delete(k);
+    const list = this.live.get(k);
+    if (list) list.push(e);
+    else this.live.set(k, [e]);
+    this.liveCount++;
+    if (this.liveCount > this.maxLive) this.dropOldest(a);
+    return e;
+  }
+
+  /** The live entries of a request (in advertising order). */
+  entriesOf(request: Advertisement['request']): LedgerEntry[] {
+    const out: LedgerEntry[] = [];
+    for (const list of this.live.values()) for (const e of list) if (e.request === request) out.push(e);
+    return out;
+  }
+
+  /**
+   * Retires every live entry of `request` (its response was sent) and returns them, with the
+   * octets that moved through each, for the upper layer's byte-total check.
+   */
+  retire(owner: Dir, request: Advertisement['request'], why: RetiredStag['why'] = 'response'): LedgerEntry[] {
+    const out: LedgerEntry[] = [];
+    for (const [k, list] of this.live) {
+      let kept = 0;
+      for (const e of list) {
+        if (e.owner === owner && e.request === request) {
+          out.push(e);
+          this.remember(k, { why, label: e.label, seq: e.seq });
+        } else list[kept++] = e;
+      }
+      if (kept !== list.length) {
+        this.liveCount -= list.length - kept;
+        list.length = kept;
+        if (kept === 0) this.live.delete(k);
+      }
+    }
+    return out;
+  }
+
+  /** Sets the IRD the peer of `dir` announced outside RFC 6581 (e.g. MS-SMBD's private-data block). */
+  setPeerIrd(dir: Dir, ird: number, source: string): void {
+    this.peerIrd[dir] = { ird, source };
+  }
+
+  /** An RDMA Write from `m.dir`: it must land inside a buffer the other side advertised for remote write. */
+  write(m: WriteMessage): LedgerEntry | null {
+    return this.access(m, m.stag, m.to, m.length, 'remote-write', 'RDMA Write');
+  }
+
+  /** An RDMA Read Request from `m.dir`: its Data Source must lie inside a buffer advertised for remote read. */
+  readRequest(m: ReadRequestMessage): LedgerEntry | null {
+    const d = m.dir;
+    this.reads[d]++;
+    const ird = this.peerIrd[d];
+    if (ird && this.reads[d] > ird.ird) {
+      this.report(
+        LEDGER_RULE.irdExceeded,
+        m,
+        `${this.reads[d]} RDMA Read Requests in flight, more than the IRD ${ird.ird} the peer announced in ${ird.source}`,
+      );
+    }
+    return this.access(m, m.sourceStag, m.sourceTo, m.readSize, 'remote-read', 'RDMA Read Request (Data Source)');
+  }
+
+  /** The last segment of a Read Response: one Read fewer in flight from the requester. */
+  readResponse(m: ReadResponseMessage): void {
+    const requester: Dir = m.dir === 0 ? 1 : 0;
+    if (this.reads[requester] > 0) this.reads[requester]--;
+  }
+
+  /**
+   * A Send with Invalidate from `m.dir` invalidates an STag of the receiver: it must be one the
+   * receiver advertised. Returns the entry it invalidated (still live until its request retires),
+   * or null. The STag is remembered as invalidated.
+   */
+  sendInvalidate(m: SendMessage): LedgerEntry | null {
+    if (m.invalidateStag === null) return null;
+    const owner: Dir = m.dir === 0 ? 1 : 0;
+    const k = keyOf(owner, m.invalidateStag);
+    const list = this.live.get(k);
+    const e = list?.[0] ?? null;
+    if (!e && this.strict && !this.retired.has(k)) {
+      this.report(
+        LEDGER_RULE.invalidateUnknown,
+        m,
+        `Send with Invalidate of STag ${hexStag(m.invalidateStag)}, which the receiver never advertised`,
+      );
+    } else if (!e && this.retired.get(k)?.why === 'invalidated') {
+      this.report(
+        LEDGER_RULE.invalidateUnknown,
+        m,
+        `Send with Invalidate of STag ${hexStag(m.invalidateStag)}, already invalidated (${this.retired.get(k)!.label})`,
+      );
+    }
+    if (list) {
+      this.liveCount -= list.length;
+      this.live.delete(k);
+      this.remember(k, { why: 'invalidated', label: e!.label, seq: m.seq });
+    } else if (!this.retired.has(k))
+      this.remember(k, { why: 'invalidated', label: 'no advertised request', seq: m.seq });
+    return e;
+  }
+
+  private access(
+    m: WriteMessage | ReadRequestMessage,
+    stag: number,
+    to: bigint,
+    len: number,
+    want: BufferAccess,
+    what: string,
+  ): LedgerEntry | null {
+    const owner: Dir = m.dir === 0 ? 1 : 0;
+    const k = keyOf(owner, stag);
+    const list = this.live.get(k);
+    if (!list) {
+      const gone = this.retired.get(k);
+      if (gone) {
+        const rule = gone.why === 'invalidated' ? LEDGER_RULE.afterInvalidate : LEDGER_RULE.afterResponse;
+        const when = gone.why === 'invalidated' ? 'was invalidated' : 'was released by the response to';
+        this.report(rule, m, `${what} to STag ${hexStag(stag)} after it ${when} ${gone.label}`);
+      } else if (this.strict) {
+        this.report(LEDGER_RULE.notAdvertised, m, `${what} to STag ${hexStag(stag)}, which the peer never advertised`);
+      }
+      return null;
+    }
+    const end = to + BigInt(len);
+    let inside: LedgerEntry | null = null;
+    for (const e of list) {
+      if (to >= e.base && end <= e.base + BigInt(e.length)) {
+        inside = e;
+        break;
+      }
+    }
+    if (!inside) {
+      const e = list[0]!;
+      this.report(
+        LEDGER_RULE.outside,
+        m,
+        `${what} of ${len} octets at STag ${hexStag(stag)} TO 0x${to.toString(16)} lies outside the buffer advertised by ${e.label} (TO 0x${e.base.toString(16)}, ${e.length} octets)`,
+      );
+      return null;
+    }
+    if (inside.access !== want) {
+      this.report(
+        LEDGER_RULE.wrongAccess,
+        m,
+        `${what} to STag ${hexStag(stag)}, advertised by ${inside.label} for ${inside.access === 'remote-write' ? 'RDMA Write' : 'RDMA Read'} only`,
+      );
+    }
+    inside.moved += len;
+    if (Number.isNaN(inside.firstTime)) inside.firstTime = m.time;
+    inside.lastTime = m.time;
+    return inside;
+  }
+
+  private remember(k: number, r: RetiredStag): void {
+    this.retired.delete(k);
+    this.retired.set(k, r);
+    if (this.retired.size > this.maxRetired) this.retired.delete(this.retired.keys().next().value!);
+  }
+
+  private dropOldest(a: Advertisement): void {
+    // Map order is insertion order of STags: drop the first STag's oldest entry.
+    for (const [k, list] of this.live) {
+      list.shift();
+      this.liveCount--;
+      if (list.length === 0) this.live.delete(k);
+      break;
+    }
+    if (!this.capacityTold) {
+      this.capacityTold = true;
+      this.report(
+        LEDGER_RULE.capacity,
+        a,
+        `more than ${this.maxLive} advertised buffers live at once; the oldest are forgotten (accesses to them are no longer checked)`,
+      );
+    }
+  }
+
+  private report(rule: string, at: { seq: number; frames: readonly number[]; from?: string }, message: string): void {
+    const f: FindingInput = { flow: this.flow, from: at.from ?? null, frames: at.frames, seq: at.seq, message };
+    this.sink.report(rule, f);
+  }
+}

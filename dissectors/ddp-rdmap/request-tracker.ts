@@ -1,0 +1,84 @@
+/**
+ * Pairs an upper layer's requests with their responses by its own key (SMB2 MessageId, RPC XID,
+ * NVMe CID, iSCSI ITT) and records the times service response time statistics need: request,
+ * first and last data transfer, response. One small helper shared by every upper layer.
+ * Bounded: at most `max` outstanding requests; beyond it the oldest is forgotten (and counted).
+ */
+import type { RequestTiming } from './ulp-contract.js';
+
+export interface TrackedRequest {
+  readonly program: string;
+  readonly command: string;
+  readonly queue: string;
+  /** Capture time of the request (seconds since the epoch). */
+  readonly time: number;
+  readonly seq: number;
+  readonly frames: readonly number[];
+  firstData: number;
+  lastData: number;
+}
+
+export class RequestTracker<K, R extends TrackedRequest> {
+  private readonly open = new Map<K, R>();
+  /** Requests forgotten because more than `max` were outstanding. */
+  dropped = 0;
+
+  constructor(
+    private readonly timing: (t: RequestTiming) => void,
+    private readonly max = 65536,
+  ) {}
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** The outstanding request under `key`, if any. */
+  get(key: K): R | undefined {
+    return this.open.get(key);
+  }
+
+  /** Starts tracking `req`; returns the request already outstanding under the same key (a reuse), if any. */
+  start(key: K, req: R): R | undefined {
+    const before = this.open.get(key);
+    this.open.delete(key);
+    this.open.set(key, req);
+    if (this.open.size > this.max) {
+      this.open.delete(this.open.keys().next().value as K);
+      this.dropped++;
+    }
+    return before;
+  }
+
+  /** Data moved for the request under `key` at `time`. */
+  data(key: K, time: number): void {
+    const r = this.open.get(key);
+    if (!r) return;
+    if (Number.isNaN(r.firstData)) r.firstData = time;
+    r.lastData = time;
+  }
+
+  /** The response to `key` at `time`: the request, no longer outstanding, or undefined when none was. */
+  finish(key: K, time: number): R | undefined {
+    const r = this.open.get(key);
+    if (!r) return undefined;
+    this.open.delete(key);
+    this.timing({
+      program: r.program,
+      command: r.command,
+      queue: r.queue,
+      request: r.time,
+      firstData: r.firstData,
+      lastData: r.lastData,
+      response: time,
+    });
+    return r;
+  }
+
+  /** Requests still outstanding, oldest first (at the end of a connection: never answered). */
+  outstanding(): IterableIterator<R> {
+    return this.open.values();
+  }
+}
+
+/** A fresh request's data times: none yet. */
+export const NO_DATA = Number.NaN;
