@@ -9,6 +9,8 @@ import type { RequestTiming } from './ulp-contract.js';
 export interface TrackedRequest {
   readonly program: string;
   readonly command: string;
+  /** The command's number (tshark's SRT Index). */
+  readonly code?: number;
   readonly queue: string;
   /** Capture time of the request (seconds since the epoch). */
   readonly time: number;
@@ -65,6 +67,7 @@ export class RequestTracker<K, R extends TrackedRequest> {
     this.timing({
       program: r.program,
       command: r.command,
+      ...(r.code !== undefined ? { code: r.code } : {}),
       queue: r.queue,
       request: r.time,
       firstData: r.firstData,

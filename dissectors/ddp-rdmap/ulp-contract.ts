@@ -144,6 +144,8 @@ export interface RequestTiming {
   readonly program: string;
   /** Command or procedure name within the program. */
   readonly command: string;
+  /** Its number (SMB2 command code, RPC procedure, NVMe opcode, SCSI operation code): tshark's SRT Index. */
+  readonly code?: number;
   /** Queue or connection the request ran on. */
   readonly queue: string;
   readonly request: number;
