@@ -1,18 +1,33 @@
 /**
  * One direction of an MPA connection: its state in the startup / framing / resync state machine,
  * the bytes it holds, its framer and its counters (the per-direction summary). The transitions
- * themselves live in MpaFlow, which sees both directions (negotiation spans them).
+ * themselves live with the flow, which sees both directions (negotiation spans them).
  */
-import type { DirectionConsumer, DirectionInfo, EndReason, StreamChunk } from '../../src/tcp/stream.js';
+import type { DirectionConsumer, DirectionInfo, EndReason, FlowHandle, StreamChunk } from '../../src/tcp/stream.js';
 import { ByteLog } from './byte-log.js';
 import { FpduFramer, type FpduSink, type FramedFpdu, type FramerParams } from './framer.js';
 import type { LockSearch } from './lock-on.js';
 import { KEY_PREFIX, type StartupRecord } from './startup.js';
 import type { FpduRecord, MpaDirectionSummary } from './mpa-types.js';
-import type { MpaFlow } from './mpa-flow.js';
 import { defineRareFields, type RareFields } from '../../src/vocabulary/rare-fields.js';
 
 export type State = 'scan' | 'startup' | 'await' | 'frame' | 'diagnose' | 'hunt' | 'streaming' | 'ended';
+
+/**
+ * What a direction hands on to the connection it belongs to (implemented by MpaFlow). Declared here,
+ * not imported from the flow, so that the flow's files import this one and never the other way.
+ */
+export interface DirectionHost {
+  readonly handle: FlowHandle;
+  /** Re-evaluates `d` after bytes were held (final = no more bytes will come). */
+  progress(d: MpaDirection, final: boolean): void;
+  /** One FPDU from `d`'s framer; false stops that framer. */
+  onFpdu(d: MpaDirection, f: FramedFpdu): boolean;
+  /** `d`'s framer stopped itself. */
+  afterFramerStop(d: MpaDirection): void;
+  onGap(d: MpaDirection, offset: number, length: number): void;
+  onEnd(d: MpaDirection, reason: EndReason, frame: number | null): void;
+}
 
 /** An FPDU that broke the ULPDU_Length chain, held until diagnosed (sender-mistakes.ts). */
 export interface FramingBreak {
@@ -240,7 +255,7 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   }
 
   constructor(
-    readonly flow: MpaFlow,
+    readonly flow: DirectionHost,
     readonly dir: 0 | 1,
   ) {}
 

@@ -1,14 +1,13 @@
 /**
  * Contracts of the MPA layer: what it hands the layer above, what it reports, its options and
- * summaries (report-schema MpaFlow / MpaDirection). No behaviour.
+ * summaries (report-schema MpaFlow / MpaDirection). No behaviour. Imports nothing of the flow, so
+ * every file of the layer can import it (the options naming MpaFlow itself are in mpa-flow.ts).
  */
 import type { EndReason } from '../../src/tcp/stream.js';
 import type { FramedFpdu } from './framer.js';
 import type { LockBudget } from './lock-on.js';
 import type { StartupRecord } from './startup.js';
-import type { MpaContext, Ulpdu } from './ulpdu.js';
-import type { MpaFlow } from './mpa-flow.js';
-import type { RdmacInterop } from './startup-negotiation.js';
+import type { Ulpdu } from './ulpdu.js';
 
 /** What the layer above MPA (DDP/RDMAP) offers; MPA knows nothing more of it. */
 export interface UpperLayer {
@@ -54,16 +53,13 @@ export interface ForcedMpa {
   startAny?: number | null;
 }
 
-export interface MpaFlowOptions {
+/** The options of MpaFlow that the framing steps read (MpaFlowOptions adds the owner's callbacks). */
+export interface MpaFramingOptions {
   forced?: ForcedMpa | null;
-  /** Creates the layer above MPA for `flow` (one function shared by every flow: no closure per flow). */
-  upper?: (flow: MpaFlow, ctx: MpaContext) => UpperLayer;
   /** Held-bytes cap per direction while hunting or waiting for negotiation (default 256 KiB). */
   holdBytes?: number;
   /** Bytes a direction without startup frames is searched for mid-stream FPDUs (default 4 MiB). */
   huntBudget?: number;
-  /** Both directions ended: the owner can keep the summary and let the dissector go. */
-  onClosed?: (flow: MpaFlow) => void;
   /** Work allowed to the FPDU boundary search per direction (lock-on.ts DEFAULT_LOCK_BUDGET). */
   lockBudget?: LockBudget;
 }
@@ -104,6 +100,26 @@ export interface MpaFlowSummary {
   rdmac?: RdmacInterop;
   /** Where each direction enabled MPA without startup frames; present only when one did. */
   enablement?: [EnablementPoint | null, EnablementPoint | null];
+}
+
+/**
+ * The Appendix C outcome of a startup in which a Rev 0 frame took part (report-schema addition
+ * `Flow.mpa.rdmac`). `markers` is the negotiated receive Marker state X/Y of the Initiator and the
+ * Responder, as the figures write it.
+ */
+export interface RdmacInterop {
+  /** Figure 15 (RDMAC and a non-permissive IETF RNIC) or 16 (RDMAC and a permissive one); null while undecided. */
+  figure: 15 | 16 | null;
+  initiator: 'rdmac' | 'ietf-permissive' | 'ietf-non-permissive' | 'ietf';
+  responder: 'rdmac' | 'rdmac-or-ietf-permissive' | 'ietf-non-permissive';
+  /** DDP/RDMAP version the outcome runs (null: the connection must close). */
+  version: 0 | null;
+  /** "1/1": Initiator receives markers / Responder receives markers (null when it must close). */
+  markers: string | null;
+  /** The combination cannot interoperate: the IETF RNIC must close the connection. */
+  mustClose: boolean;
+  /** Still open while the Initiator's answer to a Rev 0 Reply has not been seen. */
+  decided: boolean;
 }
 
 /** Where a direction enabled MPA without startup frames (report addition `Flow.mpa.enablement[]`). */

@@ -1,13 +1,14 @@
 /**
  * MPA startup negotiation: what one startup frame breaks on its own, what a Request and a Reply
  * agree on together (markers per direction, CRC, the FPDUPTR rule, RFC 6581's enhanced block), and
- * which RFC 5044 Appendix C outcome a Rev 0 (RDMA Consortium) peer leads to. Pure functions over the
- * two startup records; MpaFlow pairs the frames and applies the result.
+ * which RFC 5044 Appendix C outcome a Rev 0 (RDMA Consortium) peer leads to: pure functions over the
+ * two startup records, and StartupNegotiation, which collects and pairs one connection's frames for
+ * the flow (NegotiationHost).
  */
 import type { FlowHandle } from '../../src/tcp/stream.js';
 import type { FramerParams } from './framer.js';
 import type { MpaDirection } from './mpa-direction.js';
-import type { MpaFlowSummary } from './mpa-types.js';
+import type { MpaFlowSummary, RdmacInterop } from './mpa-types.js';
 import { portOf } from '../../src/net/segment.js';
 import {
   MAX_PD_LENGTH,
@@ -122,26 +123,6 @@ export function checkEnhanced(req: StartupRecord, rep: StartupRecord, report: St
 }
 
 // ---------------------------------------------------------------- RFC 5044 Appendix C
-
-/**
- * The Appendix C outcome of a startup in which a Rev 0 frame took part (report-schema addition
- * `Flow.mpa.rdmac`). `markers` is the negotiated receive Marker state X/Y of the Initiator and the
- * Responder, as the figures write it.
- */
-export interface RdmacInterop {
-  /** Figure 15 (RDMAC and a non-permissive IETF RNIC) or 16 (RDMAC and a permissive one); null while undecided. */
-  figure: 15 | 16 | null;
-  initiator: 'rdmac' | 'ietf-permissive' | 'ietf-non-permissive' | 'ietf';
-  responder: 'rdmac' | 'rdmac-or-ietf-permissive' | 'ietf-non-permissive';
-  /** DDP/RDMAP version the outcome runs (null: the connection must close). */
-  version: 0 | null;
-  /** "1/1": Initiator receives markers / Responder receives markers (null when it must close). */
-  markers: string | null;
-  /** The combination cannot interoperate: the IETF RNIC must close the connection. */
-  mustClose: boolean;
-  /** Still open while the Initiator's answer to a Rev 0 Reply has not been seen. */
-  decided: boolean;
-}
 
 /**
  * Classifies a Request/Reply pair with a Rev 0 frame (null when neither is Rev 0: both IETF RNICs,

@@ -1,0 +1,314 @@
+/**
+ * Each framed FPDU: whether it can be one at all (else the ULPDU_Length chain may have broken: held
+ * for framing-breaks.ts), then its counters, its CRC, marker, PAD, length and EMSS findings, and its
+ * hand-off to the outputs and the layer above. Runs once per FPDU: beyond the ULPDU handed to the
+ * layer above and the record an output asks for, it allocates only for findings.
+ */
+import { byteSwap32 } from './crc32c.js';
+import { crcHex } from './fields.js';
+import type { FlowHost } from './flow-host.js';
+import type { FramedFpdu, MarkerInfo } from './framer.js';
+import { MAX_ULPDU_LENGTH } from './lock-on.js';
+import type { MpaDirection } from './mpa-direction.js';
+import type { FpduRecord } from './mpa-types.js';
+
+/** Called by a direction's framer for each FPDU. Returns false to stop that framer (resync). */
+export function checkFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
+  if (d.suppressStart === f.start) {
+    // Reported already under RFC framing; re-framed under the diagnosed mistake only to go on from it.
+    d.suppressStart = null;
+    if (f.senderMistake) {
+      d.senderMistakeFpdus++;
+      if (d.lastRecord && d.lastRecord.start === f.start) d.lastRecord.senderMistake = f.senderMistake;
+    }
+    notePlausible(flow, d, f);
+    return true;
+  }
+  const crcOk = f.crcStatus === 'good' || f.crcStatus === 'byte-swapped';
+  if (d.exemptStart === f.start) d.exemptStart = null;
+  else if (flow.detection !== 'forced' && !crcOk && !flow.framingPlausible(f.head, f.ulpduLength)) {
+    // An FPDU that cannot be one: hold it (a verified CRC proves the framing; a bad CRC alone is
+    // reported as such).
+    holdBreak(flow, d, f, false);
+    return false;
+  } else if (flow.detection !== 'forced' && !crcOk && markersImplausible(f)) {
+    // A bad CRC with markers that are not markers where the grid puts them: the sender's marker
+    // placement may be the mistake (markers missing at grid points, a wrong phase). Held and
+    // diagnosed; a lone corrupted FPDU is framed as it is once its successors frame.
+    holdBreak(flow, d, f, false);
+    return false;
+  } else if (flow.detection !== 'forced' && !crcOk && successorImplausible(flow, d, f)) {
+    // The octets after this FPDU cannot start one: its own trailer (PAD, length) may be the
+    // sender's mistake. Held, not reported yet, so that it is reported once and right.
+    holdBreak(flow, d, f, true);
+    return false;
+  }
+  notePlausible(flow, d, f);
+  if (f.senderMistake) d.senderMistakeFpdus++;
+  return emitFpdu(flow, d, f);
+}
+
+/** Some marker of `f` is neither a marker for its place nor one in host byte order. */
+function markersImplausible(f: FramedFpdu): boolean {
+  for (const m of f.markers) {
+    if (isHostOrderMarker(m)) continue;
+    if (m.reserved !== 0 || (m.fpduptr & ~3) !== m.expected) return true;
+  }
+  return false;
+}
+
+/** The octets after `f` (when already held, and no marker can sit there) cannot start an FPDU. */
+function successorImplausible(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
+  if (d.framer?.params.markers !== false) return false;
+  const at = f.start + f.wireSize - d.log.base;
+  const b = d.log.bytes;
+  if (at < 0 || at + 2 + 18 > b.length) return false;
+  return !flow.framingPlausible(b.subarray(at + 2, at + 20), (b[at]! << 8) | b[at + 1]!);
+}
+
+export function flushPendingPad(flow: FlowHost, d: MpaDirection, drop = false): void {
+  const p = d.pendingPad;
+  if (!p) return;
+  d.pendingPad = null;
+  if (!drop) flow.find(d, 'mpa.pad-not-zero', p.seq, p.frames, p.message);
+}
+
+function notePlausible(flow: FlowHost, d: MpaDirection, f: FramedFpdu): void {
+  if (d.pendingPad && d.pendingPad.seq !== f.seq) flushPendingPad(flow, d);
+  d.lastStart = f.start;
+  d.lastSeq = f.seq;
+}
+
+/**
+ * An implausible FPDU (or, `successor`, one whose following octets cannot start an FPDU): hold it
+ * and what follows until diagnosed.
+ */
+function holdBreak(flow: FlowHost, d: MpaDirection, f: FramedFpdu, successor: boolean): void {
+  const headerOk = flow.framingPlausible(f.head, f.ulpduLength);
+  let lostSeq = f.seq;
+  let lostFrames = [...f.frames];
+  let what: string;
+  if (successor) {
+    const at = f.start + f.wireSize;
+    const b = d.log.bytes;
+    const i = at - d.log.base;
+    lostSeq = d.seqOf(at);
+    lostFrames = d.log.framesIn(at, Math.min(d.log.end, at + 20));
+    what = `ULPDU_Length ${(b[i]! << 8) | b[i + 1]!}, DDP control 0x${b[i + 2]!.toString(16).padStart(2, '0')}, RDMAP control 0x${b[i + 3]!.toString(16).padStart(2, '0')}`;
+  } else {
+    const h = f.head;
+    what = `ULPDU_Length ${f.ulpduLength}${h.length >= 2 ? `, DDP control 0x${h[0]!.toString(16).padStart(2, '0')}, RDMAP control 0x${h[1]!.toString(16).padStart(2, '0')}` : ''}${
+      f.crcStatus === 'bad' ? ', CRC does not verify' : ''
+    }`;
+  }
+  d.brk = {
+    prevStart: d.lastStart,
+    prevSeq: d.lastSeq,
+    badStart: f.start,
+    badSeq: lostSeq,
+    badFrames: lostFrames,
+    headerOk,
+    what,
+    afterSeq: successor ? f.seq : d.lastSeq,
+  };
+  d.stopKind = 'break';
+}
+
+/** Counts, checks and hands on one FPDU that framed plausibly. Returns false to stop its framer (resync). */
+function emitFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
+  const flowId = flow.handle.id;
+  let mpaError: number | null = null;
+  const crcBad = f.crcStatus === 'bad' || f.crcStatus === 'byte-swapped';
+  d.fpdus++;
+  d.ulpduBytes += f.ulpduLength;
+  if (d.afterErrorFlag) d.afterError++;
+  const afterError = d.afterErrorFlag;
+  if (f.crcStatus === 'bad') {
+    d.crcErrors++;
+    flow.find(
+      d,
+      'mpa.crc-mismatch',
+      f.seq,
+      f.frames,
+      `CRC ${crcHex(f.crcWire)} on the wire, computed ${crcHex(f.crcComputed)} (ULPDU_Length ${f.ulpduLength})`,
+    );
+    mpaError = 2;
+  } else if (f.crcStatus === 'byte-swapped') {
+    d.crcErrors++;
+    flow.find(
+      d,
+      'mpa.crc-byte-order',
+      f.seq,
+      f.frames,
+      `CRC ${crcHex(f.crcWire)} on the wire is the computed ${crcHex(f.crcComputed)} byte-swapped (the CRC32c value sent most significant octet first)`,
+    );
+    mpaError = 2;
+  }
+  let markerMismatch = false;
+  let markerOdd = false;
+  let hostOrder: MarkerInfo[] | null = null;
+  for (const m of f.markers) {
+    const mismatch = (m.fpduptr & ~3) !== m.expected;
+    if (!mismatch && m.reserved === 0 && (m.fpduptr & 3) === 0) continue; // the common case
+    if (isHostOrderMarker(m)) {
+      // The whole 32-bit marker written least significant octet first: one diagnosis, not a
+      // Reserved finding plus an FPDUPTR one.
+      (hostOrder ??= []).push(m);
+      continue;
+    }
+    if (mismatch) markerMismatch = true;
+    if (m.reserved !== 0 || (m.fpduptr & 3) !== 0) markerOdd = true;
+  }
+  if (hostOrder && !crcBad) {
+    d.markerErrors++;
+    flow.find(
+      d,
+      'mpa.marker-byte-order',
+      f.seq,
+      f.frames,
+      `${hostOrder.length} marker(s) in host (little-endian) byte order: ${hostOrder
+        .slice(0, 4)
+        .map(
+          (m) =>
+            `seq ${m.seq} reads Reserved 0x${m.reserved.toString(16).padStart(4, '0')} FPDUPTR ${m.fpduptr}, meant FPDUPTR ${m.expected}`,
+        )
+        .join('; ')}${hostOrder.length > 4 ? '; ...' : ''}`,
+    );
+    mpaError = 3;
+  }
+  // One finding per FPDU, naming its markers: a 64 KiB FPDU holds up to 128 of them.
+  const resBad = markerOdd ? f.markers.filter((m) => m.reserved !== 0) : NONE;
+  const lowBad = markerOdd ? f.markers.filter((m) => (m.fpduptr & 3) !== 0) : NONE;
+  if (resBad.length > 0) {
+    flow.find(
+      d,
+      'mpa.marker-reserved',
+      f.seq,
+      f.frames,
+      `${resBad.length} marker(s) with Reserved not zero: ${resBad
+        .slice(0, 4)
+        .map((m) => `seq ${m.seq} 0x${m.reserved.toString(16).padStart(4, '0')}`)
+        .join(', ')}${resBad.length > 4 ? ', ...' : ''}`,
+    );
+  }
+  if (lowBad.length > 0) {
+    flow.find(
+      d,
+      'mpa.fpduptr-low-bits',
+      f.seq,
+      f.frames,
+      `${lowBad.length} marker(s) with FPDUPTR low bits set: ${lowBad
+        .slice(0, 4)
+        .map((m) => `seq ${m.seq} 0x${m.fpduptr.toString(16).padStart(4, '0')}`)
+        .join(', ')}${lowBad.length > 4 ? ', ...' : ''}`,
+    );
+  }
+  if (markerMismatch && !crcBad) {
+    if (!hostOrder) d.markerErrors++;
+    const bad = f.markers.filter((m) => (m.fpduptr & ~3) !== m.expected && !isHostOrderMarker(m));
+    flow.find(
+      d,
+      'mpa.fpduptr-mismatch',
+      f.seq,
+      f.frames,
+      bad
+        .slice(0, 4)
+        .map((m) => `marker at seq ${m.seq}: FPDUPTR ${m.fpduptr & ~3}, expected ${m.expected}`)
+        .join('; ') + (bad.length > 4 ? `; ${bad.length - 4} more` : ''),
+    );
+    mpaError ??= 3;
+  }
+  if (f.padNonZero) {
+    const pad = { seq: f.seq, frames: f.frames, message: `PAD of ${f.pad} octets is not zero` };
+    // Octets read as PAD that do not lead to a plausible FPDU may be the next FPDU's start under a
+    // sender's own PAD rule: held until the break is diagnosed.
+    if (successorImplausible(flow, d, f)) d.pendingPad = pad;
+    else flow.find(d, 'mpa.pad-not-zero', pad.seq, pad.frames, pad.message);
+  }
+  if (f.ulpduLength > MAX_ULPDU_LENGTH)
+    flow.find(d, 'mpa.ulpdu-too-long', f.seq, f.frames, `ULPDU_Length ${f.ulpduLength} exceeds 64768`);
+  // A sender's segments are bounded by the MSS its peer (the receiver) advertised in its SYN.
+  const mss = flow.peer(d).info.mss ?? d.info.mss;
+  if (mss !== null && f.wireSize > mss) {
+    d.emssCount++;
+    if (!d.emssReported) {
+      d.emssReported = true;
+      const gso = flow.reply && flow.request && ((flow.reply.res | flow.request.res) & 0x08) !== 0;
+      flow.find(
+        d,
+        'mpa.fpdu-exceeds-emss',
+        f.seq,
+        f.frames,
+        `FPDU of ${f.wireSize} octets exceeds the EMSS ${mss}${gso ? ' (Linux siw GSO_EXP flag 0x08 was negotiated)' : ''}; further ones in this direction are counted, not listed`,
+      );
+    }
+  }
+  if (afterError && (mpaError !== null || d.afterError === 1)) {
+    // The first FPDU after an error says so once; later ones are counted in afterError.
+    if (d.afterError === 1)
+      flow.find(
+        d,
+        'mpa.after-error',
+        f.seq,
+        f.frames,
+        `FPDUs after an MPA error on this half connection (a receiver would have stopped delivering)`,
+      );
+  }
+  if (mpaError !== null) {
+    d.afterErrorFlag = true;
+    flow.upperLayer()?.noteMpaError?.(d.dir, mpaError, f.seq, f.frames);
+  }
+  // Startup rule 4 (RFC 5044 §7.1.2): the Responder sends no FPDU before the Initiator's first FPDU arrived.
+  if (d.firstFpduFirstFrame === null) {
+    d.firstFpduFirstFrame = f.frames[0] ?? 0;
+    d.firstFpduLastFrame = f.frames[f.frames.length - 1] ?? 0;
+    d.firstFpduSeq = f.seq;
+    flow.negotiation?.checkResponderFirst();
+    // Appendix C.2.5: an Initiator that goes on after a Rev 0 Reply is a permissive IETF RNIC.
+    if (flow.request && d.dir === flow.request.dir) flow.negotiation?.checkRdmac(false);
+  }
+  const upperRec = flow.upperLayer()?.ulpdu({
+    flow: flowId,
+    dir: d.dir,
+    from: d.info.from,
+    seq: f.seq,
+    length: f.ulpduLength,
+    head: f.head,
+    frames: f.frames,
+    crc: f.crcStatus === 'unchecked' ? 'unchecked' : crcBad ? 'bad' : 'good',
+    afterError,
+  });
+  if (flow.out.fpdu) {
+    // Built only for an output that wants it: the spread costs more than the rest of this function.
+    const rec: FpduRecord = {
+      ...f,
+      kind: 'fpdu',
+      flow: flowId,
+      dir: d.dir,
+      from: d.info.from,
+      to: d.info.to,
+      afterError,
+      upper: upperRec ?? null,
+    };
+    d.lastRecord = rec; // marked later if a diagnosed mistake turns out to cover it
+    flow.out.fpdu(rec);
+  }
+  // Framing sanity: a bad CRC with a disagreeing marker, or two bad CRCs in a row, or an
+  // impossible length means the ULPDU_Length chain may be lost: hunt for it again.
+  if (crcBad || f.ulpduLength > MAX_ULPDU_LENGTH) d.consecutiveBad++;
+  else d.consecutiveBad = 0;
+  if ((crcBad && markerMismatch) || d.consecutiveBad >= 2 || (f.ulpduLength > MAX_ULPDU_LENGTH && crcBad)) {
+    d.consecutiveBad = 0;
+    d.stopKind = 'resync';
+    return false;
+  }
+  return true;
+}
+
+const NONE: readonly MarkerInfo[] = [];
+
+/** A marker whose 32 bits, read least significant octet first, are exactly the FPDUPTR expected (Reserved 0). */
+function isHostOrderMarker(m: MarkerInfo): boolean {
+  if (m.expected === 0) return false; // a zero marker reads the same in either order
+  return byteSwap32(((m.reserved << 16) | m.fpduptr) >>> 0) === m.expected;
+}
