@@ -17,7 +17,7 @@ import {
   TERM_LAYER,
   TERM_LAYER_NAMES,
 } from './fields.js';
-import type { DdpSegmentRecord } from './analyzer.js';
+import type { DdpSegmentRecord } from './types.js';
 
 const FIELDS: ReadonlyMap<string, FieldDef> = indexFields(DDP_FIELDS, RDMA_FIELDS, DDP_ANALYSIS_FIELDS);
 
@@ -433,4 +433,9 @@ export function ddpSummary(rec: DdpPdu | DdpSegmentRecord): string {
   const spec = OPCODE_SPECS[op];
   if (spec && spec.tagged !== (p.kind === 'tagged')) s += p.kind === 'tagged' ? ' [tagged!]' : ' [untagged!]';
   return s;
+}
+
+/** tshark-style Info text of a segment: built only when an output shows it (formatting per segment is costly). */
+export function segmentInfo(rec: DdpSegmentRecord): string {
+  return ddpSummary(rec.pdu);
 }

@@ -5,7 +5,9 @@
 
 import type { FindingSink } from '../../src/vocabulary/findings.js';
 import type { MpaContext } from '../mpa/ulpdu.js';
-import { DdpFlowAnalyzer, segmentInfo, type DdpAnalyzerOptions, type DdpSegmentRecord } from './analyzer.js';
+import { DdpFlowAnalyzer } from './analyzer.js';
+import { segmentInfo } from './tree.js';
+import type { DdpAnalyzerOptions, DdpSegmentRecord } from './types.js';
 
 /** True for the records DdpFlowAnalyzer.ulpdu returns (what MPA stores as FpduRecord.upper). */
 export function isDdpSegmentRecord(rec: unknown): rec is DdpSegmentRecord {

@@ -19,7 +19,7 @@ import type { MarkerInfo } from '../../dissectors/mpa/framer.js';
 import { fpduLayout, mpaFpduTree, OCTET_MARKER } from '../../dissectors/mpa/tree.js';
 import { ULPDU_HEADER_BYTES } from '../../dissectors/mpa/ulpdu.js';
 import { decodeDdp } from '../../dissectors/ddp-rdmap/decode.js';
-import type { DdpSegmentRecord } from '../../dissectors/ddp-rdmap/analyzer.js';
+import type { DdpSegmentRecord } from '../../dissectors/ddp-rdmap/types.js';
 import { ddpSummary } from '../../dissectors/ddp-rdmap/tree.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { EventAssembler, isFpdu, isTuf, type EventGroup, type MpaRecord } from '../report/events.js';

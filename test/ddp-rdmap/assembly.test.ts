@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
-import type { DdpAnalyzerOptions } from '../../dissectors/ddp-rdmap/analyzer.js';
+import type { DdpAnalyzerOptions } from '../../dissectors/ddp-rdmap/types.js';
 import {
   filled,
   readRequest,

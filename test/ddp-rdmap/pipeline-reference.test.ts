@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { buildReport } from '../../src/report/json-report.js';
 import { ddpUpperFactory, isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
-import { segmentInfo } from '../../dissectors/ddp-rdmap/analyzer.js';
+import { segmentInfo } from '../../dissectors/ddp-rdmap/tree.js';
 import { sharedCaptures } from '../helpers/analyze.js';
 
 const dir = sharedCaptures('reference');

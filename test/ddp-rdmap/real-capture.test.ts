@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Ulpdu } from '../../dissectors/mpa/ulpdu.js';
 import { setup } from './util.js';
 import { sharedCaptures } from '../helpers/analyze.js';
-import { segmentInfo } from '../../dissectors/ddp-rdmap/analyzer.js';
+import { segmentInfo } from '../../dissectors/ddp-rdmap/tree.js';
 
 const REAL = sharedCaptures('real');
 const FILE = REAL ? join(REAL, 'softuiwarp_uiwarp.pcap') : '';

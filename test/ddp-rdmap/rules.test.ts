@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { DDP_RULES } from '../../dissectors/ddp-rdmap/rules.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
-import type { DdpAnalyzerOptions } from '../../dissectors/ddp-rdmap/analyzer.js';
+import type { DdpAnalyzerOptions } from '../../dissectors/ddp-rdmap/types.js';
 import {
   atomicRequest,
   atomicResponse,

@@ -1,7 +1,8 @@
 import type { Finding, FindingInput, FindingSink } from '../../src/vocabulary/findings.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
 import { DDP_RULES } from '../../dissectors/ddp-rdmap/rules.js';
-import { DdpFlowAnalyzer, type DdpAnalyzerOptions, type DdpMessage } from '../../dissectors/ddp-rdmap/analyzer.js';
+import { DdpFlowAnalyzer } from '../../dissectors/ddp-rdmap/analyzer.js';
+import type { DdpAnalyzerOptions, DdpMessage } from '../../dissectors/ddp-rdmap/types.js';
 import { mpaContext } from '../helpers/ddp-encoder.js';
 
 const RULES = new Map(DDP_RULES.map((r) => [r.id, r]));
