@@ -11,7 +11,7 @@
  * connection; a connection that advertises without ever retiring is told once.
  */
 import type { FindingInput, FindingSink } from '../../src/vocabulary/findings.js';
-import type { Dir, ReadRequestMessage, ReadResponseMessage, SendMessage, WriteMessage } from './ulp-contract.js';
+import type { Dir, ReadRequestMessage, ReadResponseMessage, SendMessage, WriteMessage } from './rdmap-message.js';
 
 /** What the peer of the advertiser may do with the buffer. */
 export type BufferAccess = 'remote-write' | 'remote-read';
