@@ -41,6 +41,10 @@ export interface LedgerEntry extends Advertisement {
   /** Capture time of the first and last access; NaN until one is seen. */
   firstTime: number;
   lastTime: number;
+  /** A Send with Invalidate invalidated the STag: it stays listed (for retire's byte totals), unusable. */
+  invalidated: boolean;
+  /** Forgotten because more than maxLive entries were live: its accesses were not counted. */
+  dropped: boolean;
 }
 
 interface RetiredStag {
@@ -108,7 +112,14 @@ export class BufferLedger {
 
   /** Records a buffer the owner advertised. Beyond maxLive the oldest live entry is dropped (said once). */
   advertise(a: Advertisement): LedgerEntry {
-    const e: LedgerEntry = { ...a, moved: 0, firstTime: Number.NaN, lastTime: Number.NaN };
+    const e: LedgerEntry = {
+      ...a,
+      moved: 0,
+      firstTime: Number.NaN,
+      lastTime: Number.NaN,
+      invalidated: false,
+      dropped: false,
+    };
     const k = keyOf(a.owner, a.stag);
     this.retired.delete(k);
     const list = this.live.get(k);
@@ -137,7 +148,7 @@ export class BufferLedger {
       for (const e of list) {
         if (e.owner === owner && e.request === request) {
           out.push(e);
-          this.remember(k, { why, label: e.label, seq: e.seq });
+          this.remember(k, { why: e.invalidated ? 'invalidated' : why, label: e.label, seq: e.seq });
         } else list[kept++] = e;
       }
       if (kept !== list.length) {
@@ -189,28 +200,29 @@ export class BufferLedger {
     if (m.invalidateStag === null) return null;
     const owner: Dir = m.dir === 0 ? 1 : 0;
     const k = keyOf(owner, m.invalidateStag);
-    const list = this.live.get(k);
-    const e = list?.[0] ?? null;
-    if (!e && this.strict && !this.retired.has(k)) {
+    const e = this.live.get(k)?.find((x) => !x.invalidated) ?? null;
+    if (e) {
+      // Every entry of the STag is invalidated; they stay listed until their request retires them.
+      for (const x of this.live.get(k)!) x.invalidated = true;
+      return e;
+    }
+    const gone = this.retired.get(k);
+    if (gone?.why === 'invalidated' || this.live.has(k)) {
+      this.report(
+        LEDGER_RULE.invalidateUnknown,
+        m,
+        `Send with Invalidate of STag ${hexStag(m.invalidateStag)}, already invalidated (${gone?.label ?? this.live.get(k)![0]!.label})`,
+      );
+    } else if (!gone && this.strict) {
       this.report(
         LEDGER_RULE.invalidateUnknown,
         m,
         `Send with Invalidate of STag ${hexStag(m.invalidateStag)}, which the receiver never advertised`,
       );
-    } else if (!e && this.retired.get(k)?.why === 'invalidated') {
-      this.report(
-        LEDGER_RULE.invalidateUnknown,
-        m,
-        `Send with Invalidate of STag ${hexStag(m.invalidateStag)}, already invalidated (${this.retired.get(k)!.label})`,
-      );
     }
-    if (list) {
-      this.liveCount -= list.length;
-      this.live.delete(k);
-      this.remember(k, { why: 'invalidated', label: e!.label, seq: m.seq });
-    } else if (!this.retired.has(k))
+    if (!gone && !this.live.has(k))
       this.remember(k, { why: 'invalidated', label: 'no advertised request', seq: m.seq });
-    return e;
+    return null;
   }
 
   private access(
@@ -236,8 +248,17 @@ export class BufferLedger {
       return null;
     }
     const end = to + BigInt(len);
+    if (list.every((e) => e.invalidated)) {
+      this.report(
+        LEDGER_RULE.afterInvalidate,
+        m,
+        `${what} to STag ${hexStag(stag)} after it was invalidated (${list[0]!.label})`,
+      );
+      return null;
+    }
     let inside: LedgerEntry | null = null;
     for (const e of list) {
+      if (e.invalidated) continue;
       if (to >= e.base && end <= e.base + BigInt(e.length)) {
         inside = e;
         break;
@@ -274,7 +295,7 @@ export class BufferLedger {
   private dropOldest(a: Advertisement): void {
     // Map order is insertion order of STags: drop the first STag's oldest entry.
     for (const [k, list] of this.live) {
-      list.shift();
+      list.shift()!.dropped = true;
       this.liveCount--;
       if (list.length === 0) this.live.delete(k);
       break;

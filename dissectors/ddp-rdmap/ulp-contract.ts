@@ -14,7 +14,7 @@ import type { FindingSink, RuleDef } from '../../src/vocabulary/findings.js';
 import type { BufferLedger } from './buffer-ledger.js';
 import type { Dir, RdmapMessage, SendMessage } from './rdmap-message.js';
 
-export type * from './rdmap-message.js';
+export * from './rdmap-message.js';
 
 /** Connection facts an upper layer may read: roles, ports, MPA private data, IRD/ORD. */
 export interface UlpConnection {
@@ -70,7 +70,11 @@ export interface RequestTiming {
 
 /** One connection's upper-layer dissector. */
 export interface UpperLayerDissector {
-  /** Each RDMAP message of the connection, in capture order; a record when it has something to show. */
+  /**
+   * Each RDMAP message of the connection, in capture order; a record when it has something to show.
+   * The ledger has already checked the message (an RDMA Write, a Read Request, a Send with
+   * Invalidate) when this is called, so a response retires entries that include its invalidation.
+   */
   message(m: RdmapMessage): UlpRecord | null;
   /** The connection ended (or the capture did): report what was never answered. */
   end(lastTime: number): void;

@@ -267,17 +267,21 @@ function emitFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
     // Appendix C.2.5: an Initiator that goes on after a Rev 0 Reply is a permissive IETF RNIC.
     if (flow.request && d.dir === flow.request.dir) flow.negotiation?.checkRdmac(false);
   }
-  const upperRec = flow.upperLayer()?.ulpdu({
+  const upper = flow.upperLayer();
+  const fr = d.madeFramer;
+  const upperRec = upper?.ulpdu({
     flow: flowId,
     dir: d.dir,
     from: d.info.from,
     seq: f.seq,
     length: f.ulpduLength,
     head: f.head,
+    body: fr?.bodyOf(f) ?? null,
     frames: f.frames,
     crc: f.crcStatus === 'unchecked' ? 'unchecked' : crcBad ? 'bad' : 'good',
     afterError,
   });
+  if (fr && upper?.bodyBytes) fr.bodyBound = upper.bodyBytes(d.dir);
   if (flow.out.fpdu) {
     // Built only for an output that wants it: the spread costs more than the rest of this function.
     const rec: FpduRecord = {

@@ -148,6 +148,17 @@ export class FpduFramer {
    */
   private head: Uint8Array = EMPTY_HEAD;
   private stopped = false;
+  /**
+   * Octets of an untagged ULPDU longer than its head to keep for an upper layer (SMB Direct,
+   * RPC-over-RDMA, ...): 0 keeps none. Set by the direction from what the layer above asks for; it
+   * drops to 0 once that layer found nothing to decode on the connection.
+   */
+  bodyBound = 0;
+  /** Where the untagged ULPDU in progress is copied (reused: valid until the next FPDU's body). */
+  private scratch: Uint8Array = EMPTY_HEAD;
+  private bodyLen = 0;
+  private bodyFpdu: FramedFpdu | null = null;
+  private lastBody: Uint8Array | null = null;
 
   // Alignment counters (draft-00 glossary): per TCP segment delivered whole.
   segments = 0;
@@ -244,6 +255,7 @@ export class FpduFramer {
       if (this.phase === PH_BODY) {
         const k = Math.min(limit - i, this.bodyLeft);
         const done = this.ulpduLength + this.pad - this.bodyLeft; // ULPDU+PAD octets already seen
+        if (this.bodyBound > 0) this.copyBody(data, i, k, done);
         if (done < ULPDU_HEADER_BYTES && done < this.ulpduLength) {
           const n = Math.min(k, ULPDU_HEADER_BYTES - done, this.ulpduLength - done);
           const head = this.head;
@@ -333,6 +345,33 @@ export class FpduFramer {
     this.nextMarker += MARKER_INTERVAL;
   }
 
+  /**
+   * Keeps the octets of an untagged ULPDU (T bit clear, RFC 5041 §4) longer than the head: an upper
+   * layer reads a Send's whole payload, a tagged ULPDU's payload is data placed, never parsed.
+   */
+  private copyBody(data: Uint8Array, i: number, k: number, done: number): void {
+    if (done === 0 && k > 0) {
+      this.bodyLen =
+        (data[i]! & 0x80) === 0 && this.ulpduLength > ULPDU_HEADER_BYTES ? Math.min(this.ulpduLength, this.bodyBound) : 0;
+      if (this.bodyLen > this.scratch.length) {
+        const s = new Uint8Array(Math.min(this.bodyBound, Math.max(this.bodyLen, 2 * this.scratch.length)));
+        this.scratch = s;
+      }
+    }
+    if (done < this.bodyLen) {
+      const n = Math.min(k, this.bodyLen - done);
+      this.scratch.set(data.subarray(i, i + n), done);
+    }
+  }
+
+  /**
+   * The untagged ULPDU octets (markers removed, at most bodyBound) of `f` when `f` is the FPDU just
+   * framed and it was longer than its head; null otherwise. Valid until the next FPDU is framed.
+   */
+  bodyOf(f: FramedFpdu): Uint8Array | null {
+    return f === this.bodyFpdu ? this.lastBody : null;
+  }
+
   private finishFpdu(): void {
     const wire = this.crcWire;
     this.crcWire = 0;
@@ -356,6 +395,9 @@ export class FpduFramer {
       head: this.head,
       senderMistake: this.mistaken ? this.params.mistake!.id : null,
     };
+    this.bodyFpdu = f;
+    this.lastBody = this.bodyLen > 0 ? this.scratch.subarray(0, this.bodyLen) : null;
+    this.bodyLen = 0;
     this.mistaken = false;
     this.phase = PH_LEN;
     this.got = 0;

@@ -21,6 +21,8 @@ export interface DirectionHost {
   readonly handle: FlowHandle;
   /** Re-evaluates `d` after bytes were held (final = no more bytes will come). */
   progress(d: MpaDirection, final: boolean): void;
+  /** Octets of each untagged ULPDU of `d` the layer above wants whole (FpduFramer.bodyBound). */
+  bodyBytes(d: MpaDirection): number;
   /** One FPDU from `d`'s framer; false stops that framer. */
   onFpdu(d: MpaDirection, f: FramedFpdu): boolean;
   /** `d`'s framer stopped itself. */
@@ -137,8 +139,13 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     if (this.fr === null && this.framerAt !== null) {
       // baseSeq is settled: a direction frames only after it delivered octets (its startup frame, a lock).
       this.fr = new FpduFramer(this.params!, this.framerAt, this.info.baseSeq, this);
+      this.fr.bodyBound = this.flow.bodyBytes(this);
       this.framerAt = null;
     }
+    return this.fr;
+  }
+  /** The framer if one was made (never makes one). */
+  get madeFramer(): FpduFramer | null {
     return this.fr;
   }
   params: FramerParams | null = null;

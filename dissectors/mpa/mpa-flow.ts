@@ -223,6 +223,10 @@ export class MpaFlow implements FlowConsumer, FlowHost {
     framerStopped(d);
   }
 
+  bodyBytes(d: MpaDirection): number {
+    return this.upper ? (this.upper.bodyBytes?.(d.dir) ?? 0) : (this.opts.bodyBytes ?? 0);
+  }
+
   upperLayer(): UpperLayer | null {
     if (this.upper || !this.opts.upper) return this.upper;
     const req = this.request;

@@ -17,6 +17,11 @@ export interface UpperLayer {
   noteMpaError?(dir: 0 | 1, code: number, seq: number, frames: number[]): void;
   /** Octets of this direction missing from the capture: sequence jumps above are explained by it. */
   noteCaptureGap?(dir: 0 | 1, seq: number, length: number): void;
+  /**
+   * Octets of each untagged ULPDU of `dir` the layer above wants whole (Ulpdu.body), 0 for none:
+   * read after every FPDU, so it can drop to 0 once no upper layer is decoded on the connection.
+   */
+  bodyBytes?(dir: 0 | 1): number;
 }
 
 /** One framed FPDU as the MPA layer reports it (the analyzer's record; outputs format it). */
@@ -56,6 +61,11 @@ export interface ForcedMpa {
 /** The options of MpaFlow that the framing steps read (MpaFlowOptions adds the owner's callbacks). */
 export interface MpaFramingOptions {
   forced?: ForcedMpa | null;
+  /**
+   * Octets of each untagged ULPDU kept whole for the layer above until it says how many it wants
+   * (UpperLayer.bodyBytes): an upper layer is recognised from a connection's first Send. Default 0.
+   */
+  bodyBytes?: number;
   /** Held-bytes cap per direction while hunting or waiting for negotiation (default 256 KiB). */
   holdBytes?: number;
   /** Bytes a direction without startup frames is searched for mid-stream FPDUs (default 4 MiB). */

@@ -1,0 +1,253 @@
+/**
+ * The hand-off from DDP/RDMAP to an upper layer, one per connection: it gathers each Send's
+ * payload across its DDP segments (by MO, bounded), turns each completed RDMAP message into an
+ * RdmapMessage record (rdmap-message.ts), checks it against the buffer ledger (RDMA Write, Read
+ * Request Data Source, Send with Invalidate), and passes it to the connection's upper layer.
+ *
+ * The upper layer is chosen as Wireshark's heuristic sub-dissectors are: what the pipeline decides
+ * from the connection (forced by --ulp, private data, then port), else the first upper layer whose
+ * first-message test accepts the connection's first Send. A connection nobody claims costs nothing
+ * after that Send: bodyBytes drops to 0 and MPA stops keeping untagged octets for it.
+ */
+import type { FindingSink } from '../../src/vocabulary/findings.js';
+import type { Ulpdu } from '../mpa/ulpdu.js';
+import { BufferLedger } from './buffer-ledger.js';
+import type { TaggedPdu, UntaggedPdu } from './decode.js';
+import type { OpenMsg } from './direction-state.js';
+import { OP } from './fields.js';
+import {
+  ULP_PAYLOAD_BOUND,
+  type RdmapMessage,
+  type RequestTiming,
+  type SendMessage,
+  type UlpConnection,
+  type UlpRecord,
+  type UpperLayerDissector,
+  type UpperLayerSpec,
+} from './ulp-contract.js';
+
+/** What the pipeline decided for a connection before its first Send. */
+export interface UlpSelection {
+  /** The upper layer to decode, or null. */
+  readonly spec: UpperLayerSpec | null;
+  /** How it was chosen, shown in the flow table and report. */
+  readonly basis: 'forced' | 'private-data' | 'port' | null;
+  /** When spec is null: upper layers whose first-message test may still claim the connection (none: no decoding). */
+  readonly candidates: readonly UpperLayerSpec[];
+}
+
+/** Injected by the pipeline (this layer knows no upper layer by name). */
+export interface UlpChooser {
+  select(c: UlpConnection): UlpSelection;
+  /** Every answered request's timing (service response time statistics). */
+  readonly timing: (t: RequestTiming) => void;
+  /** Capture time of the packet being dissected (seconds since the epoch). */
+  readonly clock: { now: number };
+}
+
+const isSend = (op: number): boolean =>
+  op === OP.SEND || op === OP.SEND_INVALIDATE || op === OP.SEND_SE || op === OP.SEND_SE_INVALIDATE;
+
+/** A Send spanning several DDP segments, gathered by MO. */
+interface PendingSend {
+  buf: Uint8Array;
+  /** Payload octets captured and copied. */
+  got: number;
+  /** Octets known to be missing (not captured, or past the bound). */
+  missing: boolean;
+}
+
+const DDP_UNTAGGED = 18;
+const EMPTY = new Uint8Array(0);
+
+export class UlpHandoff {
+  private state: 'undecided' | 'active' | 'none' = 'undecided';
+  private dissector: UpperLayerDissector | null = null;
+  private conn: UlpConnection | null = null;
+  private candidates: readonly UpperLayerSpec[] = [];
+  /** The upper layer decoded, and how it was chosen (for the report). */
+  spec: UpperLayerSpec | null = null;
+  basis: UlpSelection['basis'] | 'heuristic' = null;
+  readonly ledger: BufferLedger;
+  private pending: [Map<number, PendingSend> | null, Map<number, PendingSend> | null] = [null, null];
+
+  constructor(
+    private readonly flow: number,
+    private readonly sink: FindingSink,
+    private readonly chooser: UlpChooser,
+    private readonly connection: () => UlpConnection,
+  ) {
+    this.ledger = new BufferLedger(flow, sink);
+  }
+
+  /** Octets of each untagged ULPDU MPA should keep whole: the bound while an upper layer may use them. */
+  get bodyBytes(): number {
+    return this.state === 'none' ? 0 : ULP_PAYLOAD_BOUND;
+  }
+
+  /** Decides once, at the first message, from what the pipeline knows of the connection. */
+  private decide(): UlpHandoff['state'] {
+    const c = (this.conn = this.connection());
+    const sel = this.chooser.select(c);
+    if (sel.spec) this.activate(sel.spec, sel.basis);
+    else if (sel.candidates.length > 0) this.candidates = sel.candidates;
+    else this.state = 'none';
+    return this.state;
+  }
+
+  private activate(spec: UpperLayerSpec, basis: UlpHandoff['basis']): void {
+    this.spec = spec;
+    this.basis = basis;
+    this.state = 'active';
+    this.dissector = spec.create({
+      connection: this.conn!,
+      sink: this.sink,
+      ledger: this.ledger,
+      timing: this.chooser.timing,
+    });
+  }
+
+  /** An untagged segment of a Send that is not the whole message: its payload joins the pending copy. */
+  segment(u: Ulpdu, p: UntaggedPdu): void {
+    if (this.state === 'none' || p.qn !== 0 || !isSend(p.rdmap.opcode)) return;
+    if (p.ddp.l && p.mo === 0) return; // the whole message: read in place at its end
+    const map = (this.pending[u.dir] ??= new Map());
+    let ps = map.get(p.msn);
+    if (!ps) {
+      ps = { buf: EMPTY, got: 0, missing: p.mo !== 0 };
+      map.set(p.msn, ps);
+      if (map.size > 64) map.delete(map.keys().next().value!); // bounded like DDP's open messages
+    }
+    const src = u.body ?? u.head;
+    const have = Math.max(0, Math.min(src.length, p.length) - DDP_UNTAGGED);
+    const len = Math.max(0, p.payloadLength);
+    if (have < len) ps.missing = true;
+    if (p.mo >= ULP_PAYLOAD_BOUND) {
+      ps.missing = true;
+      return;
+    }
+    const n = Math.min(have, ULP_PAYLOAD_BOUND - p.mo);
+    if (n < have || p.mo + len > ULP_PAYLOAD_BOUND) ps.missing = true;
+    const end = p.mo + n;
+    if (end > ps.buf.length) {
+      const b = new Uint8Array(Math.min(ULP_PAYLOAD_BOUND, Math.max(end, 2 * ps.buf.length)));
+      b.set(ps.buf);
+      ps.buf = b;
+    }
+    ps.buf.set(src.subarray(DDP_UNTAGGED, DDP_UNTAGGED + n), p.mo);
+    ps.got += n;
+  }
+
+  /** Message `m` ended with segment `p`: the upper layer sees it; returns its record, if any. */
+  message(u: Ulpdu, m: OpenMsg, p: TaggedPdu | UntaggedPdu, complete: boolean): UlpRecord | null {
+    if (this.state === 'none') return null;
+    if (this.conn === null && this.decide() === 'none') return null;
+    const rm = this.record(u, m, p, complete);
+    if (rm === null) return null;
+    if (this.state === 'undecided') {
+      if (rm.kind !== 'send') return null;
+      const spec = this.candidates.find((s) => s.firstMessage(rm, this.conn!)) ?? null;
+      if (!spec) {
+        // Nobody claims the first Send: the connection carries nothing decoded above RDMAP.
+        this.state = 'none';
+        this.pending = [null, null];
+        return null;
+      }
+      this.activate(spec, 'heuristic');
+    }
+    switch (rm.kind) {
+      case 'write':
+        this.ledger.write(rm);
+        break;
+      case 'read-request':
+        this.ledger.readRequest(rm);
+        break;
+      case 'read-response':
+        this.ledger.readResponse(rm);
+        break;
+      case 'send':
+        if (rm.invalidateStag !== null) this.ledger.sendInvalidate(rm);
+        break;
+    }
+    return this.dissector!.message(rm);
+  }
+
+  /** The connection ended: the upper layer reports what was never answered. */
+  end(): void {
+    this.dissector?.end(this.chooser.clock.now);
+    this.dissector = null;
+    this.pending = [null, null];
+  }
+
+  private record(u: Ulpdu, m: OpenMsg, p: TaggedPdu | UntaggedPdu, complete: boolean): RdmapMessage | null {
+    const base = {
+      flow: this.flow,
+      dir: u.dir,
+      from: u.from,
+      opcode: m.opcode,
+      seq: m.firstSeq,
+      lastSeq: m.lastSeq,
+      frames: m.frames.slice(),
+      time: this.chooser.clock.now,
+      length: m.length,
+      intact: complete && m.startSeen && u.crc !== 'bad',
+    };
+    if (p.kind === 'untagged') {
+      if (isSend(m.opcode)) {
+        const { payload, whole } = this.payloadOf(u, p, m);
+        const out: SendMessage = {
+          ...base,
+          kind: 'send',
+          qn: p.qn,
+          msn: p.msn,
+          solicited: m.opcode === OP.SEND_SE || m.opcode === OP.SEND_SE_INVALIDATE,
+          invalidateStag: p.invalidateStag,
+          payload,
+          payloadComplete: whole && base.intact,
+        };
+        return out;
+      }
+      if (p.body.type === 'read-request') {
+        const rr = p.body.rr;
+        return {
+          ...base,
+          kind: 'read-request',
+          sinkStag: rr.sinkStag,
+          sinkTo: rr.sinkTo,
+          sourceStag: rr.srcStag,
+          sourceTo: rr.srcTo,
+          readSize: rr.size,
+        };
+      }
+      return { ...base, kind: m.opcode === OP.TERMINATE ? 'terminate' : 'other' };
+    }
+    if (m.opcode === OP.WRITE) return { ...base, kind: 'write', stag: m.stag ?? p.stag, to: m.firstTo ?? p.to };
+    if (m.opcode === OP.READ_RESPONSE) {
+      const r = m.read;
+      return {
+        ...base,
+        kind: 'read-response',
+        stag: m.stag ?? p.stag,
+        to: m.firstTo ?? p.to,
+        request: r
+          ? { sourceStag: r.wire.srcStag, sourceTo: r.wire.srcTo, readSize: r.size, seq: r.seq, frames: r.frames }
+          : null,
+      };
+    }
+    return { ...base, kind: 'other' };
+  }
+
+  /** The Send's payload: in place for a one-segment message, else the pending copy. */
+  private payloadOf(u: Ulpdu, p: UntaggedPdu, m: OpenMsg): { payload: Uint8Array; whole: boolean } {
+    const ps = this.pending[u.dir]?.get(p.msn);
+    if (ps) {
+      this.pending[u.dir]!.delete(p.msn);
+      const n = Math.min(ps.got, ps.buf.length, m.length);
+      return { payload: ps.buf.subarray(0, n), whole: !ps.missing && ps.got === m.length };
+    }
+    const src = u.body ?? u.head;
+    const have = Math.max(0, Math.min(src.length, p.length) - DDP_UNTAGGED);
+    const len = Math.max(0, p.payloadLength);
+    return { payload: src.subarray(DDP_UNTAGGED, DDP_UNTAGGED + Math.min(have, len)), whole: have >= len };
+  }
+}
