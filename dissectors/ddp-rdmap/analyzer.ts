@@ -15,7 +15,7 @@ import { decodeDdp, type DdpPdu } from './decode.js';
 import { NO_FINDINGS, type DirState } from './direction-state.js';
 import { countSegment, keyIndex, summarizeDirection, UNKNOWN_KEY } from './direction-summary.js';
 import { OP, opcodeName } from './fields.js';
-import { FlowCore, framesText } from './flow-core.js';
+import { FlowCore, framesText, other } from './flow-core.js';
 import { checkHeader, checkVersions } from './header-checks.js';
 import { closeOpenMessages, messageEnded, openMessages, snapshot } from './messages.js';
 import { endUnansweredReads } from './request-pairing.js';
@@ -24,11 +24,24 @@ import { taggedSegment } from './tagged.js';
 import { handleTerminate } from './terminate.js';
 import { untaggedSegment } from './untagged.js';
 import type { DdpDirection, DdpMessage, DdpSegmentRecord, Dir } from './types.js';
+import type { UlpHandoff } from './ulp-handoff.js';
 
 const MAX_NOTED = 16;
 
 /** One connection's DDP/RDMAP analyzer (the flow-wide state and finding plumbing: FlowCore). */
 export class DdpFlowAnalyzer extends FlowCore {
+  /** The hand-off to the connection's upper layer, when upper layers are decoded (ulp-handoff.ts). */
+  ulp: UlpHandoff | null = null;
+
+  attachUlp(h: UlpHandoff): void {
+    this.ulp = h;
+  }
+
+  /** Octets of each untagged ULPDU the upper layer wants whole from MPA (0: none). */
+  bodyBytes(_dir: Dir): number {
+    return this.ulp?.bodyBytes ?? 0;
+  }
+
   // -------------------------------------------------------------------------------------------
   // Inputs from the layers below
   // -------------------------------------------------------------------------------------------
@@ -146,7 +159,11 @@ export class DdpFlowAnalyzer extends FlowCore {
     // The segment joins its message; when it ends one, the message closes here, in capture order.
     const ended =
       pdu.kind === 'untagged' ? untaggedSegment(this, u, st, pdu, rec) : taggedSegment(this, u, st, pdu, rec);
-    if (ended !== null) messageEnded(this, u, st, ended, pdu);
+    if (this.ulp !== null && pdu.kind === 'untagged') this.ulp.segment(u, pdu);
+    if (ended !== null) {
+      messageEnded(this, u, st, ended, pdu);
+      if (this.ulp !== null) rec.ulp = this.ulp.message(u, ended, pdu, pdu.ddp.l);
+    }
 
     if (pdu.kind === 'untagged' && pdu.body.type === 'terminate') handleTerminate(this, u, st, pdu, pdu.body.term, rec);
   }
@@ -192,6 +209,8 @@ export class DdpFlowAnalyzer extends FlowCore {
     // Read Requests the peer sent and this direction should have answered.
     endUnansweredReads(this, dir, reason, frame);
     this.reportHeldBack(st);
+    // The upper layer reports what was never answered once the whole connection is over.
+    if (this.ulp !== null && this.dir(other(dir)).ended) this.ulp.end();
   }
 
   // -------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
  * parts and tree.ts (which draws a segment record) share them without importing each other.
  */
 
+import type { UlpRecord } from './ulp-contract.js';
 import type { Ulpdu } from '../mpa/ulpdu.js';
 import type { DdpPdu } from './decode.js';
 import type { OpcodeKey } from './fields.js';
@@ -102,6 +103,8 @@ export interface DdpSegmentRecord {
   readRequest: { seq: number; frames: readonly number[] } | null;
   /** For a Terminate: the segment whose copied DDP header it carries. */
   terminated: { seq: number; frames: readonly number[] } | null;
+  /** What the connection's upper layer (SMB Direct, RPC-over-RDMA, ...) said of the message this segment ended. */
+  ulp?: UlpRecord | null;
 }
 
 export interface DdpAnalyzerOptions {

@@ -18,9 +18,12 @@ import type { FindingSink } from '../vocabulary/findings.js';
 import type { AnalysisOptions, FlowResult, FlowSelector } from './pipeline.js';
 import { TufFlow, type TufFlowOptions, type TufFlowSummary } from '../../dissectors/tuf/tuf-flow.js';
 import { FramingFlow, looksLikeMpaFpdu } from './framing-flow.js';
+import { UlpHandoff } from '../../dissectors/ddp-rdmap/ulp-handoff.js';
+import { ULP_PAYLOAD_BOUND } from '../../dissectors/ddp-rdmap/ulp-contract.js';
+import { connectionOf, UlpRegistry } from './ulp-registry.js';
 import type { FlowConsumer } from '../tcp/stream.js';
 
-function selects(sel: FlowSelector, h: FlowHandle): boolean {
+export function selects(sel: FlowSelector, h: FlowHandle): boolean {
   switch (sel.kind) {
     case 'all':
       return true;
@@ -44,6 +47,8 @@ export function flowStage(
 ): {
   newFlow: (h: FlowHandle) => FlowConsumer | null;
   result: (tcp: TcpFlowStats) => FlowResult;
+  /** Set to each packet's capture time before it is dissected (upper layers time requests by it). */
+  clock: { now: number };
 } {
   // A flow is reduced to its summaries when both directions end (MPA flows only): a capture with
   // many connections keeps no dissector state for the ones already closed.
@@ -58,11 +63,25 @@ export function flowStage(
   // One options object and one set of callbacks for every flow (no closure per flow: 100,000 flows
   // would otherwise carry 100,000 contexts). The flow is passed in, its upper layer read back from it.
   const upperFactory = opts.upper;
-  type Upper = UpperLayer & { summary?(dir: 0 | 1): unknown };
+  type Upper = UpperLayer & { summary?(dir: 0 | 1): unknown; attachUlp?(h: UlpHandoff): void };
+  // Upper layers above RDMAP: decoded on the DDP/RDMAP layer unless every flow is told none.
+  const registry =
+    upperFactory && opts.ulp !== null ? new UlpRegistry(opts.ulp ?? { overrides: [] }, opts.onRequestTiming ?? noTiming) : null;
+  const ulpOn = registry !== null && !registry.off;
+  const createUpper = (f: MpaFlow, ctx: MpaContext): Upper => {
+    const up: Upper = upperFactory!.create(f.handle.id, ctx, findings, f.handle);
+    if (ulpOn && up.attachUlp) {
+      const forced = registry.forcedFor(f.handle);
+      if (forced?.proto !== 'none') {
+        const chooser = forced ? registry.forcedChooser(forced) : registry;
+        up.attachUlp(new UlpHandoff(f.handle.id, findings, chooser, () => connectionOf(f, ctx)));
+      }
+    }
+    return up;
+  };
   const shared: MpaFlowOptions = {
-    ...(upperFactory
-      ? { upper: (f: MpaFlow, ctx: MpaContext) => upperFactory.create(f.handle.id, ctx, findings, f.handle) }
-      : {}),
+    ...(upperFactory ? { upper: createUpper } : {}),
+    ...(ulpOn ? { bodyBytes: ULP_PAYLOAD_BOUND } : {}),
     onClosed: (f: MpaFlow) => {
       const mpa = f.summary();
       const up = f.upperInstance as Upper | null;
@@ -115,5 +134,7 @@ export function flowStage(
       upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null,
     };
   };
-  return { newFlow, result };
+  return { newFlow, result, clock: registry?.clock ?? { now: Number.NaN } };
 }
+
+const noTiming = (): void => {};

@@ -2,6 +2,8 @@ import { readCapture, readCaptureStream, readErrorRule } from '../capture/read-c
 import type { CaptureReadError, CaptureSummary, PacketRecord } from '../capture/packet.js';
 import { PacketDecoder, type DecoderOptions } from '../net/decoder.js';
 import { Reassembler, type ReassemblyOptions, type TcpFlowStats } from '../tcp/reassembler.js';
+import type { RequestTiming } from '../../dissectors/ddp-rdmap/ulp-contract.js';
+import type { UlpOptions } from './ulp-registry.js';
 import type { FlowHandle } from '../tcp/stream.js';
 import type { FpduRecord, MpaFlowSummary, UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
@@ -59,6 +61,13 @@ export interface AnalysisOptions {
   forced?: ForcedMpaSpec[];
   forcedTuf?: ForcedTufSpec[];
   upper?: UpperFactory | null;
+  /**
+   * Upper layers above RDMAP (SMB Direct, RPC-over-RDMA): decoded by default on the default upper
+   * layer; `--ulp` overrides per flow; null decodes none.
+   */
+  ulp?: UlpOptions | null;
+  /** Each request an upper layer saw answered (or never answered, at the end), with its times. */
+  onRequestTiming?: (t: RequestTiming) => void;
   /** false: TCP reassembly only, no protocol dissection (the bench's read + reassemble figure). */
   dissect?: boolean;
   /** Streaming outputs (text lines, NDJSON, TUI). */
@@ -145,7 +154,12 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const decoder = new PacketDecoder(findings, opts.decoder);
   const stage = flowStage(findings, opts);
   const reasm = new Reassembler(findings, stage.newFlow, opts.reassembly);
-  const onSegment = (s: Parameters<Reassembler['segment']>[0]) => reasm.segment(s);
+  const clock = stage.clock;
+  const onSegment = (s: Parameters<Reassembler['segment']>[0]) => {
+    // Upper layers time requests by the capture time of the packet that completes a message.
+    clock.now = s.tsSec + s.tsNsec / 1e9;
+    reasm.segment(s);
+  };
   const flowResult = stage.result;
   // Idle flows are looked for at most once a (capture or wall-clock) second, against the exact time.
   const timeout = opts.flowTimeout;

@@ -24,6 +24,7 @@ const opts: AnalysisOptions = {
   ...(config.forced ? { forced: config.forced } : {}),
   ...(config.forcedTuf ? { forcedTuf: config.forcedTuf } : {}),
   upper: config.upper ? defaultUpper : null,
+  ulp: null, // upper layers above RDMAP run on one thread (parallel-analysis.ts canRunParallel)
   ...(config.dissect === false ? { dissect: false } : {}),
   ...(config.want.flow ? { onFlow: (h) => rec.flow(h) } : {}),
   ...(config.want.startup ? { onStartup: (r) => rec.startup(r) } : {}),
@@ -54,6 +55,7 @@ function batch(b: SegmentBatch): void {
     const s = reader.read(b, i);
     rec.tag = reader.slot;
     opened = false;
+    stage.clock.now = s.tsSec + s.tsNsec / 1e9;
     reasm.segment(s);
     rec.endTag();
     if (reader.bits & ROW_MAYBE) {

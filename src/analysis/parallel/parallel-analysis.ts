@@ -43,13 +43,19 @@ const ANSWER_TIMEOUT_MS = 60_000;
 /**
  * Whether these options can run on workers: a live source and idle-flow expiry stay on one thread
  * (they act on wall-clock ticks between packets), and so does an upper layer other than the
- * default one (a worker can only build the one it imports).
+ * default one (a worker can only build the one it imports). Upper layers above RDMAP (SMB Direct,
+ * RPC-over-RDMA) are decoded on one thread too: their records and request timings are not carried
+ * back from workers yet, so `--threads` applies when they are off (`--ulp flow=all,proto=none`).
  */
 export function canRunParallel(opts: AnalysisOptions): boolean {
+  const noUpper = opts.upper === undefined || opts.upper === null;
+  const ulpOff =
+    noUpper || opts.ulp === null || (opts.ulp?.overrides.some((o) => o.selector.kind === 'all' && o.proto === 'none') ?? false);
   return (
     opts.source === undefined &&
     opts.flowTimeout === undefined &&
-    (opts.upper === undefined || opts.upper === null || opts.upper === defaultUpper)
+    (noUpper || opts.upper === defaultUpper) &&
+    ulpOff
   );
 }
 
