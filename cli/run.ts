@@ -37,7 +37,7 @@ import {
   tufLine,
   type Style,
 } from '../src/report/text.js';
-import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/threshold-rules.js';
+import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/thresholds.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import type { FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason } from './output.js';

@@ -15,7 +15,7 @@ import { portOf } from '../net/segment.js';
 import type { TcpFlowStats } from '../tcp/reassembler.js';
 import type { FlowHandle } from '../tcp/stream.js';
 import type { FindingSink } from '../vocabulary/findings.js';
-import type { AnalysisOptions, FlowResult, FlowSelector } from './pipeline.js';
+import type { AnalysisOptions, FlowResult, FlowSelector } from './pipeline-types.js';
 import { TufFlow, type TufFlowOptions, type TufFlowSummary } from '../../dissectors/tuf/tuf-flow.js';
 import { FramingFlow, looksLikeMpaFpdu } from './framing-flow.js';
 import type { FlowConsumer } from '../tcp/stream.js';
