@@ -9,7 +9,7 @@ import { STAT_NAMES } from '../src/report/stats.js';
 import { BACKENDS } from '../src/capture/live/open-live.js';
 import { UsageError } from './options.js';
 import { unknownOptionMessage } from './suggest.js';
-import { DASH, OPTION_DEFAULTS } from './fast-argv.js';
+import { DASH, OPTION_DEFAULTS } from './argv-conventions.js';
 
 const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
 

@@ -37,10 +37,10 @@ import {
   tufLine,
   type Style,
 } from '../src/report/text.js';
-import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/threshold-rules.js';
+import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/thresholds.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import type { FieldsFormat } from './fields-output.js';
-import { OutputError, writeFileOrFail, writeReason } from './output.js';
+import { OutputError, writeFileOrFail, writeReason, type RunIo } from './output.js';
 import type { LiveHooks } from './live.js';
 import { flowJson } from '../src/report/json-report.js';
 import { defaultThreads } from '../src/analysis/parallel/thread-count.js';
@@ -88,11 +88,6 @@ export interface RunOptions {
   threads?: number;
   /** Called once with the whole analysis (thresholds judged) before the closing outputs: a multi-capture run digests it. */
   onAnalysis?: (r: AnalysisResult) => void;
-}
-
-export interface RunIo {
-  out(s: string): void;
-  err(s: string): void;
 }
 
 function failed(r: AnalysisResult, failOn: FailOn): boolean {
