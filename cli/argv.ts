@@ -138,6 +138,13 @@ export async function parseArgv(rawArgv: string[]) {
       describe:
         'Force ULP Framing for TCP on a flow: flow=SEL,key=HEX (alignment mode) or interval=N (marker mode),start=SEQ (key and start: one value or C:S)',
     })
+    .option('ulp', {
+      type: 'string',
+      array: true,
+      nargs: 1,
+      describe:
+        "Upper layer decoded above RDMAP on a flow, as Wireshark's Decode As: flow=SEL,proto=smb-direct|rpc-rdma|none (default: chosen from private data, then the first Send)",
+    })
     .option('checksums', {
       type: 'boolean',
       default: OPTION_DEFAULTS['checksums'],

@@ -50,6 +50,7 @@ const BACKCHANNEL_KEPT = 1024;
 const UNANSWERED_LISTED = 64;
 
 interface CallState extends TrackedRequest, CallLabel {
+  readonly code: number;
   readonly xid: number;
   readonly vers: number;
   readonly reads: readonly AdvertisedReadChunk[];
@@ -122,6 +123,7 @@ export class RpcRdmaDissector implements UpperLayerDissector {
       this.env.timing({
         program: c.program,
         command: c.command,
+        code: c.code,
         queue: c.queue,
         request: c.time,
         firstData: c.firstData,
@@ -299,6 +301,7 @@ export class RpcRdmaDissector implements UpperLayerDissector {
     this.calls.start(h.xid, {
       program: d.program,
       command: d.command,
+      code: d.code,
       label: d.label,
       prog: d.prog,
       progVers: d.progVers,

@@ -137,6 +137,31 @@ export interface AnalysisResult {
   flows: FlowResult[];
   findings: FindingCollector;
   decoder: PacketDecoder['stats'];
+  /** Service response times of the upper layers' requests, when they were collected (report `srt`). */
+  srt?: readonly ServiceResponseTime[];
+}
+
+/** One command's service response times (seconds): tshark's -z ...,srt row plus percentiles. */
+export interface ServiceResponseTime {
+  /** "SMB2", "NFSv3", "NFSv4". */
+  readonly program: string;
+  readonly command: string;
+  /** The command's number (SMB2 command code, RPC procedure): tshark's Index column. */
+  readonly code: number;
+  readonly calls: number;
+  readonly min: number;
+  readonly max: number;
+  readonly avg: number;
+  readonly sum: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly p999: number;
+  /** Percentiles come from a sample of the calls. */
+  readonly sampled: boolean;
+  /** Calls with data moved by RDMA, and their mean times from the request to the first and last data. */
+  readonly withData: number;
+  readonly avgToFirstData: number;
+  readonly avgToLastData: number;
 }
 
 /** `--ulp flow=SEL,proto=ID|none`: an upper layer forced (or none) on the flows SEL names. */
