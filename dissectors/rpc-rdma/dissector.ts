@@ -42,8 +42,16 @@ import { nfsStatus } from './nfs.js';
 import { type CutCounts, cutSummary, DEFAULT_INLINE_SIZE, privateDataOf } from './params.js';
 import { decodeRpc, type RpcDecode } from './rpc.js';
 import { RPC_RULE as R } from './rules.js';
-import { cmNode, dataNode, type HeaderExtras, headerNode, nfsCallNode, nfsReplyNode, nfsProcNode,
-  nfsProcNode, rpcNode } from './tree.js';
+import {
+  cmNode,
+  dataNode,
+  type HeaderExtras,
+  headerNode,
+  nfsCallNode,
+  nfsReplyNode,
+  nfsProcNode,
+  rpcNode,
+} from './tree.js';
 
 const MAX_CREDIT = 65535;
 const ANSWERED_KEPT = 4096;
