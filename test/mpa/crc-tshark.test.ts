@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sharedCaptures } from '../helpers/analyze.js';
 import { CAPTURES, cli } from '../cli/helpers.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
-const tshark = spawnSync('tshark', ['-v'], { encoding: 'utf8' });
-const haveTshark = tshark.status === 0;
+const haveTshark = HAVE_TSHARK;
 
 interface Ours {
   crc: number;

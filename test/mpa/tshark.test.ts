@@ -4,7 +4,7 @@
  * the first FPDU was captured.
  */
 import { describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +12,9 @@ import { buildMpaConnection, type MpaConnectionSpec } from '../../src/generate/m
 import { patternBytes, sendUlpdu, writeUlpdu, type FpduSpec } from '../../src/generate/mpa-encoder.js';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { sharedCaptures } from '../helpers/analyze.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
-const hasTshark = spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasTshark = HAVE_TSHARK;
 
 interface OracleFpdu {
   frame: number;
