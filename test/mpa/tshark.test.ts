@@ -136,12 +136,15 @@ describe.skipIf(!hasTshark)('cross-check with tshark (Wireshark 4.0)', () => {
   });
 
   const real = sharedCaptures('real');
-  it.skipIf(!real)('real siw captures: FPDU counts and ULPDU lengths agree', async () => {
-    for (const f of ['softuiwarp_uiwarp.pcap', 'softuiwarp_uiwarp_8cdd2a5.pcap']) {
-      const file = join(real!, f);
-      const oracle = tsharkFpdus(file);
-      const mine = await ours(file);
-      expect(mine.map((x) => [x.frame, x.len])).toEqual(oracle.map((x) => [x.frame, x.len]));
-    }
-  });
+  it.skipIf(!real)(
+    `real siw captures: FPDU counts and ULPDU lengths agree${real ? '' : ' (skipped: ../shared/captures/real is absent)'}`,
+    async () => {
+      for (const f of ['softuiwarp_uiwarp.pcap', 'softuiwarp_uiwarp_8cdd2a5.pcap']) {
+        const file = join(real!, f);
+        const oracle = tsharkFpdus(file);
+        const mine = await ours(file);
+        expect(mine.map((x) => [x.frame, x.len])).toEqual(oracle.map((x) => [x.frame, x.len]));
+      }
+    },
+  );
 });

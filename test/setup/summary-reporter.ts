@@ -5,7 +5,9 @@
  * A file's time is its wall time in its worker: importing it (and what it imports), its hooks
  * and its tests. The reason of a skip is the note given to `ctx.skip(note)`, else what the test's
  * or a suite's name says after "skipped" (the tests here name the reason when they skip: "(skipped:
- * tmux is not installed)", "... (skipped as root, which reads anything)", "... is absent: ...").
+ * tmux is not installed)", "... (skipped as root, which reads anything)", "... is absent: ..."), else
+ * what a skipped test beside it in its suite says (a suite skipped as a whole names the reason in
+ * one `it.skip` of its own).
  */
 import { relative } from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
@@ -19,13 +21,24 @@ export function skipReason(test: TestCase): string {
   const names: string[] = [];
   for (let t: TestCase | TestSuite | TestModule = test; t.type !== 'module'; t = t.parent) names.push(t.name);
   for (const n of names) {
-    const m = /\((skipped[^)]*)\)/.exec(n) ?? /\b(skipped:? .*)$/.exec(n);
+    const m = /\((skipped[^)]*)\)/.exec(n);
     if (m) return m[1]!;
   }
-  for (const n of names) if (/absent|not installed|missing|not root|as root/.test(n)) return n;
+  for (const n of names) if (REASON.test(n)) return n;
   if (test.options.mode === 'todo') return 'todo';
+  // A suite skipped as a whole says why in a skipped test of its own, in it or in a suite of the
+  // same name ("... is absent: ... skipped", "skipped: tmux is not installed").
+  const suite = (t: TestCase) => (t.parent.type === 'suite' ? t.parent.fullName : '');
+  const mine = suite(test);
+  for (const other of test.module.children.allTests('skipped')) {
+    if (other === test || !REASON.test(other.name)) continue;
+    const theirs = suite(other);
+    if (theirs === '' || theirs === mine || mine.startsWith(`${theirs} > `)) return other.name;
+  }
   return 'skipped with no reason in its name';
 }
+
+const REASON = /absent|not installed|not root|as root|skipped/;
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
