@@ -17,6 +17,8 @@ export interface Send {
   bytes: Uint8Array;
   /** Segment sizes; default: one segment per MSS. A function gets the bytes and returns sizes. */
   cut?: number[] | 'mss' | { random: number; seed: number; max?: number };
+  /** Microseconds of capture time that pass before this send's first segment (default 0). */
+  delayUs?: number;
 }
 
 export interface ScenarioOptions {
@@ -115,7 +117,7 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
     );
     push(seg(0, ACK, seq[0]));
   }
-  const data: { dir: 0 | 1; frame: Uint8Array; seq: number; payload: Uint8Array }[] = [];
+  const data: { dir: 0 | 1; frame: Uint8Array; seq: number; payload: Uint8Array; delayUs: number }[] = [];
   const skip = o.skipBytes ? [...o.skipBytes] : [0, 0];
   for (const s of sends) {
     const sizes: number[] = [];
@@ -140,6 +142,7 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
       for (let off = 0; off < n; off += mss) sizes.push(Math.min(mss, n - off));
     }
     let off = 0;
+    let delayUs = s.delayUs ?? 0;
     for (const z of sizes) {
       const payload = s.bytes.subarray(off, off + z);
       const sq = seq[s.dir];
@@ -157,10 +160,13 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
           frame: seg(s.dir, ACK | PSH, (sq + sk) >>> 0, payload.subarray(sk)),
           seq: (sq + sk) >>> 0,
           payload: payload.subarray(sk),
+          delayUs,
         });
+        delayUs = 0;
         continue;
       }
-      data.push({ dir: s.dir, frame: seg(s.dir, ACK | PSH, sq, payload), seq: sq, payload });
+      data.push({ dir: s.dir, frame: seg(s.dir, ACK | PSH, sq, payload), seq: sq, payload, delayUs });
+      delayUs = 0;
     }
   }
   const kept = data.filter((d, i) => !(o.drop?.(i, d.dir) ?? false));
@@ -174,6 +180,7 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
   }
   let overlapAfter: Uint8Array | null = null;
   kept.forEach((d, i) => {
+    t += d.delayUs;
     push(d.frame);
     if (o.duplicate?.(i)) push(d.frame);
     if (overlapAfter) push(overlapAfter);

@@ -14,7 +14,7 @@ import {
   rdmaHeader,
   rpcCall,
   rpcReply,
-} from './xdr-encoder.js';
+} from './rpcrdma-encoder.js';
 
 export const XID = 0x1a2b3c4d;
 export const seg = (handle: number, length: number, offset: bigint): Seg => ({ handle, length, offset });
