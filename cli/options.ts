@@ -1,4 +1,6 @@
 import type { ForcedMpaSpec, ForcedTufSpec, FlowSelector } from '../src/analysis/pipeline.js';
+import type { UlpOverride } from '../src/analysis/ulp-registry.js';
+import { ULP_SPECS } from '../src/analysis/ulp-specs.js';
 
 export class UsageError extends Error {}
 
@@ -19,14 +21,7 @@ export function parseForcedMpa(text: string): ForcedMpaSpec {
   for (const k of kv.keys())
     if (!['flow', 'markers', 'crc', 'seqstart', 'start'].includes(k))
       throw new UsageError(`--mpa: unknown key "${k}" (keys: flow, markers, crc, seqstart, start)`);
-  const sel = kv.get('flow') ?? 'all';
-  let selector: FlowSelector;
-  if (sel === 'all') selector = { kind: 'all' };
-  // A number is Wireshark's tcp.stream, as the flow table shows it (0-based); flow ids count from 1.
-  else if (/^\d+$/.test(sel)) selector = { kind: 'id', id: Number(sel) + 1 };
-  else if (/^port:\d+$/.test(sel)) selector = { kind: 'port', port: Number(sel.slice(5)) };
-  else if (/:\d+$/.test(sel)) selector = { kind: 'endpoint', endpoint: sel };
-  else throw new UsageError(`--mpa: flow "${sel}" must be all, a stream number (tcp.stream), port:N or ADDR:PORT`);
+  const selector = parseSelector('--mpa', kv.get('flow') ?? 'all');
   const mk = kv.get('markers') ?? 'none';
   const markers: [boolean, boolean] | undefined = (
     { both: [true, true], none: [false, false], c2s: [true, false], s2c: [false, true] } as const satisfies Record<
@@ -119,8 +114,33 @@ export function parseForcedTuf(text: string): ForcedTufSpec {
   return { selector, tuf: { mode: hasKey ? 'alignment' : 'markers', key, interval, start } };
 }
 
+/** The upper layers `--ulp proto=` names (and `none`). */
+export const ULP_PROTOS: readonly string[] = [...ULP_SPECS.map((s) => s.id), 'none'];
+
+/**
+ * `--ulp [flow=SEL,]proto=smb-direct|rpc-rdma|none`: the upper layer decoded above RDMAP on the
+ * flows SEL names, as Wireshark's Decode As (none: no upper layer at all there).
+ */
+export function parseUlp(text: string): UlpOverride {
+  const keys = ['flow', 'proto'];
+  const kv = new Map<string, string>();
+  for (const part of text.split(',')) {
+    const i = part.indexOf('=');
+    if (i < 0) throw new UsageError(`--ulp: "${part}" is not key=value (keys: ${keys.join(', ')})`);
+    kv.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
+  }
+  for (const k of kv.keys())
+    if (!keys.includes(k)) throw new UsageError(`--ulp: unknown key "${k}" (keys: ${keys.join(', ')})`);
+  const proto = kv.get('proto');
+  if (proto === undefined) throw new UsageError(`--ulp: give proto=${ULP_PROTOS.join('|')}`);
+  if (!ULP_PROTOS.includes(proto))
+    throw new UsageError(`--ulp: proto "${proto}" must be one of ${ULP_PROTOS.join(', ')}`);
+  return { selector: parseSelector('--ulp', kv.get('flow') ?? 'all'), proto: proto as UlpOverride['proto'] };
+}
+
 function parseSelector(flag: string, sel: string): FlowSelector {
   if (sel === 'all') return { kind: 'all' };
+  // A number is Wireshark's tcp.stream, as the flow table shows it (0-based); flow ids count from 1.
   if (/^\d+$/.test(sel)) return { kind: 'id', id: Number(sel) + 1 };
   if (/^port:\d+$/.test(sel)) return { kind: 'port', port: Number(sel.slice(5)) };
   if (/:\d+$/.test(sel)) return { kind: 'endpoint', endpoint: sel };

@@ -24,7 +24,7 @@ import { taggedSegment } from './tagged.js';
 import { handleTerminate } from './terminate.js';
 import { untaggedSegment } from './untagged.js';
 import type { DdpDirection, DdpMessage, DdpSegmentRecord, Dir } from './types.js';
-import type { UlpHandoff } from './ulp-handoff.js';
+import type { UlpFlowSummary, UlpHandoff } from './ulp-handoff.js';
 
 const MAX_NOTED = 16;
 
@@ -35,6 +35,11 @@ export class DdpFlowAnalyzer extends FlowCore {
 
   attachUlp(h: UlpHandoff): void {
     this.ulp = h;
+  }
+
+  /** The upper layer decoded on the connection, for the report. */
+  ulpSummary(): UlpFlowSummary | null {
+    return this.ulp?.summary() ?? null;
   }
 
   /** Octets of each untagged ULPDU the upper layer wants whole from MPA (0: none). */

@@ -437,5 +437,7 @@ export function ddpSummary(rec: DdpPdu | DdpSegmentRecord): string {
 
 /** tshark-style Info text of a segment: built only when an output shows it (formatting per segment is costly). */
 export function segmentInfo(rec: DdpSegmentRecord): string {
-  return ddpSummary(rec.pdu);
+  // The upper layer's Info (tshark's Info column shows the top protocol) follows the RDMAP summary.
+  const ulp = rec.ulp;
+  return ulp ? `${ddpSummary(rec.pdu)}  ${ulp.info}` : ddpSummary(rec.pdu);
 }

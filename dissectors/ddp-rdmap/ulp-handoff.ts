@@ -36,6 +36,17 @@ export interface UlpSelection {
   readonly candidates: readonly UpperLayerSpec[];
 }
 
+/** report-schema addition: `flows[].ulp`. */
+export interface UlpFlowSummary {
+  /** `--ulp` name: "smb-direct", "rpc-rdma". */
+  readonly protocol: string;
+  readonly name: string;
+  /** How it was chosen: forced (--ulp), private-data, or heuristic (the first Send). */
+  readonly basis: 'forced' | 'private-data' | 'port' | 'heuristic';
+  /** RDMAP messages it decoded. */
+  readonly messages: number;
+}
+
 /** Injected by the pipeline (this layer knows no upper layer by name). */
 export interface UlpChooser {
   select(c: UlpConnection): UlpSelection;
@@ -70,6 +81,8 @@ export class UlpHandoff {
   basis: UlpSelection['basis'] | 'heuristic' = null;
   readonly ledger: BufferLedger;
   private pending: [Map<number, PendingSend> | null, Map<number, PendingSend> | null] = [null, null];
+  /** Messages the upper layer decoded. */
+  private messages = 0;
 
   constructor(
     private readonly flow: number,
@@ -169,7 +182,15 @@ export class UlpHandoff {
         if (rm.invalidateStag !== null) this.ledger.sendInvalidate(rm);
         break;
     }
-    return this.dissector!.message(rm);
+    const rec = this.dissector!.message(rm);
+    if (rec) this.messages++;
+    return rec;
+  }
+
+  /** What the report says of the connection's upper layer (null: none decoded). */
+  summary(): UlpFlowSummary | null {
+    if (!this.spec) return null;
+    return { protocol: this.spec.id, name: this.spec.name, basis: this.basis ?? 'heuristic', messages: this.messages };
   }
 
   /** The connection ended: the upper layer reports what was never answered. */

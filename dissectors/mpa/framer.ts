@@ -352,7 +352,9 @@ export class FpduFramer {
   private copyBody(data: Uint8Array, i: number, k: number, done: number): void {
     if (done === 0 && k > 0) {
       this.bodyLen =
-        (data[i]! & 0x80) === 0 && this.ulpduLength > ULPDU_HEADER_BYTES ? Math.min(this.ulpduLength, this.bodyBound) : 0;
+        (data[i]! & 0x80) === 0 && this.ulpduLength > ULPDU_HEADER_BYTES
+          ? Math.min(this.ulpduLength, this.bodyBound)
+          : 0;
       if (this.bodyLen > this.scratch.length) {
         const s = new Uint8Array(Math.min(this.bodyBound, Math.max(this.bodyLen, 2 * this.scratch.length)));
         this.scratch = s;

@@ -18,7 +18,7 @@ import type { FindingSink } from '../vocabulary/findings.js';
 import type { AnalysisOptions, FlowResult, FlowSelector } from './pipeline.js';
 import { TufFlow, type TufFlowOptions, type TufFlowSummary } from '../../dissectors/tuf/tuf-flow.js';
 import { FramingFlow, looksLikeMpaFpdu } from './framing-flow.js';
-import { UlpHandoff } from '../../dissectors/ddp-rdmap/ulp-handoff.js';
+import { UlpHandoff, type UlpFlowSummary } from '../../dissectors/ddp-rdmap/ulp-handoff.js';
 import { ULP_PAYLOAD_BOUND } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import { connectionOf, UlpRegistry } from './ulp-registry.js';
 import type { FlowConsumer } from '../tcp/stream.js';
@@ -54,7 +54,7 @@ export function flowStage(
   // many connections keeps no dissector state for the ones already closed.
   const summaries = new Map<
     number,
-    { mpa: MpaFlowSummary | null; upper: [unknown, unknown] | null; tuf?: TufFlowSummary }
+    { mpa: MpaFlowSummary | null; upper: [unknown, unknown] | null; tuf?: TufFlowSummary; ulp?: UlpFlowSummary | null }
   >();
   const outputs = {
     ...(opts.onStartup ? { startup: opts.onStartup } : {}),
@@ -63,10 +63,16 @@ export function flowStage(
   // One options object and one set of callbacks for every flow (no closure per flow: 100,000 flows
   // would otherwise carry 100,000 contexts). The flow is passed in, its upper layer read back from it.
   const upperFactory = opts.upper;
-  type Upper = UpperLayer & { summary?(dir: 0 | 1): unknown; attachUlp?(h: UlpHandoff): void };
+  type Upper = UpperLayer & {
+    summary?(dir: 0 | 1): unknown;
+    attachUlp?(h: UlpHandoff): void;
+    ulpSummary?(): UlpFlowSummary | null;
+  };
   // Upper layers above RDMAP: decoded on the DDP/RDMAP layer unless every flow is told none.
   const registry =
-    upperFactory && opts.ulp !== null ? new UlpRegistry(opts.ulp ?? { overrides: [] }, opts.onRequestTiming ?? noTiming) : null;
+    upperFactory && opts.ulp !== null
+      ? new UlpRegistry(opts.ulp ?? { overrides: [] }, opts.onRequestTiming ?? noTiming)
+      : null;
   const ulpOn = registry !== null && !registry.off;
   const createUpper = (f: MpaFlow, ctx: MpaContext): Upper => {
     const up: Upper = upperFactory!.create(f.handle.id, ctx, findings, f.handle);
@@ -85,7 +91,12 @@ export function flowStage(
     onClosed: (f: MpaFlow) => {
       const mpa = f.summary();
       const up = f.upperInstance as Upper | null;
-      if (mpa) summaries.set(f.handle.id, { mpa, upper: up?.summary ? [up.summary(0), up.summary(1)] : null });
+      if (mpa)
+        summaries.set(f.handle.id, {
+          mpa,
+          upper: up?.summary ? [up.summary(0), up.summary(1)] : null,
+          ulp: up?.ulpSummary?.() ?? null,
+        });
     },
   };
   // TUF: one options object for every flow too (a FramingFlow answers its TufFlow's claim).
@@ -131,6 +142,7 @@ export function flowStage(
       mpa,
       tuf: sm?.tuf ?? null,
       upper: sm ? sm.upper : null,
+      ulp: sm?.ulp ?? null,
       upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null,
     };
   };

@@ -4,6 +4,7 @@ import { PacketDecoder, type DecoderOptions } from '../net/decoder.js';
 import { Reassembler, type ReassemblyOptions, type TcpFlowStats } from '../tcp/reassembler.js';
 import type { RequestTiming } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import type { UlpOptions } from './ulp-registry.js';
+import type { UlpFlowSummary } from '../../dissectors/ddp-rdmap/ulp-handoff.js';
 import type { FlowHandle } from '../tcp/stream.js';
 import type { FpduRecord, MpaFlowSummary, UpperLayer } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
@@ -123,6 +124,8 @@ export interface FlowResult {
   upperLayer: unknown;
   /** Per-direction summaries of the layer above MPA, when it ran. */
   upper: [unknown, unknown] | null;
+  /** The upper layer decoded above RDMAP (SMB Direct, RPC-over-RDMA), when one was. */
+  ulp?: UlpFlowSummary | null;
 }
 
 export interface AnalysisResult {

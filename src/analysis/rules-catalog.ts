@@ -6,6 +6,8 @@ import { MPA_RULES } from '../../dissectors/mpa/rules.js';
 import { DDP_RULES } from '../../dissectors/ddp-rdmap/rules.js';
 import { TUF_RULES } from '../../dissectors/tuf/rules.js';
 import { THRESHOLD_RULES } from './threshold-rules.js';
+import { LEDGER_RULES } from '../../dissectors/ddp-rdmap/ledger-rules.js';
+import { ULP_SPECS } from './ulp-specs.js';
 
 /**
  * The one rule catalog: each layer declares its rules in its own table (as Wireshark dissectors
@@ -28,6 +30,8 @@ export const RULES: ReadonlyMap<string, RuleDef> = join(
   TCP_RULES,
   MPA_RULES,
   DDP_RULES,
+  LEDGER_RULES,
+  ...ULP_SPECS.map((s) => s.rules),
   TUF_RULES,
   THRESHOLD_RULES,
 );

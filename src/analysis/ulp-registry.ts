@@ -9,21 +9,12 @@
 import type { MpaFlow } from '../../dissectors/mpa/mpa-flow.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
 import type { UlpChooser, UlpSelection } from '../../dissectors/ddp-rdmap/ulp-handoff.js';
-import type {
-  RequestTiming,
-  UlpConnection,
-  UlpId,
-  UpperLayerSpec,
-} from '../../dissectors/ddp-rdmap/ulp-contract.js';
-import { SMB_DIRECT } from '../../dissectors/smb-direct/index.js';
-import { RPC_RDMA } from '../../dissectors/rpc-rdma/index.js';
+import type { RequestTiming, UlpConnection, UlpId } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import { portOf } from '../net/segment.js';
+import { ULP_SPECS, ulpSpec } from './ulp-specs.js';
 import type { FlowHandle } from '../tcp/stream.js';
 import { selects } from './flow-stage.js';
 import type { FlowSelector } from './pipeline.js';
-
-/** Every upper layer, in the order the first-Send heuristics try them. */
-export const ULP_SPECS: readonly UpperLayerSpec[] = [SMB_DIRECT, RPC_RDMA];
 
 /** `--ulp flow=SEL,proto=ID|none`: an upper layer forced (or none) on the flows SEL names. */
 export interface UlpOverride {
@@ -33,10 +24,6 @@ export interface UlpOverride {
 
 export interface UlpOptions {
   readonly overrides: readonly UlpOverride[];
-}
-
-export function ulpSpec(id: UlpId): UpperLayerSpec | undefined {
-  return ULP_SPECS.find((s) => s.id === id);
 }
 
 /** The Private Data of a startup frame after the 4-octet RFC 6581 block, when it carries one. */

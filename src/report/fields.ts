@@ -17,6 +17,7 @@ import { compileFilter, type CompiledFilter, type FilterType } from './filter/fi
 import { isFpdu, isTuf, type EventGroup, type MpaRecord } from './events.js';
 import { TUF_FIELD_LIST } from '../../dissectors/tuf/fields.js';
 import { tufTree } from '../../dissectors/tuf/tree.js';
+import { ULP_SPECS } from '../analysis/ulp-specs.js';
 
 const f = (
   abbrev: string,
@@ -85,6 +86,7 @@ export const FILTER_FIELDS: ReadonlyMap<string, FieldDef> = indexFields(
   RDMA_FIELDS,
   DDP_ANALYSIS_FIELDS,
   TUF_FIELD_LIST,
+  ...ULP_SPECS.map((s) => s.fields),
   REPORT_FIELDS,
 );
 
@@ -183,7 +185,7 @@ export function recordTree(r: MpaRecord): TreeNode[] {
   if (isTuf(r)) return tufTree(r);
   if (!isFpdu(r)) return mpaStartupTree(r);
   const t = mpaFpduTree(r);
-  return isDdpSegmentRecord(r.upper) ? [...t, ...ddpTree(r.upper)] : t;
+  return isDdpSegmentRecord(r.upper) ? [...t, ...ddpTree(r.upper), ...(r.upper.ulp?.tree ?? [])] : t;
 }
 
 function findingOnly(m: FieldMap, x: Finding): void {

@@ -128,6 +128,7 @@ export function flowJson(f: FlowResult): FlowJson {
           crc: m.crc,
           rejected: m.rejected,
           upperLayer: f.upperLayer ?? null,
+          ...(f.ulp ? { ulp: f.ulp } : {}),
           directions: m.directions.map((d, i) => mpaDirectionJson(d, f.upper ? f.upper[i] : null)),
           // Additions present only when they apply (README "The report document").
           ...(m.rdmac ? { rdmac: { ...m.rdmac } } : {}),

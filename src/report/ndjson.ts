@@ -12,6 +12,8 @@ import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import { segmentInfo } from '../../dissectors/ddp-rdmap/tree.js';
 import type { DdpSegmentRecord } from '../../dissectors/ddp-rdmap/types.js';
 import { opcodeName } from '../../dissectors/ddp-rdmap/fields.js';
+import type { FieldValue, TreeNode } from '../vocabulary/fields.js';
+import type { UlpRecord } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import type { TufRecord } from '../../dissectors/tuf/types.js';
 import { hex, startupJson, type ReportDocument } from './json-report.js';
@@ -65,7 +67,35 @@ function ddpJson(rec: DdpSegmentRecord): Record<string, unknown> {
     message,
     rtr: rec.rtr,
     skipped: rec.skipped,
+    // Only on the segment that ended a message an upper layer decoded (README, NDJSON additions).
+    ...(rec.ulp ? { ulp: ulpJson(rec.ulp) } : {}),
   };
+}
+
+/**
+ * An upper layer's record: its protocol, Info text and fields by filter name (a field that occurs
+ * more than once, as SMB2 commands of a compound do, gives an array).
+ */
+function ulpJson(u: UlpRecord): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  const walk = (nodes: readonly TreeNode[]): void => {
+    for (const n of nodes) {
+      if (n.field.type !== 'protocol') {
+        const v = jsonValue(n.value);
+        const had = fields[n.field.abbrev];
+        fields[n.field.abbrev] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
+      }
+      if (n.children) walk(n.children);
+    }
+  };
+  walk(u.tree);
+  return { protocol: u.protocol, info: u.info, fields };
+}
+
+function jsonValue(v: FieldValue): unknown {
+  if (typeof v === 'bigint') return `0x${v.toString(16)}`;
+  if (v instanceof Uint8Array) return hex(v);
+  return v;
 }
 
 export function fpduEvent(r: FpduRecord): Record<string, unknown> {

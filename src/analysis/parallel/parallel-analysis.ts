@@ -50,12 +50,11 @@ const ANSWER_TIMEOUT_MS = 60_000;
 export function canRunParallel(opts: AnalysisOptions): boolean {
   const noUpper = opts.upper === undefined || opts.upper === null;
   const ulpOff =
-    noUpper || opts.ulp === null || (opts.ulp?.overrides.some((o) => o.selector.kind === 'all' && o.proto === 'none') ?? false);
+    noUpper ||
+    opts.ulp === null ||
+    (opts.ulp?.overrides.some((o) => o.selector.kind === 'all' && o.proto === 'none') ?? false);
   return (
-    opts.source === undefined &&
-    opts.flowTimeout === undefined &&
-    (noUpper || opts.upper === defaultUpper) &&
-    ulpOff
+    opts.source === undefined && opts.flowTimeout === undefined && (noUpper || opts.upper === defaultUpper) && ulpOff
   );
 }
 
