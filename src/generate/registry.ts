@@ -9,6 +9,7 @@ import { CAPTURE_FAULT_SCENARIOS } from './capture-fault-scenarios.js';
 import { PRESTANDARD_SCENARIOS } from './prestandard-scenarios.js';
 import { TUF_SCENARIOS } from './tuf-scenarios.js';
 import { SMBD_SCENARIOS } from './smbd-scenarios.js';
+import { NFSRDMA_SCENARIOS } from './nfsrdma-scenarios.js';
 
 export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   MPA_SCENARIOS,
@@ -17,6 +18,7 @@ export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   PRESTANDARD_SCENARIOS,
   TUF_SCENARIOS,
   SMBD_SCENARIOS,
+  NFSRDMA_SCENARIOS,
 ];
 
 export function allScenarios(): Scenario[] {

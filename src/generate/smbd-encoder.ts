@@ -453,3 +453,35 @@ export function closeResponse(h: Partial<Hdr>): Uint8Array {
   const body = new Writer(60).u16(0, 60).get();
   return cat(smb2Header({ ...h, command: SMB2.CLOSE, response: true }), body);
 }
+
+/** MS-SMB2 2.2.28 / 2.2.29 ECHO Request and Response (StructureSize 4). */
+export function echo(h: Partial<Hdr>, response = false): Uint8Array {
+  return cat(smb2Header({ ...h, command: SMB2.ECHO, response }), new Writer(4).u16(0, 4).get());
+}
+
+/** MS-SMB2 2.2.21 WRITE Request over Channel NONE: the data inline at DataOffset 0x70. */
+export function writeRequestInline(h: Partial<Hdr>, fileId: Uint8Array, offset: bigint, data: Uint8Array): Uint8Array {
+  const w = new Writer(48)
+    .u16(0, 49)
+    .u16(2, 64 + 48)
+    .u32(4, data.length)
+    .u64(8, offset)
+    .bytes(16, fileId.subarray(0, 16));
+  return cat(smb2Header({ ...h, command: SMB2.WRITE }), w.get(), data);
+}
+
+/** MS-SMB2 2.2.20 READ Response over Channel NONE: the data inline at DataOffset 0x50. */
+export function readResponseInline(h: Partial<Hdr>, data: Uint8Array): Uint8Array {
+  return cat(readResponse(h, { dataLength: data.length }), data);
+}
+
+/** MS-SMB2 2.2.41 TRANSFORM_HEADER (ProtocolId 0xFD 'SMB') before `encrypted` octets of ciphertext. */
+export function transform(sessionId: bigint, encrypted: Uint8Array, nonce: Uint8Array): Uint8Array {
+  const w = new Writer(52)
+    .bytes(0, Uint8Array.of(0xfd, 0x53, 0x4d, 0x42))
+    .bytes(20, nonce.subarray(0, 16))
+    .u32(36, encrypted.length)
+    .u16(42, 0x0001) // Flags: Encrypted
+    .u64(44, sessionId);
+  return cat(w.get(), encrypted);
+}

@@ -72,10 +72,12 @@ export interface ReadOp {
   /** RDMA Writes of the server: [descriptor index, offset in it, octets]; default: each descriptor filled whole. */
   writes?: Array<[number, number, number]>;
   dataRemaining?: number;
-  /** Send with Invalidate of this STag for the response (default: the first token when Channel asks for it). */
-  invalidate?: number | null;
+  /** Send with Invalidate of this STag for the response ('own': the first token; default: that when Channel asks for it). */
+  invalidate?: number | null | 'own';
   /** Only the request (the rest is up to the scenario). */
   requestOnly?: boolean;
+  /** Instead of the RDMA Writes: what the server does with the descriptors (returns the octets it claims to have written). */
+  serve?: (descs: Desc[]) => number;
 }
 
 export interface WriteOp {
@@ -86,6 +88,8 @@ export interface WriteOp {
   reads?: Array<[number, number, number]>;
   /** Invalidate STag of the response (default: the first token when Channel asks for it). */
   invalidate?: number | null;
+  /** Instead of the RDMA Read Requests: what the server does with the descriptors (returns the Count it reports). */
+  serve?: (descs: Desc[]) => number;
 }
 
 /** What an SMB2 request of the session became: its MessageId and Buffer Descriptors. */
@@ -306,17 +310,21 @@ export class SmbdSession {
     if (r.requestOnly) return out;
     const writes = r.writes ?? descs.map((d, i): [number, number, number] => [i, 0, d.length]);
     let moved = 0;
-    writes.forEach(([di, off, n], i) => {
-      const d = descs[di]!;
-      out.writes.push(this.write(d.token, BigInt(d.offset) + BigInt(off), n, i === 0 ? T.serve : T.next));
-      moved += n;
-    });
+    if (r.serve) moved = r.serve(descs);
+    else
+      writes.forEach(([di, off, n], i) => {
+        const d = descs[di]!;
+        out.writes.push(this.write(d.token, BigInt(d.offset) + BigInt(off), n, i === 0 ? T.serve : T.next));
+        moved += n;
+      });
     const inv =
-      r.invalidate !== undefined
-        ? r.invalidate
-        : channel === CHANNEL_RDMA_V1_INVALIDATE
-          ? (descs[0]?.token ?? null)
-          : null;
+      r.invalidate === 'own'
+        ? descs[0]!.token
+        : r.invalidate !== undefined
+          ? r.invalidate
+          : channel === CHANNEL_RDMA_V1_INVALIDATE
+            ? (descs[0]?.token ?? null)
+            : null;
     const resp = this.smb(
       SERVER,
       readResponse(this.reply(h.messageId, { creditCharge: h.creditCharge! }), {
@@ -340,7 +348,13 @@ export class SmbdSession {
     const h = this.hdr({ creditCharge: Math.max(1, Math.ceil(w.length / 65536)) });
     const [request] = this.smb(
       CLIENT,
-      writeRequest(h, { fileId: this.fileId, remainingBytes: w.length, channel, descriptors: descs, offset: 1n << 20n }),
+      writeRequest(h, {
+        fileId: this.fileId,
+        remainingBytes: w.length,
+        channel,
+        descriptors: descs,
+        offset: 1n << 20n,
+      }),
     ).slice(-1);
     const plan =
       w.reads ??
@@ -354,12 +368,15 @@ export class SmbdSession {
           : [[i, 0, d.length]];
       });
     // The server keeps its Read Requests in flight together, then the client answers each in order.
-    const reads = plan.map(([di, off, n], i) =>
-      this.readRequest(descs[di]!.token, BigInt(descs[di]!.offset) + BigInt(off), n, i === 0 ? T.serve : T.next),
-    );
+    const reads = w.serve
+      ? []
+      : plan.map(([di, off, n], i) =>
+          this.readRequest(descs[di]!.token, BigInt(descs[di]!.offset) + BigInt(off), n, i === 0 ? T.serve : T.next),
+        );
     reads.forEach((rr, i) => {
       this.readResponse(rr, i === 0 ? 9 : T.next);
     });
+    const count = w.serve ? w.serve(descs) : plan.reduce((n, p) => n + p[2], 0);
     const inv =
       w.invalidate !== undefined
         ? w.invalidate
@@ -368,10 +385,7 @@ export class SmbdSession {
           : null;
     const resp = this.smb(
       SERVER,
-      writeResponse(
-        this.reply(h.messageId, { creditCharge: h.creditCharge! }),
-        plan.reduce((n, p) => n + p[2], 0),
-      ),
+      writeResponse(this.reply(h.messageId, { creditCharge: h.creditCharge! }), count),
       inv !== null ? { invalidate: inv } : {},
     );
     return { mid: h.messageId, request: request!, descriptors: descs, reads, response: resp[0]! };

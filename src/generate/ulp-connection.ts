@@ -10,11 +10,7 @@
  * reported at (the seq of the message's first FPDU, where the upper layers and the buffer ledger
  * report), or no seq. Nothing here reads the analyzer.
  */
-import {
-  readRequest as readRequestUlpdu,
-  sendSegments,
-  taggedSegments,
-} from './ddp-ulpdu.js';
+import { readRequest as readRequestUlpdu, sendSegments, taggedSegments } from './ddp-ulpdu.js';
 import type { Generated } from './knob-connection.js';
 import { KnobError, type Knobs } from './knobs.js';
 import { encodeFpdus, enhancedPd, patternBytes, startupFrame, type FpduSpec } from './mpa-encoder.js';
@@ -32,7 +28,15 @@ interface Timed {
 export type UlpEvent = Timed &
   (
     | { readonly op: 'send'; readonly dir: Dir; readonly payload: Uint8Array; readonly invalidate?: number }
-    | { readonly op: 'write'; readonly dir: Dir; readonly stag: number; readonly to: bigint; readonly length: number }
+    | {
+        readonly op: 'write';
+        readonly dir: Dir;
+        readonly stag: number;
+        readonly to: bigint;
+        readonly length: number;
+        /** The octets written (default: a deterministic pattern of `length` octets). */
+        readonly data?: Uint8Array;
+      }
     | {
         readonly op: 'read-request';
         readonly dir: Dir;
@@ -117,7 +121,7 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
         );
         break;
       case 'write':
-        segs = taggedSegments(0x0, e.stag, e.to, patternBytes(e.length, seed * 7919 + i), r - 14);
+        segs = taggedSegments(0x0, e.stag, e.to, e.data ?? patternBytes(e.length, seed * 7919 + i), r - 14);
         break;
       case 'read-request':
         reads[i] = { sinkStag: e.sinkStag, sinkTo: e.sinkTo, size: e.size };
@@ -225,7 +229,8 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     };
   });
   const endOf = (d: Dir) => (seqStart[d] + enc[d].bytes.length) >>> 0;
-  if (k.close === 'fin') for (const d of [0, 1] as const) findings.push({ rule: 'mpa.tcp-closed-between', from: ep[d], seq: endOf(d) });
+  if (k.close === 'fin')
+    for (const d of [0, 1] as const) findings.push({ rule: 'mpa.tcp-closed-between', from: ep[d], seq: endOf(d) });
   if (k.close === 'rst') findings.push({ rule: 'mpa.tcp-closed-between', from: ep[0], seq: endOf(0) });
   const dirTruth = (d: Dir): TruthDirection => ({
     from: ep[d],
