@@ -50,6 +50,8 @@ const BACKCHANNEL_KEPT = 1024;
 const UNANSWERED_LISTED = 64;
 
 interface CallState extends TrackedRequest, CallLabel {
+  /** Sender of the Call ("ADDR:PORT"): findings about the Call name its direction. */
+  readonly from: string;
   readonly xid: number;
   readonly vers: number;
   readonly reads: readonly AdvertisedReadChunk[];
@@ -181,6 +183,11 @@ export class RpcRdmaDissector implements UpperLayerDissector {
     } else if (h.vers !== 1 || h.proc <= PROC.MSGP) {
       if (fromRequester === isCall) info = isCall ? this.call(m, h, rpc, x, nodes) : this.reply(m, h, rpc, x, nodes);
       else info = isCall ? this.backchannelCall(h, rpc, nodes) : this.backchannelReply(h);
+    } else if (fromRequester && h.vers === 1 && h.proc > PROC.ERROR) {
+      // An unknown procedure from the requester is still a message with an XID the responder answers
+      // (RDMA_ERROR / ERR_CHUNK, RFC 8166 §4.5; Linux svc_rdma_send_error): tracked as a Call so
+      // that answer pairs with it.
+      info = this.call(m, h, null, x, nodes);
     } else info = this.plain(h);
     const tree: TreeNode[] = [headerNode(h, m.length, x), ...nodes];
     if (!this.cmShown && (this.requesterPd || this.responderPd)) {
@@ -297,6 +304,7 @@ export class RpcRdmaDissector implements UpperLayerDissector {
       [...h.reads, ...h.writes.flatMap((w) => w.segments), ...(h.reply?.segments ?? [])].map((s) => s.handle),
     );
     this.calls.start(h.xid, {
+      from: m.from,
       program: d.program,
       command: d.command,
       label: d.label,

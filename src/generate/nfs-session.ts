@@ -55,12 +55,14 @@ export interface ServeOpts {
   writes?: Array<[number, number, number]>;
   /** Lengths the Reply reports per segment of the chunk (default: what was written). */
   reported?: number[];
-  /** Invalidate STag of the Reply (default: the Call's handle when the client offered Remote Invalidation); null: plain Send. */
-  invalidate?: number | null;
+  /** Invalidate STag of the Reply ('own': the Call's handle; default: that when the client offered Remote Invalidation); null: plain Send. */
+  invalidate?: number | null | 'own';
   /** Override the Reply's header fields (credit, read list, ...). */
   header?: Partial<HeaderSpec>;
   /** The Reply as RDMA_NOMSG (no RPC message inline). */
   nomsg?: boolean;
+  /** The Reply returns the chunk's first segment under this handle instead of the Call's. */
+  returnedHandle?: number;
 }
 
 export class NfsSession {
@@ -191,6 +193,7 @@ export class NfsSession {
 
   /** The invalidation a Reply carries by default: the Call's one handle when the client offered it (RFC 8797). */
   private inv(handle: number, o: ServeOpts): number | null {
+    if (o.invalidate === 'own') return handle;
     return o.invalidate !== undefined ? o.invalidate : this.remoteInvalidate ? handle : null;
   }
 
@@ -213,11 +216,15 @@ export class NfsSession {
       return this.write(chunk[si]!, off, n, i === 0 ? T.serve : T.next);
     });
     const lens = o.reported ?? written;
-    const returned = chunk.map((s, i) => ({ ...s, length: lens[i] ?? 0 }));
+    const returned = chunk.map((s, i) => ({
+      ...s,
+      length: lens[i] ?? 0,
+      ...(i === 0 && o.returnedHandle !== undefined ? { handle: o.returnedHandle } : {}),
+    }));
     const total = lens.reduce((a, b) => a + b, 0);
     const reply = this.reply(
       this.replyMsg(xid, nfs3ReadResults(total), { writes: [returned] }, o.header),
-      this.inv(chunk[0]!.handle, o),
+      chunk.length === 1 || o.invalidate !== undefined ? this.inv(chunk[0]!.handle, o) : null,
     );
     return { call, writes, reply, xid, chunk };
   }
