@@ -300,6 +300,8 @@ export class BufferLedger {
       if (list.length === 0) this.live.delete(k);
       break;
     }
+    // A forgotten STag reads as never advertised: unknown STags are no longer errors on this connection.
+    this.strict = false;
     if (!this.capacityTold) {
       this.capacityTold = true;
       this.report(

@@ -1,4 +1,7 @@
-/** Message builders for the exchanges the dissector tests run (clean unless told otherwise). */
+/**
+ * RPC-over-RDMA message builders for the exchanges the dissector tests run (clean unless told
+ * otherwise), on the encoder written from the specifications (rpcrdma-encoder.ts).
+ */
 import {
   Enc,
   RDMA_MSG,
