@@ -9,7 +9,7 @@ import { STAT_NAMES } from '../src/report/stats.js';
 import { BACKENDS } from '../src/capture/live/open-live.js';
 import { UsageError } from './options.js';
 import { unknownOptionMessage } from './suggest.js';
-import { DASH, OPTION_DEFAULTS } from './fast-argv.js';
+import { DASH, OPTION_DEFAULTS } from './argv-conventions.js';
 
 const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
 
@@ -137,6 +137,13 @@ export async function parseArgv(rawArgv: string[]) {
       nargs: 1,
       describe:
         'Force ULP Framing for TCP on a flow: flow=SEL,key=HEX (alignment mode) or interval=N (marker mode),start=SEQ (key and start: one value or C:S)',
+    })
+    .option('ulp', {
+      type: 'string',
+      array: true,
+      nargs: 1,
+      describe:
+        "Upper layer decoded above RDMAP on a flow, as Wireshark's Decode As: flow=SEL,proto=smb-direct|rpc-rdma|none (default: chosen from private data, then the first Send)",
     })
     .option('checksums', {
       type: 'boolean',

@@ -8,20 +8,7 @@
  * which also owns every usage error.
  */
 import type { CliArgs } from './argv.js';
-
-/** yargs turns a lone "-" into "", so it travels as this placeholder and is turned back after parsing. */
-export const DASH = '\u0000-';
-
-/** Defaults of the options that have one: declared once, for yargs (cli/argv.ts) and for the fast path. */
-export const OPTION_DEFAULTS = {
-  'fail-on': 'error' as 'error' | 'warning' | 'never',
-  checksums: false,
-  'tcp-buffer-flow': 16,
-  'tcp-buffer-total': 64,
-  'tcp-reorder-window': 4,
-  'capture-backend': 'auto' as 'auto' | 'cap' | 'tcpdump' | 'dumpcap',
-  'flow-timeout': 300,
-};
+import { DASH, OPTION_DEFAULTS } from './argv-conventions.js';
 
 /** Boolean options taken here, by spelling, with the key (and alias) yargs stores them under. */
 const FLAGS: Readonly<Record<string, readonly string[]>> = {

@@ -12,8 +12,7 @@ import { openLive, type BackendChoice } from '../src/capture/live/open-live.js';
 import type { PacketSource, PacketSourceHandlers, PacketSourceStats } from '../src/capture/live/packet-source.js';
 import { CaptureFileWriter, type RingOptions } from '../src/report/ring-writer.js';
 import { UsageError } from './options.js';
-import { erasingFirst } from './output.js';
-import type { RunIo } from './run.js';
+import { erasingFirst, type RunIo } from './output.js';
 import { plural } from '../src/report/text.js';
 
 export interface LiveArgs {

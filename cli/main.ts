@@ -8,11 +8,12 @@ import { CaptureOpenError } from '../src/capture/read-capture.js';
 import { RulesFileError } from '../src/report/rules-file.js';
 import { STAT_NAMES, type StatName } from '../src/report/stats.js';
 import { fieldsText, rulesText } from '../src/report/text.js';
-import { parseForcedMpa, UsageError } from './options.js';
-import { checkCombinations, compileOption, run, type RunOptions } from './run.js';
+import { parseForcedMpa, parseUlp, UsageError } from './options.js';
+import { checkCombinations, compileOption, run, type RunOptions, type SrtRequest } from './run.js';
 import { OutputError, ReaderGone, SyncOutput, writeAllSync, writeReason } from './output.js';
 import { expandCaptures, isDirectory } from './capture-list.js';
-import { DASH, fastArgv } from './fast-argv.js';
+import { fastArgv } from './fast-argv.js';
+import { DASH } from './argv-conventions.js';
 import type { CliArgs } from './argv.js';
 import { glossaryFields, parseFieldsOptions } from './fields-output.js';
 import type { BackendChoice } from '../src/capture/live/open-live.js';
@@ -41,12 +42,29 @@ const TSHARK_STATS: ReadonlyArray<readonly [RegExp, StatName]> = [
   [/^expert(,(error|warn|note|chat|comment))?$/, 'rules'],
 ];
 
+/** tshark's service response time statistics: `-z smb2,srt` and `-z rpc,srt,PROGRAM,VERSION`. */
+function srtList(v: readonly string[] | undefined): SrtRequest[] {
+  const out: SrtRequest[] = [];
+  for (const value of v ?? []) {
+    const z = value.trim();
+    if (/^smb2,srt(,.*)?$/.test(z)) out.push({ kind: 'smb2' });
+    else if (/^rpc,srt(,|$)/.test(z)) {
+      const m = /^rpc,srt,(\d{1,10}),(\d{1,10})(,.*)?$/.exec(z);
+      if (!m)
+        throw new UsageError(`-z ${z.slice(0, 60)}: give rpc,srt,PROGRAM,VERSION (e.g. rpc,srt,100003,3 for NFSv3)`);
+      out.push({ kind: 'rpc', program: Number(m[1]), version: Number(m[2]) });
+    }
+  }
+  return out;
+}
+
 function statsList(v: readonly string[] | undefined): StatName[] {
   const out: StatName[] = [];
   const push = (n: StatName): void => {
     if (!out.includes(n)) out.push(n);
   };
   for (const value of v ?? []) {
+    if (/^(smb2|rpc),srt(,|$)/.test(value.trim())) continue; // srtList's
     const whole = TSHARK_STATS.find(([re]) => re.test(value.trim()));
     if (whole) {
       push(whole[1]);
@@ -241,6 +259,8 @@ async function main(rawArgv: string[]): Promise<number> {
     quiet: args.q === true,
     write: write ?? null,
     stats: statsList(args.z),
+    srt: srtList(args.z),
+    ulp: (args.ulp ?? []).map(parseUlp),
     failOn: args['fail-on'],
     rules: undash(args.rules) ?? null,
     mpa: args.mpa ?? [],

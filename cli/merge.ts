@@ -27,8 +27,7 @@ import { parseReports, ReportInputError, toolVersion } from '../src/report/read-
 import { makeStyle } from '../src/report/text.js';
 import { isDirectory } from './capture-list.js';
 import { UsageError } from './options.js';
-import { writeFileOrFail, writeReason } from './output.js';
-import type { RunIo } from './run.js';
+import { writeFileOrFail, writeReason, type RunIo } from './output.js';
 
 const USAGE = `mpa-dissect merge [options] REPORT...
 

@@ -26,9 +26,9 @@ import { unopenedDigest, type CaptureDigest } from '../src/report/capture-digest
 import { makeStyle } from '../src/report/text.js';
 import { CapturesProgress } from '../src/report/progress.js';
 import type { CaptureJob, CaptureJobResult } from './capture-worker.js';
-import { erasingFirst, writeFileOrFail } from './output.js';
+import { erasingFirst, writeFileOrFail, type RunIo } from './output.js';
 import { loadRulesFile } from '../src/report/rules-file.js';
-import type { RunIo, RunOptions } from './run.js';
+import type { RunOptions } from './run.js';
 import { WorkerPool } from './worker-pool.js';
 
 export interface MultiOptions {

@@ -1,6 +1,6 @@
 import type { ForcedMpaSpec, ForcedTufSpec, FlowSelector } from '../src/analysis/pipeline.js';
 import type { UlpOverride } from '../src/analysis/ulp-registry.js';
-import { ULP_SPECS } from '../src/analysis/ulp-specs.js';
+import { ULP_IDS } from '../dissectors/ddp-rdmap/ulp-contract.js';
 
 export class UsageError extends Error {}
 
@@ -115,7 +115,7 @@ export function parseForcedTuf(text: string): ForcedTufSpec {
 }
 
 /** The upper layers `--ulp proto=` names (and `none`). */
-export const ULP_PROTOS: readonly string[] = [...ULP_SPECS.map((s) => s.id), 'none'];
+export const ULP_PROTOS: readonly string[] = [...ULP_IDS, 'none'];
 
 /**
  * `--ulp [flow=SEL,]proto=smb-direct|rpc-rdma|none`: the upper layer decoded above RDMAP on the

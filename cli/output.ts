@@ -101,11 +101,14 @@ export function writeFileOrFail(path: string, flag: string, text: string): void 
   }
 }
 
+/** The output and error writers a run (and every subcommand) writes its text to. */
+export interface RunIo {
+  out(s: string): void;
+  err(s: string): void;
+}
+
 /** Output and error writers that call `erase` first: a status or progress line on the same terminal goes before the text. */
-export function erasingFirst<T extends { out(s: string): void; err(s: string): void }>(
-  io: T,
-  erase: () => void,
-): { out(s: string): void; err(s: string): void } {
+export function erasingFirst(io: RunIo, erase: () => void): RunIo {
   return {
     out: (s) => {
       erase();

@@ -27,6 +27,7 @@ import type { FrameStore } from '../src/report/frame-store.js';
 import type { Progress } from '../src/report/progress.js';
 import type { RulesConfig } from '../src/report/rules-file.js';
 import type { FpduSizes, StatName } from '../src/report/stats.js';
+import type { UlpOverride } from '../src/analysis/pipeline-types.js';
 import {
   findingLine,
   fpduLine,
@@ -37,15 +38,17 @@ import {
   tufLine,
   type Style,
 } from '../src/report/text.js';
-import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/threshold-rules.js';
+import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/thresholds.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import type { FieldsFormat } from './fields-output.js';
-import { OutputError, writeFileOrFail, writeReason } from './output.js';
+import { OutputError, writeFileOrFail, writeReason, type RunIo } from './output.js';
 import type { LiveHooks } from './live.js';
 import { flowJson } from '../src/report/json-report.js';
 import { defaultThreads } from '../src/analysis/parallel/thread-count.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
+
+export type SrtRequest = { kind: 'smb2' } | { kind: 'rpc'; program: number; version: number };
 
 export interface RunOptions {
   /** Capture path, '-' for standard input. */
@@ -62,6 +65,10 @@ export interface RunOptions {
   write: string | null;
   writeFilter: string | null;
   stats: StatName[];
+  /** -z smb2,srt and -z rpc,srt,PROGRAM,VERSION: service response times of the upper layers. */
+  srt?: SrtRequest[];
+  /** --ulp: upper layer forced (or none) per flow. */
+  ulp?: UlpOverride[];
   failOn: FailOn;
   rules: string | null;
   mpa: string[];
@@ -88,11 +95,6 @@ export interface RunOptions {
   threads?: number;
   /** Called once with the whole analysis (thresholds judged) before the closing outputs: a multi-capture run digests it. */
   onAnalysis?: (r: AnalysisResult) => void;
-}
-
-export interface RunIo {
-  out(s: string): void;
-  err(s: string): void;
 }
 
 function failed(r: AnalysisResult, failOn: FailOn): boolean {
@@ -194,7 +196,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const fieldsFmt = o.fields ?? null;
   const text = !o.json && !o.ndjson && !fieldsFmt;
   // -q with -z prints only the statistics (as tshark -q -z).
-  const statsOnly = text && o.quiet && o.stats.length > 0;
+  const statsOnly = text && o.quiet && (o.stats.length > 0 || (o.srt?.length ?? 0) > 0);
   const eventLines = (text && !o.quiet) || o.ndjson || fieldsFmt !== null;
   const quietRules = new Set(
     [...QUIET_IN_EVENT_LINES].filter(
@@ -350,10 +352,15 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     progress?.tick(p.fileOffset, p.frame);
   };
 
+  // Service response times: for -z ...,srt and for the JSON report's ulp.srt.
+  const srtMod = (o.srt?.length ?? 0) > 0 || o.json ? await import('../src/report/srt.js') : null;
+  const srt = srtMod ? new srtMod.SrtCollector() : null;
   const opts: AnalysisOptions = {
     forced,
     forcedTuf,
     upper: defaultUpper,
+    ulp: { overrides: o.ulp ?? [] },
+    ...(srt ? { onRequestTiming: srt.add } : {}),
     decoder: { checksums: o.checksums },
     ...(o.reassembly ? { reassembly: o.reassembly } : {}),
     rules: config?.overrides ?? null,
@@ -418,7 +425,10 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     return 2;
   }
 
+  if (srt) r.srt = srt.rows();
   const statsBlock = o.stats.map((n) => statsMod!.statsText(n, r, sizes));
+  if (srt && srtMod)
+    for (const q of o.srt ?? []) statsBlock.push(srtMod.srtText(q, srt).replace(/^\n/, '').replace(/\n$/, ''));
   if (o.json) {
     writeReport(r, (s) => io.out(s)); // flow by flow: the document is never whole in memory
   } else if (ndjson) {

@@ -11,7 +11,7 @@ import { FileFrames, WindowFrames } from '../src/report/frame-store.js';
 import { loadRulesFile } from '../src/report/rules-file.js';
 import { compileEventFilter } from '../src/report/fields.js';
 import { FilterError, formatFilterError } from '../src/report/filter/filter.js';
-import { NO_THRESHOLDS } from '../src/analysis/threshold-rules.js';
+import { NO_THRESHOLDS } from '../src/analysis/thresholds.js';
 import { CaptureModel, type TuiSource } from '../src/tui/capture-model.js';
 import { ViewModel } from '../src/tui/view-model.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';

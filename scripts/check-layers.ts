@@ -14,8 +14,117 @@ interface Layer {
   readonly independent?: boolean;
 }
 
+/**
+ * A static `import`/`export ... from` (the clause between the keyword and `from` holds only names,
+ * braces, commas, `*` and spaces, and no other import or export, so it cannot run on into the next
+ * statement) or a dynamic `import()`, also as a type (`typeof import('./x.js')`). Matched on the
+ * text with its comments blanked, so the word "import" in a comment neither counts nor swallows the
+ * import below it.
+ */
 const IMPORT =
-  /(?:^|[^\w.])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+  /(?<![\w.$])(?:import|export)\s+(?:(?:(?!\b(?:import|export)\b)[\w$\s{},*])*?\s*from\s*)?['"](\.[^'"\n]+)['"]|(?<![\w.$])import\(\s*['"](\.[^'"\n]+)['"]\s*\)/g;
+
+/** Characters after which a `/` starts a regular expression (not a division). */
+const BEFORE_REGEX = new Set('(,=:[!&|?{};+-*%<>~^'.split(''));
+/** Keywords after which a `/` starts a regular expression. */
+const KEYWORD_BEFORE =
+  /(?:^|[^\w$])(?:return|typeof|instanceof|in|of|new|delete|void|throw|case|do|else|yield|await)\s*$/;
+
+/** The end of the quoted string opening at `i` (at a line break when unterminated). */
+function endOfString(text: string, i: number): number {
+  const quote = text[i];
+  for (let k = i + 1; k < text.length; k++) {
+    const c = text[k];
+    if (c === '\\') k++;
+    else if (c === quote) return k + 1;
+    else if (c === '\n') return k;
+  }
+  return text.length;
+}
+
+/** The end of the regular expression literal opening at `i` (at a line break when it was none). */
+function endOfRegex(text: string, i: number): number {
+  let inClass = false;
+  for (let k = i + 1; k < text.length; k++) {
+    const c = text[k];
+    if (c === '\\') k++;
+    else if (c === '[') inClass = true;
+    else if (c === ']') inClass = false;
+    else if (c === '/' && !inClass) return k + 1;
+    else if (c === '\n') return k;
+  }
+  return text.length;
+}
+
+/**
+ * The text with every comment turned into spaces, line breaks kept, so offsets and line numbers
+ * stay those of the file. Strings, template literals (with their `${}`) and regular expression
+ * literals are stepped over, so a `//` or `/*` inside one is not taken for a comment.
+ */
+export function blankComments(text: string): string {
+  const out = text.split('');
+  const blank = (from: number, to: number): void => {
+    for (let k = from; k < to; k++) if (out[k] !== '\n') out[k] = ' ';
+  };
+  const substitutions: number[] = []; // brace depth at each open `${` of a template literal
+  let depth = 0;
+  let inTemplate = false;
+  let last = ''; // the last character of code seen (not space, not comment)
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (inTemplate) {
+      if (c === '\\') i += 2;
+      else if (c === '`') {
+        inTemplate = false;
+        last = c;
+        i++;
+      } else if (c === '$' && text[i + 1] === '{') {
+        substitutions.push(depth++);
+        inTemplate = false;
+        last = '{';
+        i += 2;
+      } else i++;
+      continue;
+    }
+    const d = text[i + 1];
+    if (c === '/' && d === '/') {
+      const eol = text.indexOf('\n', i);
+      const end = eol < 0 ? text.length : eol;
+      blank(i, end);
+      i = end;
+    } else if (c === '/' && d === '*') {
+      const close = text.indexOf('*/', i + 2);
+      const end = close < 0 ? text.length : close + 2;
+      blank(i, end);
+      i = end;
+    } else if (c === "'" || c === '"') {
+      i = endOfString(text, i);
+      last = c;
+    } else if (c === '`') {
+      inTemplate = true;
+      i++;
+    } else if (
+      c === '/' &&
+      (last === '' || BEFORE_REGEX.has(last) || KEYWORD_BEFORE.test(text.slice(Math.max(0, i - 16), i)))
+    ) {
+      i = endOfRegex(text, i);
+      last = '/';
+    } else {
+      if (c === '{') depth++;
+      else if (c === '}') {
+        depth--;
+        if (substitutions.length > 0 && substitutions[substitutions.length - 1] === depth) {
+          substitutions.pop();
+          inTemplate = true;
+        }
+      }
+      if (!/\s/.test(c)) last = c;
+      i++;
+    }
+  }
+  return out.join('');
+}
 
 function tsFiles(root: string, dir: string, out: string[]): void {
   let entries;
@@ -24,6 +133,7 @@ function tsFiles(root: string, dir: string, out: string[]): void {
   } catch {
     return;
   }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)); // the same order on every file system
   for (const e of entries) {
     const p = join(dir, e.name);
     if (e.isDirectory()) tsFiles(root, p, out);
@@ -41,7 +151,7 @@ export interface ImportEdge {
 export function importsOf(root: string, files: readonly string[]): ImportEdge[] {
   const edges: ImportEdge[] = [];
   for (const f of files) {
-    const text = readFileSync(join(root, f), 'utf8');
+    const text = blankComments(readFileSync(join(root, f), 'utf8'));
     IMPORT.lastIndex = 0;
     for (let m = IMPORT.exec(text); m !== null; m = IMPORT.exec(text)) {
       const spec = (m[1] ?? m[2])!;

@@ -89,7 +89,13 @@ export interface UlpEnvironment {
   readonly timing: (t: RequestTiming) => void;
 }
 
-export type UlpId = 'smb-direct' | 'rpc-rdma' | 'nvme' | 'iser';
+/**
+ * The upper layers this build decodes, by their `--ulp proto=` names. Listed here (not read off the
+ * registry) so the command line can check a name without loading every dissector; a test keeps it
+ * equal to src/analysis/ulp-specs.ts.
+ */
+export const ULP_IDS = ['smb-direct', 'rpc-rdma'] as const;
+export type UlpId = (typeof ULP_IDS)[number];
 
 /**
  * An upper layer's registration, like a Wireshark heuristic dissector in `iwarp_ddp_rdmap`: how it

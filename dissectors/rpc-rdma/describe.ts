@@ -17,6 +17,8 @@ export interface CallLabel {
   readonly prog: number | null;
   readonly progVers: number | null;
   readonly proc: number | null;
+  /** The procedure number, or the COMPOUND's main operation number (tshark's SRT Index). */
+  readonly code: number;
 }
 
 /** MOUNT v3 procedures (RFC 1813 Appendix I). */
@@ -30,11 +32,12 @@ const MOUNT3_PROC_NAMES: Readonly<Record<number, string>> = {
 };
 
 export function describeCall(c: RpcCall | null): CallLabel {
-  if (!c) return { program: 'RPC', command: 'unknown', label: 'RPC', prog: null, progVers: null, proc: null };
+  if (!c) return { program: 'RPC', command: 'unknown', label: 'RPC', prog: null, progVers: null, proc: null, code: 0 };
   const program = programLabel(c.prog, c.vers);
   const proc = c.proc ?? -1;
   let command = `proc ${proc}`;
   let label: string | null = null;
+  let code = Math.max(0, proc);
   if (c.prog === PROG.NFS && c.vers === 3) command = nameOf(NFS3_PROC_NAMES, proc);
   else if (c.prog === PROG.MOUNT && c.vers === 3) command = nameOf(MOUNT3_PROC_NAMES, proc);
   else if (c.prog === PROG.NFS && c.vers === 4) {
@@ -43,11 +46,20 @@ export function describeCall(c: RpcCall | null): CallLabel {
     if (proc === 1 && n && n.ops.length) {
       const names = n.ops.map((o) => nameOf(NFS4_OP_NAMES, o));
       label = `${program} COMPOUND (${names.join(', ')}${n.opsComplete ? '' : ', …'})`;
-      command = nameOf(NFS4_OP_NAMES, mainOp(n.ops)!);
+      code = mainOp(n.ops)!;
+      command = nameOf(NFS4_OP_NAMES, code);
     }
   }
   // Built field by field: object spread is slow on hot paths (one call per RPC).
-  return { program, command, label: label ?? `${program} ${command}`, prog: c.prog, progVers: c.vers, proc: c.proc };
+  return {
+    program,
+    command,
+    label: label ?? `${program} ${command}`,
+    prog: c.prog,
+    progVers: c.vers,
+    proc: c.proc,
+    code,
+  };
 }
 
 /** The Reply's outcome as Info shows it: ACCEPT_OK, GARBAGE_ARGS, MSG_DENIED AUTH_ERROR. */

@@ -52,6 +52,7 @@ const UNANSWERED_LISTED = 64;
 interface CallState extends TrackedRequest, CallLabel {
   /** Sender of the Call ("ADDR:PORT"): findings about the Call name its direction. */
   readonly from: string;
+  readonly code: number;
   readonly xid: number;
   readonly vers: number;
   readonly reads: readonly AdvertisedReadChunk[];
@@ -124,6 +125,7 @@ export class RpcRdmaDissector implements UpperLayerDissector {
       this.env.timing({
         program: c.program,
         command: c.command,
+        code: c.code,
         queue: c.queue,
         request: c.time,
         firstData: c.firstData,
@@ -307,6 +309,7 @@ export class RpcRdmaDissector implements UpperLayerDissector {
       from: m.from,
       program: d.program,
       command: d.command,
+      code: d.code,
       label: d.label,
       prog: d.prog,
       progVers: d.progVers,

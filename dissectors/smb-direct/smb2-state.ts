@@ -176,6 +176,7 @@ export class Smb2State {
     const req: Smb2Request = {
       program: 'SMB2',
       command: commandName(h.command),
+      code: h.command,
       queue: `flow ${this.flow}`,
       time: m.time,
       seq: m.seq,
@@ -306,6 +307,7 @@ export class Smb2State {
       this.timing({
         program: r.program,
         command: r.command,
+        ...(r.code !== undefined ? { code: r.code } : {}),
         queue: r.queue,
         request: r.time,
         firstData: r.firstData,

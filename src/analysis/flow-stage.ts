@@ -15,26 +15,14 @@ import { portOf } from '../net/segment.js';
 import type { TcpFlowStats } from '../tcp/reassembler.js';
 import type { FlowHandle } from '../tcp/stream.js';
 import type { FindingSink } from '../vocabulary/findings.js';
-import type { AnalysisOptions, FlowResult, FlowSelector } from './pipeline.js';
+import type { AnalysisOptions, FlowResult } from './pipeline-types.js';
 import { TufFlow, type TufFlowOptions, type TufFlowSummary } from '../../dissectors/tuf/tuf-flow.js';
 import { FramingFlow, looksLikeMpaFpdu } from './framing-flow.js';
 import { UlpHandoff, type UlpFlowSummary } from '../../dissectors/ddp-rdmap/ulp-handoff.js';
 import { ULP_PAYLOAD_BOUND } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import { connectionOf, UlpRegistry } from './ulp-registry.js';
+import { selects } from './flow-selector.js';
 import type { FlowConsumer } from '../tcp/stream.js';
-
-export function selects(sel: FlowSelector, h: FlowHandle): boolean {
-  switch (sel.kind) {
-    case 'all':
-      return true;
-    case 'id':
-      return h.id === sel.id;
-    case 'port':
-      return h.client.endsWith(`:${sel.port}`) || h.server.endsWith(`:${sel.port}`);
-    case 'endpoint':
-      return h.client === sel.endpoint || h.server === sel.endpoint;
-  }
-}
 
 /**
  * The per-flow half of the pipeline: what the reassembler calls for each new TCP flow (MPA and the

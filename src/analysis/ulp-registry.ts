@@ -9,22 +9,14 @@
 import type { MpaFlow } from '../../dissectors/mpa/mpa-flow.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
 import type { UlpChooser, UlpSelection } from '../../dissectors/ddp-rdmap/ulp-handoff.js';
-import type { RequestTiming, UlpConnection, UlpId } from '../../dissectors/ddp-rdmap/ulp-contract.js';
+import type { RequestTiming, UlpConnection } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import { portOf } from '../net/segment.js';
 import { ULP_SPECS, ulpSpec } from './ulp-specs.js';
 import type { FlowHandle } from '../tcp/stream.js';
-import { selects } from './flow-stage.js';
-import type { FlowSelector } from './pipeline.js';
+import { selects } from './flow-selector.js';
+import type { UlpOptions, UlpOverride } from './pipeline-types.js';
 
-/** `--ulp flow=SEL,proto=ID|none`: an upper layer forced (or none) on the flows SEL names. */
-export interface UlpOverride {
-  readonly selector: FlowSelector;
-  readonly proto: UlpId | 'none';
-}
-
-export interface UlpOptions {
-  readonly overrides: readonly UlpOverride[];
-}
+export type { UlpOptions, UlpOverride };
 
 /** The Private Data of a startup frame after the 4-octet RFC 6581 block, when it carries one. */
 function ulpPrivateData(pd: Uint8Array | undefined, enhanced: boolean | undefined): Uint8Array | null {

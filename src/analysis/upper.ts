@@ -1,4 +1,4 @@
-import type { UpperFactory } from './pipeline.js';
+import type { UpperFactory } from './pipeline-types.js';
 import { ddpUpperFactory } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { labelUpperLayer } from '../../dissectors/ddp-rdmap/upper-layer.js';
 import { portOf } from '../net/segment.js';

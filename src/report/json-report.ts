@@ -1,4 +1,4 @@
-import type { AnalysisResult, FlowResult } from '../analysis/pipeline.js';
+import type { AnalysisResult, FlowResult, ServiceResponseTime } from '../analysis/pipeline-types.js';
 import type { Finding } from '../vocabulary/findings.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { MpaDirectionSummary } from '../../dissectors/mpa/mpa-flow.js';
@@ -7,6 +7,7 @@ export const SCHEMA_ID = 'mpa-dissect/report/v1';
 export const TOOL = { name: 'mpa-dissect', version: '0.1.0' } as const;
 
 /** The report document of ../shared/report-schema.md (only grows; fields keep their names). */
+
 export interface ReportDocument {
   schema: string;
   tool: { name: string; version: string };
@@ -33,6 +34,8 @@ export interface ReportDocument {
     infos: number;
     findingsOmitted: number;
   };
+  /** Addition: service response times of the upper layers (present when any request was answered). */
+  srt?: ServiceResponseTime[];
 }
 
 export interface FlowJson {
@@ -172,6 +175,7 @@ export function buildReport(r: AnalysisResult): ReportDocument {
       infos: s.info,
       findingsOmitted: r.findings.omitted,
     },
+    ...(r.srt && r.srt.length > 0 ? { srt: r.srt.map((x) => ({ ...x })) } : {}),
   };
 }
 

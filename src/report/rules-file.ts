@@ -13,7 +13,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import type { RuleDef, Severity } from '../vocabulary/findings.js';
 import type { RuleOverrides } from '../analysis/rules-catalog.js';
 import { allRules } from '../analysis/rules-catalog.js';
-import { NO_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from '../analysis/threshold-rules.js';
+import { NO_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from '../analysis/thresholds.js';
 
 export class RulesFileError extends Error {
   constructor(message: string) {

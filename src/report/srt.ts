@@ -6,31 +6,13 @@
  * command; past it a deterministic reservoir keeps the percentiles representative and says so.
  */
 import type { RequestTiming } from '../../dissectors/ddp-rdmap/ulp-contract.js';
+import type { ServiceResponseTime } from '../analysis/pipeline-types.js';
+import { programLabel } from '../../dissectors/rpc-rdma/rpc.js';
 
 /** Response times kept per command for exact percentiles. */
 const SAMPLE_CAP = 1 << 20;
 
-export interface SrtRow {
-  readonly program: string;
-  readonly command: string;
-  /** The command's number (SMB2 command code, RPC procedure): tshark's Index column. */
-  readonly code: number;
-  readonly calls: number;
-  /** Seconds. */
-  readonly min: number;
-  readonly max: number;
-  readonly avg: number;
-  readonly sum: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly p999: number;
-  /** Percentiles come from a sample of the calls (more than SAMPLE_CAP). */
-  readonly sampled: boolean;
-  /** Requests with a first data transfer: mean seconds from request to first and to last data. */
-  readonly withData: number;
-  readonly avgToFirstData: number;
-  readonly avgToLastData: number;
-}
+export type SrtRow = ServiceResponseTime;
 
 class CommandStats {
   calls = 0;
@@ -149,4 +131,15 @@ export function srtTable(title: string, filter: string, column: string, rows: re
   }
   lines.push('==================================================================');
   return `${lines.join('\n')}\n`;
+}
+
+/** One `-z` service response time table: SMB2 by command, or one RPC program and version by procedure. */
+export function srtText(
+  q: { kind: 'smb2' } | { kind: 'rpc'; program: number; version: number },
+  c: SrtCollector,
+): string {
+  if (q.kind === 'smb2') return srtTable('SMB2', 'smb2.cmd', 'Commands', c.rows('SMB2'));
+  const label = programLabel(q.program, q.version);
+  const filter = q.program === 100003 ? `nfs.procedure_v${q.version}` : `rpc.program == ${q.program}`;
+  return srtTable('RPC', filter, 'Procedure', c.rows(label));
 }

@@ -27,7 +27,7 @@ import type { TufMode, TufRecord } from '../../dissectors/tuf/types.js';
 import { tufTree } from '../../dissectors/tuf/tree.js';
 import { recordTree } from '../report/fields.js';
 import { streamBytes, type FrameStore, type StreamBytes } from '../report/frame-store.js';
-import { thresholdFindings, type Thresholds } from '../analysis/threshold-rules.js';
+import { thresholdFindings, type Thresholds } from '../analysis/thresholds.js';
 import {
   CRC_CODES,
   KIND_FINDING,

@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Reassembler } from '../../tcp/reassembler.js';
 import { flowStage } from '../flow-stage.js';
-import type { AnalysisOptions, FlowResult } from '../pipeline.js';
+import type { AnalysisOptions, FlowResult } from '../pipeline-types.js';
 import { defaultUpper } from '../upper.js';
 import { EventRecorder } from './worker-events.js';
 import { ROW_MAYBE, SegmentBatchReader, type SegmentBatch } from './segment-batch.js';

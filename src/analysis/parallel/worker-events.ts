@@ -9,7 +9,7 @@
  */
 import type { FindingInput, FindingSink } from '../../vocabulary/findings.js';
 import type { FlowHandle } from '../../tcp/stream.js';
-import type { AnalysisOptions } from '../pipeline.js';
+import type { AnalysisOptions } from '../pipeline-types.js';
 import type { StartupRecord } from '../../../dissectors/mpa/startup.js';
 import type { FpduRecord } from '../../../dissectors/mpa/mpa-types.js';
 import type { TufRecord } from '../../../dissectors/tuf/types.js';

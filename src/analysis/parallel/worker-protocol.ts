@@ -1,6 +1,6 @@
 /** Messages between the main thread and a flow worker (flow-worker.ts), and their shared words. */
 import type { ReassemblyOptions } from '../../tcp/reassembler.js';
-import type { FlowResult, ForcedMpaSpec, ForcedTufSpec } from '../pipeline.js';
+import type { FlowResult, ForcedMpaSpec, ForcedTufSpec } from '../pipeline-types.js';
 
 /** Given to each worker at start (structured-cloned: data only). */
 export interface WorkerConfig {
