@@ -184,10 +184,15 @@ export class NfsSession {
   }
 
   /** A Call answered inline on both sides (no chunks). */
-  simple(proc: number, args: Uint8Array, results: Uint8Array): { call: number; reply: number; xid: number } {
+  simple(
+    proc: number,
+    args: Uint8Array,
+    results: Uint8Array,
+    serviceUs: number = T.serve,
+  ): { call: number; reply: number; xid: number } {
     const xid = this.nextXid();
     const call = this.call(this.nfs3Call(xid, proc, args));
-    const reply = this.reply(this.replyMsg(xid, results), null, T.serve);
+    const reply = this.reply(this.replyMsg(xid, results), null, serviceUs);
     return { call, reply, xid };
   }
 

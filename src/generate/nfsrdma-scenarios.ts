@@ -39,14 +39,15 @@ function nfs(name: string, summary: string, run: (s: NfsSession) => void, o: Nfs
 
 /** What the Linux NFS client does after mounting: ping, look up a file, read, write, commit, list. */
 export function nfsCleanExchange(s: NfsSession): void {
-  s.simple(NFS3.NULL, new Uint8Array(0), new Uint8Array(0));
-  s.simple(NFS3.GETATTR, nfs3.getattrArgs(), nfs3.getattrRes());
-  s.simple(NFS3.LOOKUP, nfs3.lookupArgs('data.bin'), nfs3.lookupRes());
+  s.simple(NFS3.NULL, new Uint8Array(0), new Uint8Array(0), 22);
+  s.simple(NFS3.GETATTR, nfs3.getattrArgs(), nfs3.getattrRes(), 38);
+  s.simple(NFS3.LOOKUP, nfs3.lookupArgs('data.bin'), nfs3.lookupRes(), 95);
   // READ of 32 KiB into a write chunk of two segments, answered by Send with Invalidate.
   s.read(32768, { segments: [16384, 16384] });
   // WRITE of 16 KiB from a read chunk, pulled by two RDMA Read Requests.
   s.writeOp(16384);
-  s.simple(NFS3.COMMIT, nfs3.commitArgs(16384), nfs3.commitRes());
+  // COMMIT waits for the data to reach stable storage.
+  s.simple(NFS3.COMMIT, nfs3.commitArgs(16384), nfs3.commitRes(), 1450);
   // A directory listing too long for a Send: the Reply goes into the reply chunk, RDMA_NOMSG.
   s.readdirplus(6000);
   // An NFSv4.1 COMPOUND { SEQUENCE, PUTFH, READ } served through a write chunk.

@@ -51,6 +51,8 @@ const DATA_OFFSET = 24;
 
 /** Think time of the client before a request, the server's time to answer, gaps within a transfer (µs). */
 export const T = { request: 180, serve: 45, answer: 25, next: 4, idle: 2_000_000 } as const;
+/** The server's time to answer the session commands (µs): Kerberos validation, share and file lookups. */
+export const SERVICE = { sessionSetup: 640, treeConnect: 85, create: 140, close: 55 } as const;
 
 export interface SmbdOptions {
   /** MPA revision: 2 (RFC 6581 IRD/ORD block first) unless told. */
@@ -281,15 +283,20 @@ export class SmbdSession {
     const ss = this.hdr({ sessionId: 0n, treeId: 0 });
     this.smb(CLIENT, sessionSetupRequest(ss, gssToken(1900, 14)));
     this.sessionId = 0x0000400000000011n;
-    this.smb(SERVER, sessionSetupResponse(this.reply(ss.messageId, { treeId: 0 }), gssToken(156, 15)));
+    // Kerberos validation of the ticket takes the server a while.
+    this.smb(SERVER, sessionSetupResponse(this.reply(ss.messageId, { treeId: 0 }), gssToken(156, 15)), {
+      delayUs: SERVICE.sessionSetup,
+    });
     const tc = this.hdr({ treeId: 0 });
     this.smb(CLIENT, treeConnectRequest(tc, '\\\\fileserver\\share'));
     this.treeId = 5;
-    this.smb(SERVER, treeConnectResponse(this.reply(tc.messageId)));
+    this.smb(SERVER, treeConnectResponse(this.reply(tc.messageId)), { delayUs: SERVICE.treeConnect });
     const cr = this.hdr();
     this.smb(CLIENT, createRequest(cr, 'projects\\data.bin'));
     this.fileId = patternBytes(16, 16);
-    this.smb(SERVER, createResponse(this.reply(cr.messageId), this.fileId, 1n << 30n, 0x01da1b2c3d4e5f60n));
+    this.smb(SERVER, createResponse(this.reply(cr.messageId), this.fileId, 1n << 30n, 0x01da1b2c3d4e5f60n), {
+      delayUs: SERVICE.create,
+    });
   }
 
   /**
@@ -395,7 +402,7 @@ export class SmbdSession {
   close(): void {
     const h = this.hdr();
     this.smb(CLIENT, closeRequest(h, this.fileId));
-    this.smb(SERVER, closeResponse(this.reply(h.messageId)));
+    this.smb(SERVER, closeResponse(this.reply(h.messageId)), { delayUs: SERVICE.close });
   }
 
   /** A keepalive of `dir` after an idle time (RESPONSE_REQUESTED, no data), answered by the peer unless told. */
