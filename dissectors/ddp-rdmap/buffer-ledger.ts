@@ -75,6 +75,9 @@ export interface LedgerOptions {
 /** Keys (owner, STag) as one number: STags are per-node, so each side has its own namespace. */
 const keyOf = (owner: Dir, stag: number): number => owner * 0x1_0000_0000 + stag;
 
+/** Accesses to unknown STags remembered while the ledger is not strict. */
+const MAX_UNMATCHED = 64;
+
 const hexStag = (s: number): string => `0x${s.toString(16).padStart(8, '0')}`;
 
 export class BufferLedger {
@@ -95,6 +98,19 @@ export class BufferLedger {
   ];
   private readonly maxLive: number;
   private readonly maxRetired: number;
+  /**
+   * Accesses to STags not known while the ledger is not strict (bounded, oldest forgotten). After
+   * capture loss MPA holds a sender's FPDUs until framing is found again, so an advertisement may
+   * reach the ledger after the accesses to it: it is credited with them when it comes.
+   */
+  private readonly unmatched: Array<{
+    owner: Dir;
+    stag: number;
+    to: bigint;
+    len: number;
+    access: BufferAccess;
+    time: number;
+  }> = [];
 
   constructor(
     private readonly flow: number,
@@ -126,6 +142,7 @@ export class BufferLedger {
     if (list) list.push(e);
     else this.live.set(k, [e]);
     this.liveCount++;
+    if (this.unmatched.length > 0) this.creditUnmatched(e);
     if (this.liveCount > this.maxLive) this.dropOldest(a);
     return e;
   }
@@ -244,6 +261,9 @@ export class BufferLedger {
         this.report(rule, m, `${what} to STag ${hexStag(stag)} after it ${when} ${gone.label}`);
       } else if (this.strict) {
         this.report(LEDGER_RULE.notAdvertised, m, `${what} to STag ${hexStag(stag)}, which the peer never advertised`);
+      } else {
+        this.unmatched.push({ owner, stag, to, len, access: want, time: m.time });
+        if (this.unmatched.length > MAX_UNMATCHED) this.unmatched.shift();
       }
       return null;
     }
@@ -284,6 +304,26 @@ export class BufferLedger {
     if (Number.isNaN(inside.firstTime)) inside.firstTime = m.time;
     inside.lastTime = m.time;
     return inside;
+  }
+
+  /** Accesses seen before this entry's advertisement (capture loss): counted as moved through it. */
+  private creditUnmatched(e: LedgerEntry): void {
+    const end = e.base + BigInt(e.length);
+    let kept = 0;
+    for (const u of this.unmatched) {
+      if (
+        u.owner === e.owner &&
+        u.stag === e.stag &&
+        u.access === e.access &&
+        u.to >= e.base &&
+        u.to + BigInt(u.len) <= end
+      ) {
+        e.moved += u.len;
+        if (Number.isNaN(e.firstTime) || u.time < e.firstTime) e.firstTime = u.time;
+        if (Number.isNaN(e.lastTime) || u.time > e.lastTime) e.lastTime = u.time;
+      } else this.unmatched[kept++] = u;
+    }
+    this.unmatched.length = kept;
   }
 
   private remember(k: number, r: RetiredStag): void {

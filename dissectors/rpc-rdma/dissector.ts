@@ -86,6 +86,8 @@ export class RpcRdmaDissector implements UpperLayerDissector {
   private readonly byStag = new Map<number, Located[]>();
   private readonly stagsOf = new Map<number, number[]>();
   private granted: number | null = null;
+  /** False once a Reply may have been lost: outstanding Calls are then overcounted. */
+  private creditsKnown = true;
   private firstCall = true;
   private fromStart = false;
   /**
@@ -330,7 +332,7 @@ export class RpcRdmaDissector implements UpperLayerDissector {
     });
     x.outstanding = this.calls.size;
     // A grant of 0 is reported on its own (rpcordma.credit-zero); like Linux, it counts as 1 here.
-    if (this.granted !== null && this.calls.size > Math.max(1, this.granted)) {
+    if (this.creditsKnown && this.granted !== null && this.calls.size > Math.max(1, this.granted)) {
       this.report(
         R.creditsExceeded,
         m,
@@ -466,6 +468,16 @@ export class RpcRdmaDissector implements UpperLayerDissector {
       info: `RPC-over-RDMA ${op} ${loc.what} of ${call?.label ?? 'RPC'} xid ${hex32(loc.xid)}`,
       tree: [dataNode(loc.xid, stag)],
     };
+  }
+
+  /**
+   * The capture lost octets of `dir`: a lost Call of the requester makes later Replies to unseen
+   * XIDs and accesses to unseen chunks no error; a lost Reply of the responder leaves its Call
+   * outstanding, so the count of Calls against the credits granted is no longer known.
+   */
+  captureLoss(dir: Dir): void {
+    if (dir === this.requester) this.goBlind();
+    else this.creditsKnown = false;
   }
 
   private goBlind(): void {

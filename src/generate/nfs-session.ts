@@ -68,6 +68,8 @@ export interface ServeOpts {
 export class NfsSession {
   readonly events: UlpEvent[] = [];
   readonly expect: UlpExpect[] = [];
+  /** A Send whose frame the capture cuts to SNAPLEN octets (ulp-connection.ts says what the lower layers report). */
+  cut?: number;
   xid = 0x5a3c0e01;
   private handle = 0x00a10c00;
   private sink = 0x00b2c000;
@@ -83,6 +85,7 @@ export class NfsSession {
     const o = this.o;
     return {
       serverPort: NFS_RDMA_PORT,
+      ...(this.cut !== undefined ? { cut: this.cut } : {}),
       rev: 2,
       requestPd: o.requestPd === undefined ? CLIENT_PD : (o.requestPd ?? new Uint8Array(0)),
       replyPd: o.replyPd === undefined ? SERVER_PD : (o.replyPd ?? new Uint8Array(0)),

@@ -86,6 +86,19 @@ export const NFSRDMA_SCENARIOS: readonly Scenario[] = [
     "NFS over RDMA on port 20049 (MPA Rev 2, RFC 8797 private data): NFSv3 NULL, GETATTR, LOOKUP, a READ through a write chunk, a WRITE through a read chunk, COMMIT, a READDIRPLUS answered through its reply chunk (RDMA_NOMSG), an NFSv4.1 COMPOUND READ; Send with Invalidate of each Call's handle; no finding",
     nfsCleanExchange,
   ),
+  nfs(
+    'nfsrdma-snaplen-cut',
+    'NFS over RDMA, the clean exchange with the frame of the READ Call cut to 128 octets by the capture: the lower layers report the loss; the RDMA Writes into its unseen chunk, its Reply, and the WRITE Call held until MPA finds framing again are no upper-layer finding',
+    (s) => {
+      s.simple(NFS3.NULL, new Uint8Array(0), new Uint8Array(0), 22);
+      s.simple(NFS3.GETATTR, nfs3.getattrArgs(), nfs3.getattrRes(), 38);
+      s.simple(NFS3.LOOKUP, nfs3.lookupArgs('data.bin'), nfs3.lookupRes(), 95);
+      s.cut = s.read(32768, { segments: [16384, 16384] }).call;
+      s.writeOp(16384);
+      s.simple(NFS3.COMMIT, nfs3.commitArgs(16384), nfs3.commitRes(), 1450);
+      s.readdirplus(6000);
+    },
+  ),
   // --- the transport header (RFC 8166 §4.2, §4.5) ---
   nfs(
     'nfsrdma-version-unsupported',

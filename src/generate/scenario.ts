@@ -19,6 +19,8 @@ export interface Send {
   cut?: number[] | 'mss' | { random: number; seed: number; max?: number };
   /** Microseconds of capture time that pass before this send's first segment (default 0). */
   delayUs?: number;
+  /** Each of its frames captured with this many octets only (a snaplen cut; the original length recorded). */
+  snaplen?: number;
 }
 
 export interface ScenarioOptions {
@@ -66,9 +68,15 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
   const dataSeq: [number, number] = [seq[0], seq[1]];
   let t = 1_700_000_000 * 1e6;
   const frames: PcapFrame[] = [];
-  const push = (data: Uint8Array) => {
+  const push = (data: Uint8Array, snaplen?: number) => {
     t += 10;
-    frames.push({ tsSec: Math.floor(t / 1e6), tsNsec: (t % 1e6) * 1000, data });
+    const cut = snaplen !== undefined && data.length > snaplen;
+    frames.push({
+      tsSec: Math.floor(t / 1e6),
+      tsNsec: (t % 1e6) * 1000,
+      data: cut ? data.subarray(0, snaplen) : data,
+      ...(cut ? { origLen: data.length } : {}),
+    });
   };
   const seg = (dir: 0 | 1, flags: number, s: number, payload?: Uint8Array, options?: Uint8Array) =>
     tcpFrame(
@@ -117,7 +125,14 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
     );
     push(seg(0, ACK, seq[0]));
   }
-  const data: { dir: 0 | 1; frame: Uint8Array; seq: number; payload: Uint8Array; delayUs: number }[] = [];
+  const data: {
+    dir: 0 | 1;
+    frame: Uint8Array;
+    seq: number;
+    payload: Uint8Array;
+    delayUs: number;
+    snaplen: number | undefined;
+  }[] = [];
   const skip = o.skipBytes ? [...o.skipBytes] : [0, 0];
   for (const s of sends) {
     const sizes: number[] = [];
@@ -161,11 +176,19 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
           seq: (sq + sk) >>> 0,
           payload: payload.subarray(sk),
           delayUs,
+          snaplen: s.snaplen,
         });
         delayUs = 0;
         continue;
       }
-      data.push({ dir: s.dir, frame: seg(s.dir, ACK | PSH, sq, payload), seq: sq, payload, delayUs });
+      data.push({
+        dir: s.dir,
+        frame: seg(s.dir, ACK | PSH, sq, payload),
+        seq: sq,
+        payload,
+        delayUs,
+        snaplen: s.snaplen,
+      });
       delayUs = 0;
     }
   }
@@ -181,7 +204,7 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
   let overlapAfter: Uint8Array | null = null;
   kept.forEach((d, i) => {
     t += d.delayUs;
-    push(d.frame);
+    push(d.frame, d.snaplen);
     if (o.duplicate?.(i)) push(d.frame);
     if (overlapAfter) push(overlapAfter);
     overlapAfter = null;

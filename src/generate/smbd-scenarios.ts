@@ -116,6 +116,17 @@ export const SMBD_SCENARIOS: readonly Scenario[] = [
     'SMB Direct on port 5445 (MPA Rev 2, MS-SMBD IRD/ORD private data): negotiation, SMB2 NEGOTIATE, a fragmented SESSION_SETUP, TREE_CONNECT, CREATE, a READ served by RDMA Writes, a WRITE served by RDMA Read Requests and answered by Send with Invalidate, a keepalive, CLOSE; no finding',
     smbdCleanExchange,
   ),
+  smbd(
+    'smbd-snaplen-cut',
+    'SMB Direct, the clean exchange with the frame of the READ request cut to 128 octets by the capture: the lower layers report the loss; the RDMA Writes into its unseen buffers, its response, and the WRITE request held until MPA finds framing again are no upper-layer finding',
+    (s) => {
+      s.establish();
+      s.cut = s.read({ length: 65536, descriptors: [32768, 32768], channel: CHANNEL_RDMA_V1 }).request;
+      s.writeOp({ length: 32768, channel: CHANNEL_RDMA_V1_INVALIDATE });
+      s.keepalive(SERVER);
+      s.close();
+    },
+  ),
   // --- MS-SMBD negotiation (2.2.1, 2.2.2, 3.1.5.6, 3.1.5.7) ---
   smbd('smbd-negotiate-request-short', 'SMB Direct: a Negotiate Request of 16 octets instead of 20', (s) => {
     s.x('smb_direct.negotiate-request.short', C, s.send(C, negotiateRequest().subarray(0, 16), 90));

@@ -104,6 +104,8 @@ export interface Issued {
 export class SmbdSession {
   readonly events: UlpEvent[] = [];
   readonly expect: UlpExpect[] = [];
+  /** A Send whose frame the capture cuts to SNAPLEN octets (ulp-connection.ts says what the lower layers report). */
+  cut?: number;
   /** Send Credits each side holds (MS-SMBD Connection.SendCredits). */
   readonly holds: [number, number] = [0, 0];
   /** Receives each side has posted for its peer: the credits the peer holds from its grants. */
@@ -128,6 +130,7 @@ export class SmbdSession {
     const o = this.o;
     return {
       serverPort: SMBD_PORT,
+      ...(this.cut !== undefined ? { cut: this.cut } : {}),
       rev: o.rev ?? 2,
       ...(o.irdOrd ? { irdOrd: o.irdOrd } : {}),
       requestPd: o.requestPd ?? irdOrd(16, 16),

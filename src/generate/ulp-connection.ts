@@ -68,7 +68,18 @@ export interface UlpConnectionSpec {
   readonly replyPd: Uint8Array;
   readonly events: readonly UlpEvent[];
   readonly expect: readonly UlpExpect[];
+  /**
+   * A Send (event index) sent as one segment whose frame the capture keeps only the first
+   * SNAPLEN octets of (a snaplen cut). Its FPDU is lost to the analyzer, and the lower layers'
+   * findings are part of the truth: the capture loss after the octets kept (TCP), the FPDU cut by
+   * it and framing found again at the next FPDU of the direction (MPA), the MSN gap at the next
+   * Send (DDP).
+   */
+  readonly cut?: number;
 }
+
+/** Octets of a frame a snaplen-cut capture keeps (what hardware tracers keep: headers and a little data). */
+export const SNAPLEN = 128;
 
 /** Knobs a ULP scenario reads (the rest do not apply to it). */
 export const ULP_KNOBS = ['segmentation', 'mss', 'markers', 'crc', 'ip', 'vlan', 'seq-wrap', 'close'] as const;
@@ -95,6 +106,13 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     k.markers === 'i2r' || k.markers === 'both',
     k.markers === 'r2i' || k.markers === 'both',
   ];
+  const cutDir = spec.cut === undefined ? null : spec.events[spec.cut]?.dir;
+  // With markers the receiver finds framing again at the FPDU the first marker after the cut points
+  // to (RFC 5044 §4.3), not at the next FPDU: the truth of a cut is modelled without markers there.
+  if (cutDir !== null && cutDir !== undefined && mark[cutDir])
+    throw new KnobError(
+      `--markers ${k.markers}: the truth of a snaplen cut is modelled without markers in the direction cut (${cutDir === 0 ? 'r2i or none' : 'i2r or none'})`,
+    );
   const room = [ulpduFitting(k.mss, mark[0]), ulpduFitting(k.mss, mark[1])] as const;
 
   // --- each message as DDP segments, per direction ---
@@ -202,7 +220,13 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
       cut.push(acc);
     } else if (k.segmentation === 'random') cut = { random: 1, seed: seed * 1000003 + i, max: k.mss };
     else cut = 'mss';
-    sends.push({ dir: s.dir, bytes, cut, delayUs: e.delayUs ?? DEFAULT_DELAY_US });
+    sends.push({
+      dir: s.dir,
+      bytes,
+      cut,
+      delayUs: e.delayUs ?? DEFAULT_DELAY_US,
+      ...(spec.cut === i ? { cut: [bytes.length], snaplen: SNAPLEN } : {}),
+    });
   });
   const isn: [number, number] = k.seqWrap
     ? [(2 ** 32 - 1 - request.length - 700) >>> 0, (2 ** 32 - 1 - reply.length - 300) >>> 0]
@@ -228,6 +252,27 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
       seq: x.at === null || x.dir === null ? null : fpduSeq(x.dir, span[x.at]!.first),
     };
   });
+  const lost = spec.cut === undefined ? null : span[spec.cut]!;
+  if (lost && spec.cut !== undefined) {
+    const e = spec.events[spec.cut];
+    const f = enc[lost.dir].fpdus;
+    const d = lost.dir;
+    const nextSend = spec.events.findIndex((x, i) => i > spec.cut! && x.dir === d && x.op === 'send');
+    // MPA finds framing again on three chained FPDUs (RFC 5044 §6), so three follow the cut.
+    if (e?.op !== 'send' || lost.first !== lost.last || nextSend < 0 || f.length - 1 - lost.last < 3)
+      throw new Error(`cut ${spec.cut}: a one-FPDU Send followed by another Send and three FPDUs of its direction`);
+    // The frame keeps SNAPLEN octets: the link, IP and TCP headers, then the first payload octets.
+    const headers = 14 + (k.vlan !== null ? 4 : 0) + (v6 ? 40 : 20) + 20;
+    const start = (seqStart[d] + f[lost.first]!.startRel) >>> 0;
+    findings.push(
+      { rule: 'tcp.capture-loss', from: ep[d], seq: (start + SNAPLEN - headers) >>> 0 },
+      { rule: 'mpa.fpdu-truncated-by-gap', from: ep[d], seq: fpduSeq(d, lost.first) },
+      { rule: 'mpa.resync', from: ep[d], seq: fpduSeq(d, lost.last + 1) },
+      { rule: 'ddp.capture-loss', from: ep[d], seq: fpduSeq(d, span[nextSend]!.first) },
+    );
+  }
+  const isLost = (d: Dir, i: number) => lost !== null && lost.dir === d && i >= lost.first && i <= lost.last;
+  const lostFpdus = (d: Dir) => (lost !== null && lost.dir === d ? lost.last - lost.first + 1 : 0);
   const endOf = (d: Dir) => (seqStart[d] + enc[d].bytes.length) >>> 0;
   if (k.close === 'fin')
     for (const d of [0, 1] as const) findings.push({ rule: 'mpa.tcp-closed-between', from: ep[d], seq: endOf(d) });
@@ -236,8 +281,8 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     from: ep[d],
     to: ep[1 - d]!,
     markers: mark[d],
-    fpdus: enc[d].fpdus.length,
-    markerCount: enc[d].fpdus.reduce((n, f) => n + f.markers, 0),
+    fpdus: enc[d].fpdus.length - lostFpdus(d),
+    markerCount: enc[d].fpdus.reduce((n, f, i) => n + (isLost(d, i) ? 0 : f.markers), 0),
     crcErrors: 0,
     markerErrors: 0,
   });
@@ -246,8 +291,8 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     findings: sortFindings(findings),
     flows: [{ client: ep[0], server: ep[1], mpa: { directions: [dirTruth(0), dirTruth(1)] } }],
     fpduSeqs: {
-      [ep[0]]: enc[0].fpdus.map((_, i) => fpduSeq(0, i)),
-      [ep[1]]: enc[1].fpdus.map((_, i) => fpduSeq(1, i)),
+      [ep[0]]: enc[0].fpdus.flatMap((_, i) => (isLost(0, i) ? [] : [fpduSeq(0, i)])),
+      [ep[1]]: enc[1].fpdus.flatMap((_, i) => (isLost(1, i) ? [] : [fpduSeq(1, i)])),
     },
     args: [],
   };
