@@ -90,6 +90,8 @@ export class BufferLedger {
    * advertised is then an error. A capture that joined mid-connection cannot know older buffers.
    */
   strict = false;
+  /** The capture lost octets of the connection (captureLoss): unplaced accesses are kept for late advertisements. */
+  private lossSeen = false;
   /** Read Requests in flight from each direction, and the IRD its peer announced (null = unknown). */
   private readonly reads: [number, number] = [0, 0];
   private readonly peerIrd: [{ ird: number; source: string } | null, { ird: number; source: string } | null] = [
@@ -99,9 +101,9 @@ export class BufferLedger {
   private readonly maxLive: number;
   private readonly maxRetired: number;
   /**
-   * Accesses to STags not known while the ledger is not strict (bounded, oldest forgotten). After
-   * capture loss MPA holds a sender's FPDUs until framing is found again, so an advertisement may
-   * reach the ledger after the accesses to it: it is credited with them when it comes.
+   * Accesses to STags not known after a capture loss (bounded, oldest forgotten). MPA holds a
+   * sender's FPDUs until framing is found again, so an advertisement may reach the ledger after
+   * the accesses to it: it is credited with them when it comes.
    */
   private readonly unmatched: Array<{
     owner: Dir;
@@ -175,6 +177,16 @@ export class BufferLedger {
       }
     }
     return out;
+  }
+
+  /**
+   * The capture lost octets of the connection: advertisements may be unseen, or seen after the
+   * accesses to them (MPA holds a sender's FPDUs until framing is found again). Unknown STags are
+   * no longer errors, and accesses to them are kept for a buffer advertised late.
+   */
+  captureLoss(): void {
+    this.strict = false;
+    this.lossSeen = true;
   }
 
   /** Sets the IRD the peer of `dir` announced outside RFC 6581 (e.g. MS-SMBD's private-data block). */
@@ -261,7 +273,7 @@ export class BufferLedger {
         this.report(rule, m, `${what} to STag ${hexStag(stag)} after it ${when} ${gone.label}`);
       } else if (this.strict) {
         this.report(LEDGER_RULE.notAdvertised, m, `${what} to STag ${hexStag(stag)}, which the peer never advertised`);
-      } else {
+      } else if (this.lossSeen) {
         this.unmatched.push({ owner, stag, to, len, access: want, time: m.time });
         if (this.unmatched.length > MAX_UNMATCHED) this.unmatched.shift();
       }

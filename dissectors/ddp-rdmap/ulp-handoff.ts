@@ -202,7 +202,7 @@ export class UlpHandoff {
    */
   captureGap(dir: 0 | 1): void {
     if (this.state === 'none') return;
-    this.ledger.strict = false;
+    this.ledger.captureLoss();
     this.lost[dir] = true;
     this.dissector?.captureLoss?.(dir);
   }

@@ -408,4 +408,3 @@ export const NFSRDMA_SCENARIOS: readonly Scenario[] = [
   ),
 ];
 
-export { CLIENT, SERVER, Enc };

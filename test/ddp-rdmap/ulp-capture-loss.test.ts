@@ -39,6 +39,7 @@ describe('buffer ledger after capture loss', () => {
     const got: string[] = [];
     const sink: FindingSink = { report: (rule: string, _f: FindingInput) => got.push(rule) };
     const l = new BufferLedger(1, sink);
+    l.captureLoss();
     l.write(write(0xab, 0x1000n, 4096, 5));
     l.write(write(0xab, 0x2000n, 4096, 6));
     l.write(write(0xcd, 0x1000n, 100, 6)); // another STag: not credited
@@ -58,13 +59,31 @@ describe('buffer ledger after capture loss', () => {
     expect([e.firstTime, e.lastTime]).toEqual([5, 6]);
     expect(got).toEqual([]);
   });
+
+  it('without a capture loss (a capture joined mid-connection) nothing is kept for later advertisements', () => {
+    const l = new BufferLedger(1, { report: () => undefined });
+    l.write(write(0xab, 0x1000n, 4096, 5));
+    const e = l.advertise({
+      owner: 0,
+      stag: 0xab,
+      base: 0x1000n,
+      length: 8192,
+      access: 'remote-write',
+      request: 1,
+      label: 'SMB2 READ MessageId 1',
+      invalidate: false,
+      seq: 1,
+      frames: [1],
+    });
+    expect(e.moved).toBe(0);
+  });
 });
 
 describe('SMB Direct after capture loss', () => {
   it('a lost client message: responses without a request and unknown STags are no error, credits no longer counted', () => {
     const h = new Harness();
     h.establish();
-    h.ledger.strict = false; // as the hand-off does
+    h.ledger.captureLoss(); // as the hand-off does
     h.d.captureLoss?.(CLIENT);
     h.write(SERVER, 0x999, 0, 100);
     h.dt(SERVER, readResponse({ messageId: 42 }, { dataRemaining: 100 }));
