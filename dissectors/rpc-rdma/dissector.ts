@@ -42,7 +42,16 @@ import { nfsStatus } from './nfs.js';
 import { type CutCounts, cutSummary, DEFAULT_INLINE_SIZE, privateDataOf } from './params.js';
 import { decodeRpc, type RpcDecode } from './rpc.js';
 import { RPC_RULE as R } from './rules.js';
-import { cmNode, dataNode, type HeaderExtras, headerNode, nfsCallNode, nfsReplyNode, rpcNode } from './tree.js';
+import {
+  cmNode,
+  dataNode,
+  type HeaderExtras,
+  headerNode,
+  nfsCallNode,
+  nfsReplyNode,
+  nfsProcNode,
+  rpcNode,
+} from './tree.js';
 
 const MAX_CREDIT = 65535;
 const ANSWERED_KEPT = 4096;
@@ -427,10 +436,15 @@ export class RpcRdmaDissector implements UpperLayerDissector {
     if (Number.isFinite(m.time - call.time)) x.latencyUs = Math.max(0, Math.round((m.time - call.time) * 1e6));
     const r = rpc?.msg?.kind === 'reply' ? rpc.msg : null;
     if (r) {
-      nodes.push(rpcNode(h.listsEnd!, r, call.frames[0]));
+      nodes.push(
+        rpcNode(h.listsEnd!, r, { frame: call.frames[0], prog: call.prog, vers: call.progVers, proc: call.proc }),
+      );
       const status =
         r.resultsAt !== null ? nfsStatus(m.payload, r.resultsAt, call.prog, call.progVers, call.proc) : null;
       if (status !== null) nodes.push(nfsReplyNode(call.progVers!, call.proc!, status));
+      // Wireshark shows an NFS reply's procedure even when it has no status to show (NULL).
+      else if (call.prog === 100003 && (call.progVers === 3 || call.progVers === 4) && call.proc !== null)
+        nodes.push(nfsProcNode(call.progVers, call.proc));
       return `RPC Reply ${call.label} ${id} ${replyStatus(r)}`;
     }
     if (error) return `${this.plain(h)} ${this.errorText(h)}`;

@@ -112,7 +112,15 @@ const authNodes = (a: { flavor: number; length: number; at: number } | null): Tr
       ]
     : [];
 
-export function rpcNode(at: number, msg: RpcCall | RpcReply, reqFrame?: number): TreeNode {
+/**
+ * The `rpc` node. A Reply shows its Call's program, version and procedure as Wireshark does
+ * (generated fields, from the Call paired by XID), and the Call's frame.
+ */
+export function rpcNode(
+  at: number,
+  msg: RpcCall | RpcReply,
+  call?: { frame: number | undefined; prog: number | null; vers: number | null; proc: number | null },
+): TreeNode {
   const kids: TreeNode[] = [
     treeNode(F.rpcXid, msg.xid, { offset: at, length: 4, display: hex32(msg.xid) }),
     treeNode(F.rpcMsgType, msg.kind === 'call' ? 0 : 1, { offset: at + 4, length: 4 }),
@@ -133,7 +141,12 @@ export function rpcNode(at: number, msg: RpcCall | RpcReply, reqFrame?: number):
     opt(F.rpcRejectStat, msg.rejectStat);
     opt(F.rpcVersMin, msg.low);
     opt(F.rpcVersMax, msg.high);
-    if (reqFrame !== undefined) kids.push(treeNode(F.rpcReqFrame, reqFrame));
+    if (call) {
+      opt(F.rpcProgram, call.prog);
+      opt(F.rpcProgVers, call.vers);
+      opt(F.rpcProcedure, call.proc);
+      if (call.frame !== undefined) kids.push(treeNode(F.rpcReqFrame, call.frame));
+    }
   }
   return treeNode(F.rpc, 'rpc', { offset: at, children: kids });
 }
@@ -148,6 +161,13 @@ export function nfsCallNode(n: NfsCall): TreeNode {
   const main = mainOp(n.ops);
   if (main !== null) kids.push(treeNode(F.nfsMainOpcode, main, { display: nameOf(NFS4_OP_NAMES, main) }));
   return treeNode(F.nfs, 'nfs', { children: kids });
+}
+
+/** An NFS reply with only its procedure (the Call's), as Wireshark shows a NULL reply. */
+export function nfsProcNode(version: number, proc: number): TreeNode {
+  return treeNode(F.nfs, 'nfs', {
+    children: [version === 3 ? treeNode(F.nfsProc3, proc) : treeNode(F.nfsProc4, proc)],
+  });
 }
 
 export function nfsReplyNode(version: number, proc: number, status: number): TreeNode {
