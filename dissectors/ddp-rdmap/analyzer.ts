@@ -69,6 +69,7 @@ export class DdpFlowAnalyzer extends FlowCore {
     st.lossEpoch++;
     st.lastLoss = `a capture gap of ${length} octets at seq ${seq}`;
     st.lastLossKind = 'capture';
+    this.ulp?.captureGap(dir);
   }
 
   // -------------------------------------------------------------------------------------------

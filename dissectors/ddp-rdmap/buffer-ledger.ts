@@ -75,6 +75,9 @@ export interface LedgerOptions {
 /** Keys (owner, STag) as one number: STags are per-node, so each side has its own namespace. */
 const keyOf = (owner: Dir, stag: number): number => owner * 0x1_0000_0000 + stag;
 
+/** Accesses to unknown STags remembered while the ledger is not strict. */
+const MAX_UNMATCHED = 64;
+
 const hexStag = (s: number): string => `0x${s.toString(16).padStart(8, '0')}`;
 
 export class BufferLedger {
@@ -87,6 +90,8 @@ export class BufferLedger {
    * advertised is then an error. A capture that joined mid-connection cannot know older buffers.
    */
   strict = false;
+  /** The capture lost octets of the connection (captureLoss): unplaced accesses are kept for late advertisements. */
+  private lossSeen = false;
   /** Read Requests in flight from each direction, and the IRD its peer announced (null = unknown). */
   private readonly reads: [number, number] = [0, 0];
   private readonly peerIrd: [{ ird: number; source: string } | null, { ird: number; source: string } | null] = [
@@ -95,6 +100,19 @@ export class BufferLedger {
   ];
   private readonly maxLive: number;
   private readonly maxRetired: number;
+  /**
+   * Accesses to STags not known after a capture loss (bounded, oldest forgotten). MPA holds a
+   * sender's FPDUs until framing is found again, so an advertisement may reach the ledger after
+   * the accesses to it: it is credited with them when it comes.
+   */
+  private readonly unmatched: Array<{
+    owner: Dir;
+    stag: number;
+    to: bigint;
+    len: number;
+    access: BufferAccess;
+    time: number;
+  }> = [];
 
   constructor(
     private readonly flow: number,
@@ -126,6 +144,7 @@ export class BufferLedger {
     if (list) list.push(e);
     else this.live.set(k, [e]);
     this.liveCount++;
+    if (this.unmatched.length > 0) this.creditUnmatched(e);
     if (this.liveCount > this.maxLive) this.dropOldest(a);
     return e;
   }
@@ -158,6 +177,16 @@ export class BufferLedger {
       }
     }
     return out;
+  }
+
+  /**
+   * The capture lost octets of the connection: advertisements may be unseen, or seen after the
+   * accesses to them (MPA holds a sender's FPDUs until framing is found again). Unknown STags are
+   * no longer errors, and accesses to them are kept for a buffer advertised late.
+   */
+  captureLoss(): void {
+    this.strict = false;
+    this.lossSeen = true;
   }
 
   /** Sets the IRD the peer of `dir` announced outside RFC 6581 (e.g. MS-SMBD's private-data block). */
@@ -244,6 +273,9 @@ export class BufferLedger {
         this.report(rule, m, `${what} to STag ${hexStag(stag)} after it ${when} ${gone.label}`);
       } else if (this.strict) {
         this.report(LEDGER_RULE.notAdvertised, m, `${what} to STag ${hexStag(stag)}, which the peer never advertised`);
+      } else if (this.lossSeen) {
+        this.unmatched.push({ owner, stag, to, len, access: want, time: m.time });
+        if (this.unmatched.length > MAX_UNMATCHED) this.unmatched.shift();
       }
       return null;
     }
@@ -286,6 +318,26 @@ export class BufferLedger {
     return inside;
   }
 
+  /** Accesses seen before this entry's advertisement (capture loss): counted as moved through it. */
+  private creditUnmatched(e: LedgerEntry): void {
+    const end = e.base + BigInt(e.length);
+    let kept = 0;
+    for (const u of this.unmatched) {
+      if (
+        u.owner === e.owner &&
+        u.stag === e.stag &&
+        u.access === e.access &&
+        u.to >= e.base &&
+        u.to + BigInt(u.len) <= end
+      ) {
+        e.moved += u.len;
+        if (Number.isNaN(e.firstTime) || u.time < e.firstTime) e.firstTime = u.time;
+        if (Number.isNaN(e.lastTime) || u.time > e.lastTime) e.lastTime = u.time;
+      } else this.unmatched[kept++] = u;
+    }
+    this.unmatched.length = kept;
+  }
+
   private remember(k: number, r: RetiredStag): void {
     this.retired.delete(k);
     this.retired.set(k, r);
@@ -300,6 +352,8 @@ export class BufferLedger {
       if (list.length === 0) this.live.delete(k);
       break;
     }
+    // A forgotten STag reads as never advertised: unknown STags are no longer errors on this connection.
+    this.strict = false;
     if (!this.capacityTold) {
       this.capacityTold = true;
       this.report(

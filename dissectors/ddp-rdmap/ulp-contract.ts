@@ -78,6 +78,13 @@ export interface UpperLayerDissector {
   message(m: RdmapMessage): UlpRecord | null;
   /** The connection ended (or the capture did): report what was never answered. */
   end(lastTime: number): void;
+  /**
+   * Octets of direction `dir` are missing from the capture (a gap the TCP layer declared): messages
+   * of that sender may be missing, and those captured after the gap may reach the upper layer late
+   * (MPA holds them until framing is found again). An upper layer stops treating what it has not
+   * seen (requests, their buffers, their identifiers) as an error. The ledger is already not strict.
+   */
+  captureLoss?(dir: Dir): void;
 }
 
 /** What an upper layer's dissector is made with. */

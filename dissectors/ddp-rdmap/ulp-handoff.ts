@@ -81,6 +81,8 @@ export class UlpHandoff {
   basis: UlpSelection['basis'] | 'heuristic' = null;
   readonly ledger: BufferLedger;
   private pending: [Map<number, PendingSend> | null, Map<number, PendingSend> | null] = [null, null];
+  /** Directions whose octets the capture lost before the upper layer was chosen. */
+  private readonly lost: [boolean, boolean] = [false, false];
   /** Messages the upper layer decoded. */
   private messages = 0;
 
@@ -118,6 +120,7 @@ export class UlpHandoff {
       ledger: this.ledger,
       timing: this.chooser.timing,
     });
+    for (const d of [0, 1] as const) if (this.lost[d]) this.dissector.captureLoss?.(d);
   }
 
   /** An untagged segment of a Send that is not the whole message: its payload joins the pending copy. */
@@ -191,6 +194,17 @@ export class UlpHandoff {
   summary(): UlpFlowSummary | null {
     if (!this.spec) return null;
     return { protocol: this.spec.id, name: this.spec.name, basis: this.basis ?? 'heuristic', messages: this.messages };
+  }
+
+  /**
+   * The capture lost octets of direction `dir`: what the upper layer has not seen is no longer an
+   * error (the ledger stops being strict, the upper layer is told, now or when it is chosen).
+   */
+  captureGap(dir: 0 | 1): void {
+    if (this.state === 'none') return;
+    this.ledger.captureLoss();
+    this.lost[dir] = true;
+    this.dissector?.captureLoss?.(dir);
   }
 
   /** The connection ended: the upper layer reports what was never answered. */

@@ -59,6 +59,8 @@ const BACKCHANNEL_KEPT = 1024;
 const UNANSWERED_LISTED = 64;
 
 interface CallState extends TrackedRequest, CallLabel {
+  /** Sender of the Call ("ADDR:PORT"): findings about the Call name its direction. */
+  readonly from: string;
   readonly code: number;
   readonly xid: number;
   readonly vers: number;
@@ -93,6 +95,8 @@ export class RpcRdmaDissector implements UpperLayerDissector {
   private readonly byStag = new Map<number, Located[]>();
   private readonly stagsOf = new Map<number, number[]>();
   private granted: number | null = null;
+  /** False once a Reply may have been lost: outstanding Calls are then overcounted. */
+  private creditsKnown = true;
   private firstCall = true;
   private fromStart = false;
   /**
@@ -192,6 +196,11 @@ export class RpcRdmaDissector implements UpperLayerDissector {
     } else if (h.vers !== 1 || h.proc <= PROC.MSGP) {
       if (fromRequester === isCall) info = isCall ? this.call(m, h, rpc, x, nodes) : this.reply(m, h, rpc, x, nodes);
       else info = isCall ? this.backchannelCall(h, rpc, nodes) : this.backchannelReply(h);
+    } else if (fromRequester && h.vers === 1 && h.proc > PROC.ERROR) {
+      // An unknown procedure from the requester is still a message with an XID the responder answers
+      // (RDMA_ERROR / ERR_CHUNK, RFC 8166 §4.5; Linux svc_rdma_send_error): tracked as a Call so
+      // that answer pairs with it.
+      info = this.call(m, h, null, x, nodes);
     } else info = this.plain(h);
     const tree: TreeNode[] = [headerNode(h, m.length, x), ...nodes];
     if (!this.cmShown && (this.requesterPd || this.responderPd)) {
@@ -308,6 +317,7 @@ export class RpcRdmaDissector implements UpperLayerDissector {
       [...h.reads, ...h.writes.flatMap((w) => w.segments), ...(h.reply?.segments ?? [])].map((s) => s.handle),
     );
     this.calls.start(h.xid, {
+      from: m.from,
       program: d.program,
       command: d.command,
       code: d.code,
@@ -331,7 +341,7 @@ export class RpcRdmaDissector implements UpperLayerDissector {
     });
     x.outstanding = this.calls.size;
     // A grant of 0 is reported on its own (rpcordma.credit-zero); like Linux, it counts as 1 here.
-    if (this.granted !== null && this.calls.size > Math.max(1, this.granted)) {
+    if (this.creditsKnown && this.granted !== null && this.calls.size > Math.max(1, this.granted)) {
       this.report(
         R.creditsExceeded,
         m,
@@ -472,6 +482,16 @@ export class RpcRdmaDissector implements UpperLayerDissector {
       info: `RPC-over-RDMA ${op} ${loc.what} of ${call?.label ?? 'RPC'} xid ${hex32(loc.xid)}`,
       tree: [dataNode(loc.xid, stag)],
     };
+  }
+
+  /**
+   * The capture lost octets of `dir`: a lost Call of the requester makes later Replies to unseen
+   * XIDs and accesses to unseen chunks no error; a lost Reply of the responder leaves its Call
+   * outstanding, so the count of Calls against the credits granted is no longer known.
+   */
+  captureLoss(dir: Dir): void {
+    if (dir === this.requester) this.goBlind();
+    else this.creditsKnown = false;
   }
 
   private goBlind(): void {

@@ -87,6 +87,16 @@ export class SmbDirectDissector implements UpperLayerDissector {
     return { protocol: 'smb_direct', info, tree: smbDirectTree(out, m.payload.length, nodes) };
   }
 
+  /**
+   * The capture lost octets of `dir`: a Data Transfer of that sender may be missing, so the credit
+   * counts and its fragment train are unknown; a lost request of the client also makes responses
+   * without a request and unknown STags no error.
+   */
+  captureLoss(dir: Dir): void {
+    this.transport.lose(dir);
+    if (dir === this.initiator) this.loseTrack();
+  }
+
   /** Requests or their Buffer Descriptors may be unseen: stop treating unknown MessageIds and STags as errors. */
   private loseTrack(): void {
     this.gaps = true;

@@ -437,6 +437,19 @@ export class SmbdTransport {
     return { delivered };
   }
 
+  /**
+   * A Data Transfer of `dir` may have been lost from the capture: Send Credits of both sides are no
+   * longer known (a lost message spent one and granted some), and `dir`'s fragment train resumes
+   * only at a message that ends one.
+   */
+  lose(dir: Dir): void {
+    this.credits[0] = this.credits[1] = null;
+    const st = this.reasm[dir];
+    st.lost = true;
+    st.active = false;
+    st.parts = [];
+  }
+
   /** Keepalives still waiting for an answer: [direction, the keepalive Send]. */
   pendingKeepalives(): Array<{ dir: Dir; at: At; time: number }> {
     const out: Array<{ dir: Dir; at: At; time: number }> = [];

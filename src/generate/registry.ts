@@ -8,6 +8,8 @@ import { RULE_SCENARIOS } from './rule-scenarios.js';
 import { CAPTURE_FAULT_SCENARIOS } from './capture-fault-scenarios.js';
 import { PRESTANDARD_SCENARIOS } from './prestandard-scenarios.js';
 import { TUF_SCENARIOS } from './tuf-scenarios.js';
+import { SMBD_SCENARIOS } from './smbd-scenarios.js';
+import { NFSRDMA_SCENARIOS } from './nfsrdma-scenarios.js';
 
 export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   MPA_SCENARIOS,
@@ -15,6 +17,8 @@ export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   CAPTURE_FAULT_SCENARIOS,
   PRESTANDARD_SCENARIOS,
   TUF_SCENARIOS,
+  SMBD_SCENARIOS,
+  NFSRDMA_SCENARIOS,
 ];
 
 export function allScenarios(): Scenario[] {

@@ -17,6 +17,10 @@ export interface Send {
   bytes: Uint8Array;
   /** Segment sizes; default: one segment per MSS. A function gets the bytes and returns sizes. */
   cut?: number[] | 'mss' | { random: number; seed: number; max?: number };
+  /** Microseconds of capture time that pass before this send's first segment (default 0). */
+  delayUs?: number;
+  /** Each of its frames captured with this many octets only (a snaplen cut; the original length recorded). */
+  snaplen?: number;
 }
 
 export interface ScenarioOptions {
@@ -64,9 +68,15 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
   const dataSeq: [number, number] = [seq[0], seq[1]];
   let t = 1_700_000_000 * 1e6;
   const frames: PcapFrame[] = [];
-  const push = (data: Uint8Array) => {
+  const push = (data: Uint8Array, snaplen?: number) => {
     t += 10;
-    frames.push({ tsSec: Math.floor(t / 1e6), tsNsec: (t % 1e6) * 1000, data });
+    const cut = snaplen !== undefined && data.length > snaplen;
+    frames.push({
+      tsSec: Math.floor(t / 1e6),
+      tsNsec: (t % 1e6) * 1000,
+      data: cut ? data.subarray(0, snaplen) : data,
+      ...(cut ? { origLen: data.length } : {}),
+    });
   };
   const seg = (dir: 0 | 1, flags: number, s: number, payload?: Uint8Array, options?: Uint8Array) =>
     tcpFrame(
@@ -115,7 +125,14 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
     );
     push(seg(0, ACK, seq[0]));
   }
-  const data: { dir: 0 | 1; frame: Uint8Array; seq: number; payload: Uint8Array }[] = [];
+  const data: {
+    dir: 0 | 1;
+    frame: Uint8Array;
+    seq: number;
+    payload: Uint8Array;
+    delayUs: number;
+    snaplen: number | undefined;
+  }[] = [];
   const skip = o.skipBytes ? [...o.skipBytes] : [0, 0];
   for (const s of sends) {
     const sizes: number[] = [];
@@ -140,6 +157,7 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
       for (let off = 0; off < n; off += mss) sizes.push(Math.min(mss, n - off));
     }
     let off = 0;
+    let delayUs = s.delayUs ?? 0;
     for (const z of sizes) {
       const payload = s.bytes.subarray(off, off + z);
       const sq = seq[s.dir];
@@ -157,10 +175,21 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
           frame: seg(s.dir, ACK | PSH, (sq + sk) >>> 0, payload.subarray(sk)),
           seq: (sq + sk) >>> 0,
           payload: payload.subarray(sk),
+          delayUs,
+          snaplen: s.snaplen,
         });
+        delayUs = 0;
         continue;
       }
-      data.push({ dir: s.dir, frame: seg(s.dir, ACK | PSH, sq, payload), seq: sq, payload });
+      data.push({
+        dir: s.dir,
+        frame: seg(s.dir, ACK | PSH, sq, payload),
+        seq: sq,
+        payload,
+        delayUs,
+        snaplen: s.snaplen,
+      });
+      delayUs = 0;
     }
   }
   const kept = data.filter((d, i) => !(o.drop?.(i, d.dir) ?? false));
@@ -174,7 +203,8 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
   }
   let overlapAfter: Uint8Array | null = null;
   kept.forEach((d, i) => {
-    push(d.frame);
+    t += d.delayUs;
+    push(d.frame, d.snaplen);
     if (o.duplicate?.(i)) push(d.frame);
     if (overlapAfter) push(overlapAfter);
     overlapAfter = null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RDMA_ERROR, RDMA_NOMSG, cmPrivateData, rdmaHeader } from './xdr-encoder.js';
+import { RDMA_ERROR, RDMA_NOMSG, cmPrivateData, rdmaHeader } from '../../src/generate/rpcrdma-encoder.js';
 import { connection, Wire } from './harness.js';
 import {
   XID,
@@ -13,7 +13,7 @@ import {
   seg,
   v4ReadCall,
   writeCall,
-} from './scenarios.js';
+} from '../../src/generate/rpcrdma-messages.js';
 
 const negotiated = () =>
   connection({

@@ -16,7 +16,7 @@ import {
   cat,
   rdmaHeader,
   rpcCall,
-} from './xdr-encoder.js';
+} from '../../src/generate/rpcrdma-encoder.js';
 
 const seg = (handle: number, length: number, offset: bigint) => ({ handle, length, offset });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeCall, replyStatus } from '../../dissectors/rpc-rdma/describe.js';
 import { MAX_OPS_LISTED } from '../../dissectors/rpc-rdma/nfs.js';
 import { decodeRpc, type RpcCall, type RpcReply } from '../../dissectors/rpc-rdma/rpc.js';
-import { Enc, authSys, compound, nfs3ReadArgs, op, rpcCall, rpcReply } from './xdr-encoder.js';
+import { Enc, authSys, compound, nfs3ReadArgs, op, rpcCall, rpcReply } from '../../src/generate/rpcrdma-encoder.js';
 
 describe('ONC RPC headers (RFC 5531 §9)', () => {
   it('decodes a Call, skipping an AUTH_SYS credential and the verifier by their lengths', () => {

@@ -12,7 +12,7 @@ import {
   readReply,
   seg,
   writeCall,
-} from './scenarios.js';
+} from '../../src/generate/rpcrdma-messages.js';
 import {
   Enc,
   RDMA_DONE,
@@ -25,7 +25,7 @@ import {
   rdmaHeader,
   rpcCall,
   rpcReply,
-} from './xdr-encoder.js';
+} from '../../src/generate/rpcrdma-encoder.js';
 
 const chunk = [seg(0x100, 8192, 0x10000n)];
 /** A served NFSv3 READ up to (not including) the Reply. */

@@ -26,7 +26,7 @@ import {
   smb2Header,
   writeRequest,
   writeResponse,
-} from './encode.js';
+} from '../../src/generate/smbd-encoder.js';
 import { connection } from './harness.js';
 
 describe('MS-SMBD message decoders', () => {

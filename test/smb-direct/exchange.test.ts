@@ -16,7 +16,7 @@ import {
   writeRequest,
   writeResponse,
   cat,
-} from './encode.js';
+} from '../../src/generate/smbd-encoder.js';
 import { CLIENT, Harness, SERVER } from './harness.js';
 
 function find(nodes: readonly TreeNode[], abbrev: string): TreeNode[] {

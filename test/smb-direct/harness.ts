@@ -16,7 +16,14 @@ import {
 } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import { SMB_DIRECT } from '../../dissectors/smb-direct/index.js';
 import type { Finding, FindingInput, FindingSink } from '../../src/vocabulary/findings.js';
-import { dataTransfer, negotiateRequest, negotiateResponse, type Dt, type NegReq, type NegRsp } from './encode.js';
+import {
+  dataTransfer,
+  negotiateRequest,
+  negotiateResponse,
+  type Dt,
+  type NegReq,
+  type NegRsp,
+} from '../../src/generate/smbd-encoder.js';
 
 const RULES = new Map([...SMB_DIRECT.rules, ...LEDGER_RULES].map((r) => [r.id, r]));
 

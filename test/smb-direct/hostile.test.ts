@@ -11,7 +11,7 @@ import {
   readRequest,
   SMB2,
   smb2Header,
-} from './encode.js';
+} from '../../src/generate/smbd-encoder.js';
 import { CLIENT, Harness, SERVER } from './harness.js';
 
 /** Deterministic PRNG (mulberry32). */

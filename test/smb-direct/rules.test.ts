@@ -18,7 +18,7 @@ import {
   smb2Header,
   writeRequest,
   writeResponse,
-} from './encode.js';
+} from '../../src/generate/smbd-encoder.js';
 import { CLIENT, Harness, SERVER } from './harness.js';
 
 type Scenario = {

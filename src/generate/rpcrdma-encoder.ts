@@ -1,6 +1,6 @@
 /**
- * A small XDR encoder for tests, written from the layouts of the specifications (never from the
- * decoder): RFC 4506 (XDR), RFC 8166 §4.2-§4.5 (RPC-over-RDMA header, as its XDR code component),
+ * The XDR encoder of the scenario generator and the tests, written from the layouts of the
+ * specifications (never from the decoder): RFC 4506 (XDR), RFC 8166 §4.2-§4.5 (RPC-over-RDMA header, as its XDR code component),
  * RFC 5531 §9 (RPC), RFC 1813 (NFSv3 READ/WRITE arguments), RFC 8881 §16.2, §18 (COMPOUND and a
  * few operations), RFC 8797 §4 (private data).
  */

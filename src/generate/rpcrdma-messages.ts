@@ -1,4 +1,7 @@
-/** Message builders for the exchanges the dissector tests run (clean unless told otherwise). */
+/**
+ * RPC-over-RDMA message builders for the exchanges the dissector tests run (clean unless told
+ * otherwise), on the encoder written from the specifications (rpcrdma-encoder.ts).
+ */
 import {
   Enc,
   RDMA_MSG,
@@ -14,7 +17,7 @@ import {
   rdmaHeader,
   rpcCall,
   rpcReply,
-} from './xdr-encoder.js';
+} from './rpcrdma-encoder.js';
 
 export const XID = 0x1a2b3c4d;
 export const seg = (handle: number, length: number, offset: bigint): Seg => ({ handle, length, offset });
