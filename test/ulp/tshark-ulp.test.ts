@@ -64,7 +64,42 @@ const FIELDS: Readonly<Record<string, readonly string[]>> = {
  * Captures where Wireshark 4.0 is known to show something else, and why. The key is the capture's
  * name; the test asserts the difference is still there.
  */
-const KNOWN: Readonly<Record<string, string>> = {};
+const KNOWN: Readonly<Record<string, string>> = {
+  'nfsrdma-chunk-lists-malformed':
+    "Wireshark's heuristic (packet-rpcrdma.c packet_is_rpcordma) takes a message as RPC-over-RDMA only when its version is 1, its procedure known, its chunk lists parse and the RPC XID repeats after them: the broken message this capture is built around is not RPC-over-RDMA to it, while we decode it and report the rule",
+  'nfsrdma-proc-unknown':
+    "Wireshark's heuristic (packet-rpcrdma.c packet_is_rpcordma) takes a message as RPC-over-RDMA only when its version is 1, its procedure known, its chunk lists parse and the RPC XID repeats after them: the broken message this capture is built around is not RPC-over-RDMA to it, while we decode it and report the rule",
+  'nfsrdma-rpc-xid-mismatch':
+    "Wireshark's heuristic (packet-rpcrdma.c packet_is_rpcordma) takes a message as RPC-over-RDMA only when its version is 1, its procedure known, its chunk lists parse and the RPC XID repeats after them: the broken message this capture is built around is not RPC-over-RDMA to it, while we decode it and report the rule",
+  'nfsrdma-version-no-err-vers':
+    "Wireshark's heuristic (packet-rpcrdma.c packet_is_rpcordma) takes a message as RPC-over-RDMA only when its version is 1, its procedure known, its chunk lists parse and the RPC XID repeats after them: the broken message this capture is built around is not RPC-over-RDMA to it, while we decode it and report the rule",
+  'nfsrdma-version-unsupported':
+    "Wireshark's heuristic (packet-rpcrdma.c packet_is_rpcordma) takes a message as RPC-over-RDMA only when its version is 1, its procedure known, its chunk lists parse and the RPC XID repeats after them: the broken message this capture is built around is not RPC-over-RDMA to it, while we decode it and report the rule",
+  'nfsrdma-duplicate-reply':
+    'Wireshark decodes the RPC of a second reply to the same XID; we show its transport header and report rpcordma.duplicate-reply, not a second RPC decode',
+  'nfsrdma-reply-without-call':
+    'Wireshark decodes the RPC of a reply no call asked for; we show its transport header and report rpcordma.reply-without-call',
+  'nfsrdma-read-chunk-incomplete':
+    "the call's read chunk is never fully read, so Wireshark's reassembly of the call never completes and it shows program and procedure 0; we show the call at its Send",
+  'nfsrdma-rpc-malformed':
+    'Wireshark does not show an RPC header it cannot parse whole; we show the fields present and report rpcordma.rpc-malformed',
+  'nfsrdma-snaplen-cut':
+    "frames cut at 128 octets: Wireshark rebuilds the reply from the reply chunk's RDMA Writes it has, we do not keep RDMA Write payloads and say what could not be checked",
+  'smbd-data-transfer-data-offset':
+    "Wireshark's heuristic (packet-smb-direct.c is_smb_direct) rejects a message that breaks its shape test (a Negotiate of the wrong length or version, Flags above 1, DataOffset other than 24): the broken message this capture is built around is not SMB Direct to it, while we decode it and report the rule",
+  'smbd-data-transfer-data-outside':
+    'DataOffset and DataLength point outside the message: Wireshark leaves the payload undecoded, we decode the SMB2 header present in the octets the message has and report the rule',
+  'smbd-flags-unknown':
+    "Wireshark's heuristic (packet-smb-direct.c is_smb_direct) rejects a message that breaks its shape test (a Negotiate of the wrong length or version, Flags above 1, DataOffset other than 24): the broken message this capture is built around is not SMB Direct to it, while we decode it and report the rule",
+  'smbd-fragment-interrupted':
+    "a zero-length message interrupts a fragment train: Wireshark's reassembly (fragment_add_seq_next per conversation) joins the fragments regardless and decodes the SMB2 message; we report smb_direct.fragment-interrupted and do not decode a message built from a broken train",
+  'smbd-negotiate-request-short':
+    "Wireshark's heuristic (packet-smb-direct.c is_smb_direct) rejects a message that breaks its shape test (a Negotiate of the wrong length or version, Flags above 1, DataOffset other than 24): the broken message this capture is built around is not SMB Direct to it, while we decode it and report the rule",
+  'smbd-negotiate-request-version':
+    "Wireshark's heuristic (packet-smb-direct.c is_smb_direct) rejects a message that breaks its shape test (a Negotiate of the wrong length or version, Flags above 1, DataOffset other than 24): the broken message this capture is built around is not SMB Direct to it, while we decode it and report the rule",
+  'smbd-negotiate-response-version':
+    "Wireshark's heuristic (packet-smb-direct.c is_smb_direct) rejects a message that breaks its shape test (a Negotiate of the wrong length or version, Flags above 1, DataOffset other than 24): the broken message this capture is built around is not SMB Direct to it, while we decode it and report the rule",
+};
 
 type Rows = Map<number, Map<string, string>>;
 
@@ -186,8 +221,8 @@ describe.skipIf(!hasTshark)('tshark over the SMB Direct and RPC-over-RDMA corpus
       const name = file.replace(/\.pcap(ng)?$/, '');
       if (KNOWN[name]) expect(diff.length, `${name} was recorded as differing (${KNOWN[name]})`).toBeGreaterThan(0);
       else expect(diff).toEqual([]);
-      // Wireshark decodes these on iWARP: it must see the upper layer at all.
-      expect(messages(theirs, HEADER[kind]!).length).toBeGreaterThan(0);
+      // Wireshark decodes these on iWARP: on a capture it is not known to differ on, it sees the upper layer.
+      if (!KNOWN[name]) expect(messages(theirs, HEADER[kind]!).length).toBeGreaterThan(0);
     }, 60_000);
   }
 });
