@@ -407,4 +407,3 @@ export const NFSRDMA_SCENARIOS: readonly Scenario[] = [
     },
   ),
 ];
-
