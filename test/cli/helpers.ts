@@ -3,7 +3,7 @@
  * `npm test` builds dist/ before vitest; run `npx tsc -p tsconfig.json` first when running vitest
  * alone. UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +43,36 @@ export function cli(
   });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * As cli(), without blocking the worker: for suites whose tests run concurrently (describe.concurrent),
+ * so that several CLI runs overlap on a machine with cores to spare.
+ */
+export function cliAsync(
+  args: readonly string[],
+  o: { cwd?: string; input?: Uint8Array; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  requireBuilt();
+  const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...o.env };
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: o.cwd ?? CAPTURES, env });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    // A CLI that exits without reading its input is not an error here, as with spawnSync.
+    child.stdin.on('error', () => {});
+    child.stdin.end(o.input ?? new Uint8Array(0));
+    child.on('close', (code) =>
+      resolvePromise({
+        code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
+    );
+  });
 }
 
 /** Compares with test/cli/golden/<name>, or writes it when UPDATE_GOLDEN=1. */

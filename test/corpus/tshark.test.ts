@@ -9,15 +9,16 @@
  * UPDATE_TSHARK=1 rewrites that file (review the diff). Skips visibly without tshark.
  */
 import { describe, expect, it } from 'vitest';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { CAPTURES } from '../cli/helpers.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
-const hasTshark = spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasTshark = HAVE_TSHARK;
 const run = promisify(execFile);
 const DIR = join(CAPTURES, 'corpus');
 const KNOWN = join(dirname(fileURLToPath(import.meta.url)), 'tshark-known.json');

@@ -107,14 +107,17 @@ describe('findings about a PDU carry its seq', () => {
 });
 
 const real = sharedCaptures('real');
-describe.skipIf(!real)('softuiwarp_uiwarp.pcap (shared real capture): Read cut by RST', () => {
-  it('frame 10 Read Request unanswered before RST 14; FIN 11 and the RST abort reported once each', async () => {
-    const r = await analyze(join(real!, 'softuiwarp_uiwarp.pcap'), { upper: defaultUpper });
-    const doc = buildReport(r);
-    const un = doc.findings.filter((f) => f.rule === 'rdmap.read-unanswered');
-    expect(un.map((f) => f.frames)).toEqual([[10, 14]]);
-    const closes = doc.findings.filter((f) => f.rule.startsWith('mpa.tcp-closed'));
-    expect(closes.map((f) => f.frames)).toEqual([[11], [14]]);
-    expect(doc.findings.filter((f) => f.severity === 'error')).toEqual([]);
-  });
-});
+describe.skipIf(!real)(
+  `softuiwarp_uiwarp.pcap (shared real capture): Read cut by RST${real ? '' : ' (skipped: ../shared/captures/real is absent)'}`,
+  () => {
+    it('frame 10 Read Request unanswered before RST 14; FIN 11 and the RST abort reported once each', async () => {
+      const r = await analyze(join(real!, 'softuiwarp_uiwarp.pcap'), { upper: defaultUpper });
+      const doc = buildReport(r);
+      const un = doc.findings.filter((f) => f.rule === 'rdmap.read-unanswered');
+      expect(un.map((f) => f.frames)).toEqual([[10, 14]]);
+      const closes = doc.findings.filter((f) => f.rule.startsWith('mpa.tcp-closed'));
+      expect(closes.map((f) => f.frames)).toEqual([[11], [14]]);
+      expect(doc.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    });
+  },
+);

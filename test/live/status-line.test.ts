@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { CLI, requireBuilt } from '../cli/helpers.js';
 import { cannotCapture, exchange, freePort } from './helpers.js';
+import { HAVE_TMUX } from '../helpers/tools.js';
 
-const tmux = spawnSync('tmux', ['-V']).status === 0;
-const why = cannotCapture('cap') ?? (tmux ? null : 'tmux is not installed');
+const why = cannotCapture('cap') ?? (HAVE_TMUX ? null : 'tmux is not installed');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(why !== null)('live status line on a terminal', () => {

@@ -4,7 +4,7 @@
  * every FPDU framed as its sender really sends it, no false CRC or marker errors.
  */
 import { describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { buildRdmacConnection, type RdmacSpec } from '../../src/generate/prestan
 import { encodeFpdus, patternBytes, sendUlpdu, writeUlpdu, type FpduSpec } from '../../src/generate/mpa-encoder.js';
 import { ddpUpperFactory } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { analyzeBytes, rulesOf } from '../helpers/analyze.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
 type Json = Record<string, any>;
 const upper = ddpUpperFactory();
@@ -210,8 +211,8 @@ describe('Appendix C: IETF RNICs with each other (Figure 17) stay RFC 5044', () 
   }
 });
 
-describe.skipIf(spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status !== 0)(
-  'Wireshark as oracle (one FPDU per segment, where it is reliable with markers)',
+describe.skipIf(!HAVE_TSHARK)(
+  `Wireshark as oracle (one FPDU per segment, where it is reliable with markers)${HAVE_TSHARK ? '' : ' (skipped: tshark is not installed)'}`,
   () => {
     it('Rev 1 Request M=0, Rev 0 Reply: the same FPDUs, lengths and good CRCs both ways', async () => {
       const i2r = traffic(6, 0, 1);

@@ -4,7 +4,7 @@
  * the first FPDU was captured.
  */
 import { describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +12,9 @@ import { buildMpaConnection, type MpaConnectionSpec } from '../../src/generate/m
 import { patternBytes, sendUlpdu, writeUlpdu, type FpduSpec } from '../../src/generate/mpa-encoder.js';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { sharedCaptures } from '../helpers/analyze.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
-const hasTshark = spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasTshark = HAVE_TSHARK;
 
 interface OracleFpdu {
   frame: number;
@@ -135,12 +136,15 @@ describe.skipIf(!hasTshark)('cross-check with tshark (Wireshark 4.0)', () => {
   });
 
   const real = sharedCaptures('real');
-  it.skipIf(!real)('real siw captures: FPDU counts and ULPDU lengths agree', async () => {
-    for (const f of ['softuiwarp_uiwarp.pcap', 'softuiwarp_uiwarp_8cdd2a5.pcap']) {
-      const file = join(real!, f);
-      const oracle = tsharkFpdus(file);
-      const mine = await ours(file);
-      expect(mine.map((x) => [x.frame, x.len])).toEqual(oracle.map((x) => [x.frame, x.len]));
-    }
-  });
+  it.skipIf(!real)(
+    `real siw captures: FPDU counts and ULPDU lengths agree${real ? '' : ' (skipped: ../shared/captures/real is absent)'}`,
+    async () => {
+      for (const f of ['softuiwarp_uiwarp.pcap', 'softuiwarp_uiwarp_8cdd2a5.pcap']) {
+        const file = join(real!, f);
+        const oracle = tsharkFpdus(file);
+        const mine = await ours(file);
+        expect(mine.map((x) => [x.frame, x.len])).toEqual(oracle.map((x) => [x.frame, x.len]));
+      }
+    },
+  );
 });

@@ -3,7 +3,8 @@
  * generated many-flow captures (with port reuse, a retransmitted SYN, a capture cut mid-record),
  * run through the real CLI with one thread and with 2 and 3 workers, compared byte for byte in
  * each output mode (text, -V -x, --json, --ndjson, -T fields, --junit, -z, -w) with exit status
- * and standard error.
+ * and standard error. The runs are independent processes: tests run concurrently (describe.concurrent),
+ * each with its one-thread and its N-thread run at once, so this long file keeps the cores busy.
  */
 import {
   mkdirSync,
@@ -17,14 +18,19 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CAPTURES, cli, ROOT, type CliResult } from '../cli/helpers.js';
+import { afterAll, describe, it, type ExpectStatic } from 'vitest';
+import { CAPTURES, cliAsync, ROOT, type CliResult } from '../cli/helpers.js';
 import { buildMpaConnection } from '../../src/generate/mpa-connection.js';
 import { patternBytes, sendUlpdu } from '../../src/generate/mpa-encoder.js';
 import { buildPcap, LINKTYPE_ETHERNET, type PcapFrame } from '../../src/report/pcap-writer.js';
 import { generateManyMpaFlows, interleave } from '../../scripts/bench-threads-generate.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'mpa-threads-'));
+/**
+ * Upper layers above RDMAP (SMB Direct, RPC-over-RDMA) are decoded on one thread only, so with them
+ * on `--threads` runs one thread: every run here turns them off, on both sides, so the workers run.
+ */
+const NO_ULP = ['--ulp', 'flow=all,proto=none'];
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function pcapsIn(dir: string, recurse = true): string[] {
@@ -86,12 +92,12 @@ interface Outcome {
 }
 
 /** One CLI run; files it writes (named with @) are read back and compared too. */
-function run(args: string[], threads: number, files: string[] = []): Outcome {
-  const dir = join(tmp, `t${threads}`);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
+async function run(args: string[], threads: number, files: string[] = []): Promise<Outcome> {
+  // A directory of its own: runs of concurrent tests must not share their output files.
+  mkdirSync(join(tmp, 'runs'), { recursive: true });
+  const dir = mkdtempSync(join(tmp, 'runs', `t${threads}-`));
   const real = args.map((a) => (a.startsWith('@') ? join(dir, a.slice(1)) : a));
-  const r = cli([...real, '--threads', String(threads)], { cwd: CAPTURES });
+  const r = await cliAsync([...real, '--threads', String(threads), ...NO_ULP], { cwd: CAPTURES });
   const out: Record<string, string> = {};
   for (const f of files) {
     const p = join(dir, f);
@@ -143,13 +149,19 @@ const MODES: ReadonlyArray<{ name: string; args: string[]; files?: string[] }> =
 ];
 
 /** One-thread outcomes, computed once per capture and mode (the 2- and 3-worker runs compare with the same). */
-const oneThread = new Map<string, Outcome>();
+const oneThread = new Map<string, Promise<Outcome>>();
 
-function same(capture: string, mode: (typeof MODES)[number], threads: number): void {
+/** Concurrent tests assert with their own `expect` (the test context's). */
+async function same(
+  expect: ExpectStatic,
+  capture: string,
+  mode: (typeof MODES)[number],
+  threads: number,
+): Promise<void> {
   const key = `${capture}\0${mode.name}`;
-  const one = oneThread.get(key) ?? run([...mode.args, capture], 1, mode.files);
-  oneThread.set(key, one);
-  const n = run([...mode.args, capture], threads, mode.files);
+  const oneRun = oneThread.get(key) ?? run([...mode.args, capture], 1, mode.files);
+  oneThread.set(key, oneRun);
+  const [one, n] = await Promise.all([oneRun, run([...mode.args, capture], threads, mode.files)]);
   const blankTime = (o: Outcome) => {
     const j = o.files['j.xml'];
     if (j && !j.startsWith('<'))
@@ -183,50 +195,70 @@ const MULTI_MODES: ReadonlyArray<(typeof MODES)[number]> = [
 const reference = pcapsIn(resolve(ROOT, '../shared/captures/reference'));
 const real = pcapsIn(resolve(ROOT, '../shared/captures/real'));
 
-describe('--threads 2 gives byte-identical output', () => {
+/** Bounds for tests that run at once with others on a small machine (a hang still ends them). */
+const CONCURRENT = { timeout: 300_000 };
+/** A run over the whole corpus with 2 threads per capture takes tens of CPU seconds. */
+const CORPUS_RUN = { timeout: 600_000 };
+
+describe.concurrent('--threads 2 gives byte-identical output', CONCURRENT, () => {
   for (const c of [...shipped, ...reference, ...real, many, reuse, cut]) {
     const name = c.startsWith(tmp) ? `generated ${c.slice(tmp.length + 1)}` : c.slice(resolve(ROOT, '..').length + 1);
-    for (const m of MODES) it(`${name}: ${m.name}`, () => same(c, m, 2));
+    for (const m of MODES) it(`${name}: ${m.name}`, ({ expect }) => same(expect, c, m, 2));
   }
   if (existsSync(CORPUS))
-    for (const m of MULTI_MODES) it(`captures/corpus/ (every capture, one run): ${m.name}`, () => same(CORPUS, m, 2));
+    for (const m of MULTI_MODES)
+      it(`captures/corpus/ (every capture, one run): ${m.name}`, CORPUS_RUN, ({ expect }) =>
+        same(expect, CORPUS, m, 2),
+      );
   if (reference.length === 0)
     it.skip('../shared/captures/reference is absent: reference captures not compared', () => {});
   if (real.length === 0) it.skip('../shared/captures/real is absent: real captures not compared', () => {});
 });
 
-describe('--threads 3 gives byte-identical output', () => {
+describe.concurrent('--threads 3 gives byte-identical output', CONCURRENT, () => {
   for (const c of [many, reuse, cut, ...reference.slice(0, 2)]) {
-    for (const m of MODES) it(`${c.split('/').pop()}: ${m.name}`, () => same(c, m, 3));
+    for (const m of MODES) it(`${c.split('/').pop()}: ${m.name}`, ({ expect }) => same(expect, c, m, 3));
   }
 });
 
-describe('the generated captures exercise what they are meant to', () => {
-  it('port reuse opens a new flow; the retransmitted SYN does not', () => {
-    const r = cli(['--json', reuse, '--threads', '2']);
+describe.concurrent('the generated captures exercise what they are meant to', CONCURRENT, () => {
+  it('port reuse opens a new flow; the retransmitted SYN does not', async ({ expect }) => {
+    const r = await cliAsync(['--json', reuse, '--threads', '2', ...NO_ULP]);
     const doc = JSON.parse(r.stdout) as { flows: Array<{ client: string }> };
     expect(doc.flows.length).toBe(25);
     expect(doc.flows.filter((f) => f.client === '10.1.0.1:30000').length).toBe(2);
   });
-  it('the cut capture exits 2 after reporting everything before the cut, with either thread count', () => {
-    const one = cli([cut, '-q', '--threads', '1']);
-    const two = cli([cut, '-q', '--threads', '2']);
+  it('the cut capture exits 2 after reporting everything before the cut, with either thread count', async ({
+    expect,
+  }) => {
+    const [one, two] = await Promise.all([
+      cliAsync([cut, '-q', '--threads', '1', ...NO_ULP]),
+      cliAsync([cut, '-q', '--threads', '2', ...NO_ULP]),
+    ]);
     expect(one.code).toBe(2);
     expect(two.code).toBe(2);
     expect(two.stderr).toMatch(/^mpa-dissect: .*cut\.pcap: offset \d+, frame \d+: .*\n$/);
     expect(two.stdout).toBe(one.stdout);
     expect(one.stdout).toMatch(/MPA/);
   });
-  it(`a capture of ${Math.round(statSync(big).size / 1e6)} MB read in several chunks: --json and -q alike`, () => {
+  it(`a capture of ${Math.round(statSync(big).size / 1e6)} MB read in several chunks: --json and -q alike`, async ({
+    expect,
+  }) => {
     for (const args of [['--json'], ['-q', '-z', 'conv']]) {
-      const one = cli([...args, big, '--threads', '1']);
-      const two = cli([...args, big, '--threads', '2']);
+      const [one, two] = await Promise.all([
+        cliAsync([...args, big, '--threads', '1', ...NO_ULP]),
+        cliAsync([...args, big, '--threads', '2', ...NO_ULP]),
+      ]);
       expect(two.code).toBe(one.code);
       expect(two.stdout).toBe(one.stdout);
       expect(two.stderr).toBe(one.stderr);
     }
   });
-  it('-c stops at the same packet', () => {
-    expect(cli(['-c', '500', many, '--threads', '2']).stdout).toBe(cli(['-c', '500', many, '--threads', '1']).stdout);
+  it('-c stops at the same packet', async ({ expect }) => {
+    const [two, one] = await Promise.all([
+      cliAsync(['-c', '500', many, '--threads', '2', ...NO_ULP]),
+      cliAsync(['-c', '500', many, '--threads', '1', ...NO_ULP]),
+    ]);
+    expect(two.stdout).toBe(one.stdout);
   });
 });

@@ -50,8 +50,9 @@ describe.skipIf(!REAL)('real captures: the README statements the other tests lea
   });
 
   const loop = existsSync(LOOP);
+  const noLoop = loop ? '' : ' (skipped: ../shared/captures/real/softuiwarp-loopback is absent)';
   it.skipIf(!loop)(
-    'sends.pcap: Sends with Solicited Event in odd rounds, and the final 8-octet Send from the server',
+    `sends.pcap: Sends with Solicited Event in odd rounds, and the final 8-octet Send from the server${noLoop}`,
     async () => {
       const { fpdus } = await run(join(LOOP, 'sends.pcap'));
       const ops = (dir: 0 | 1) => fpdus.filter((f) => f.dir === dir).map((f) => f.head[1]! & 0x0f);
@@ -63,7 +64,7 @@ describe.skipIf(!REAL)('real captures: the README statements the other tests lea
   );
 
   it.skipIf(!loop).each(['read-1k.pcap', 'read-64k.pcap'])(
-    '%s: the errors come from the byte order: each Response matches the byte-swapped Request',
+    `%s: the errors come from the byte order: each Response matches the byte-swapped Request${noLoop}`,
     async (name) => {
       const { doc, fpdus } = await run(join(LOOP, name));
       const rules = doc.findings.map((f) => f.rule);

@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 
-export const HAVE_TMUX = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
+export { HAVE_TMUX } from '../helpers/tools.js';
 
 let serial = 0;
 
