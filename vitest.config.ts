@@ -29,6 +29,7 @@ const E2E = [
   'test/report/{filter-hostile,filter-tshark,merge,rules-file-hostile}.test.ts',
   'test/robustness/*.test.ts',
   'test/tuf/cli.test.ts',
+  'test/ulp/tshark-ulp.test.ts',
   'test/tui/tui-*.test.ts',
 ];
 

@@ -224,6 +224,8 @@ describe.skipIf(!hasTshark)('tshark over the SMB Direct and RPC-over-RDMA corpus
     }, 60_000);
   }
 });
-describe.skipIf(hasTshark)('tshark over the SMB Direct and RPC-over-RDMA corpus', () => {
-  it.skip('tshark is not installed: upper-layer oracle comparison skipped (.ci/run installs it)', () => {});
-});
+if (!hasTshark) {
+  describe('tshark over the SMB Direct and RPC-over-RDMA corpus', () => {
+    it.skip('tshark is not installed: upper-layer oracle comparison skipped (.ci/run installs it)', () => {});
+  });
+}
