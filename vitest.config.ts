@@ -52,7 +52,16 @@ const shared = {
 const projects: TestProjectInlineConfiguration[] = [
   {
     plugins: [summary],
-    test: { ...shared, name: 'e2e', include: E2E, pool: 'forks', isolate: true, maxConcurrency: 3 },
+    // A test's time bound is for hangs: these wait on processes that share the cores with the rest.
+    test: {
+      ...shared,
+      testTimeout: 180_000,
+      name: 'e2e',
+      include: E2E,
+      pool: 'forks',
+      isolate: true,
+      maxConcurrency: 3,
+    },
   },
   {
     plugins: [summary],

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { encodeFpdus, patternBytes, sendUlpdu, startupFrame, writeUlpdu } from '../../src/generate/mpa-encoder.js';
 import { CLI, requireBuilt } from './helpers.js';
+import { settle } from '../helpers/settle.js';
 
 const canCapture =
   process.platform === 'linux' &&
@@ -80,7 +81,7 @@ describe.skipIf(!canCapture)('live: tcpdump -w - | mpa-dissect -', () => {
       });
     });
 
-    await sleep(1000); // "listening on" comes a moment before packets really flow into the capture
+    await settle(1000); // "listening on" comes a moment before packets really flow into the capture
 
     const served = new Promise<void>((res, rej) => {
       server.once('connection', async (s) => {
@@ -111,7 +112,7 @@ describe.skipIf(!canCapture)('live: tcpdump -w - | mpa-dissect -', () => {
     c.end();
     await new Promise<void>((res) => c.once('close', () => res()));
     server.close();
-    await sleep(300); // let the last segments reach the capture
+    await settle(300); // let the last segments reach the capture
     dump.kill('SIGINT');
     const code = await new Promise<number | null>((res) => dissect.once('close', res));
     expect(err, dumpErr).not.toMatch(/\n\s+at /);

@@ -11,6 +11,7 @@ import { onPath } from '../../src/capture/live/open-live.js';
 import { runPeer, PEER_DEFAULTS, type PeerOptions, type PeerReport } from '../../src/peer/endpoint.js';
 import { parseFaults, parseScript } from '../../src/peer/script.js';
 import { CLI, requireBuilt } from '../cli/helpers.js';
+import { settle } from '../helpers/settle.js';
 
 const root = process.platform === 'linux' && process.getuid?.() === 0;
 
@@ -67,7 +68,7 @@ export async function startCapture(port: number, args: readonly string[], iface 
       rej(new Error(`capture ended before starting: ${err}`));
     });
   });
-  await new Promise((r) => setTimeout(r, 300)); // the capture socket is open; let it settle
+  await settle(300); // the capture socket is open; let it settle
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
@@ -112,7 +113,7 @@ export async function exchange(port: number, initiator: Side, responder: Side): 
 
 /** Ends the capture with SIGINT (as Ctrl-C) and waits for its exit status. */
 export async function interrupt(c: Capture, settleMs = 500): Promise<number | null> {
-  await new Promise((r) => setTimeout(r, settleMs)); // the last segments reach the capture
+  await settle(settleMs); // the last segments reach the capture
   c.child.kill('SIGINT');
   return c.exited;
 }
