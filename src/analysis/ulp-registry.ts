@@ -47,6 +47,11 @@ export function connectionOf(f: MpaFlow, ctx: MpaContext): UlpConnection {
   };
 }
 
+/** `--ulp flow=all,proto=none`: no flow decodes an upper layer. */
+export function ulpAllOff(o: UlpOptions): boolean {
+  return o.overrides.some((x) => x.selector.kind === 'all' && x.proto === 'none');
+}
+
 /** The pipeline's chooser: one per analysis (no closure per flow); `forced` is looked up per flow. */
 export class UlpRegistry implements UlpChooser {
   readonly clock = { now: Number.NaN };
@@ -58,7 +63,7 @@ export class UlpRegistry implements UlpChooser {
 
   /** True when every flow is forced to no upper layer (`--ulp flow=all,proto=none`). */
   get off(): boolean {
-    return this.opts.overrides.some((o) => o.selector.kind === 'all' && o.proto === 'none');
+    return ulpAllOff(this.opts);
   }
 
   /** The override naming this flow, if any (the last one given wins, as for --mpa). */

@@ -7,7 +7,7 @@
  * Invalidation. It produces the RDMAP messages of ulp-connection.ts and the findings a scenario
  * expects.
  */
-import type { UlpConnectionSpec, UlpEvent, UlpExpect } from './ulp-connection.js';
+import { CLIENT, SERVER, type Dir, type UlpConnectionSpec, type UlpEvent, type UlpExpect } from './ulp-connection.js';
 import {
   Enc,
   FH,
@@ -29,9 +29,7 @@ import {
 } from './rpcrdma-encoder.js';
 import { patternBytes } from './mpa-encoder.js';
 
-export const CLIENT = 0;
-export const SERVER = 1;
-type Dir = 0 | 1;
+export { CLIENT, SERVER };
 
 /** TCP port of NFS over RDMA (RFC 5666 §10 / RFC 8267: 20049). */
 export const NFS_RDMA_PORT = 20049;

@@ -7,7 +7,7 @@
  * the findings a scenario expects; a credit rule broken by the sequence a scenario asks for is
  * expected by the credit model itself, as the specification counts credits.
  */
-import type { UlpConnectionSpec, UlpEvent, UlpExpect } from './ulp-connection.js';
+import { CLIENT, SERVER, type Dir, type UlpConnectionSpec, type UlpEvent, type UlpExpect } from './ulp-connection.js';
 import {
   FILE_ID,
   closeRequest,
@@ -36,9 +36,7 @@ import {
 } from './smbd-encoder.js';
 import { patternBytes } from './mpa-encoder.js';
 
-export const CLIENT = 0;
-export const SERVER = 1;
-type Dir = 0 | 1;
+export { CLIENT, SERVER };
 
 /** TCP port of SMB Direct (MS-SMBD 2.1). */
 export const SMBD_PORT = 5445;

@@ -18,6 +18,9 @@ import { buildScenario, type Send } from './scenario.js';
 import { endpoint, sortFindings, type TruthDirection, type TruthFinding } from './truth.js';
 
 export type Dir = 0 | 1;
+/** Direction 0 is the client (MPA Initiator), 1 the server. */
+export const CLIENT = 0;
+export const SERVER = 1;
 
 interface Timed {
   /** Microseconds of capture time before the message's first segment (default 12). */

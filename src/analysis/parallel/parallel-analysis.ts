@@ -20,6 +20,7 @@ import type { FindingInput } from '../../vocabulary/findings.js';
 import type { AnalysisOptions, AnalysisResult, FlowResult } from '../pipeline-types.js';
 import { reportReadError } from '../read-error-finding.js';
 import { defaultUpper } from '../upper.js';
+import { ulpAllOff } from '../ulp-registry.js';
 import { CaptureJournal } from './capture-journal.js';
 import { FlowShards } from './flow-shards.js';
 import { SegmentBatchWriter, ROW_MAYBE } from './segment-batch.js';
@@ -50,10 +51,7 @@ const ANSWER_TIMEOUT_MS = 60_000;
  */
 export function canRunParallel(opts: AnalysisOptions): boolean {
   const noUpper = opts.upper === undefined || opts.upper === null;
-  const ulpOff =
-    noUpper ||
-    opts.ulp === null ||
-    (opts.ulp?.overrides.some((o) => o.selector.kind === 'all' && o.proto === 'none') ?? false);
+  const ulpOff = noUpper || opts.ulp === null || (opts.ulp !== undefined && ulpAllOff(opts.ulp));
   return (
     opts.source === undefined && opts.flowTimeout === undefined && (noUpper || opts.upper === defaultUpper) && ulpOff
   );
