@@ -154,7 +154,8 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
   it('? shows the keys', async () => {
     await started(errorsPcap);
     t.keys('?');
-    const s = await t.waitFor((x) => x.includes('Keys (any key closes)'));
+    // Wait for the whole overlay: tmux can be read while blessed is still painting it.
+    const s = await t.waitFor((x) => x.includes('Keys (any key closes)') && /write a pcap/.test(x));
     expect(s).toMatch(/next \/ previous PDU with a finding/);
     expect(s).toMatch(/write a pcap/);
   });
