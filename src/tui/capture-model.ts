@@ -15,7 +15,7 @@ import type { PacketSourceStats } from '../capture/live/packet-source.js';
 import type { FlowHandle } from '../tcp/stream.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
-import type { MarkerInfo } from '../../dissectors/mpa/framer.js';
+import { lengthFieldOf, type MarkerInfo } from '../../dissectors/mpa/framer.js';
 import { fpduLayout, mpaFpduTree, OCTET_MARKER } from '../../dissectors/mpa/tree.js';
 import { ULPDU_HEADER_BYTES } from '../../dissectors/mpa/ulpdu.js';
 import { decodeDdp } from '../../dissectors/ddp-rdmap/decode.js';
@@ -351,6 +351,7 @@ export class CaptureModel {
       ix.lenDelta[i] = r.lenOffset - r.start;
       ix.start[i] = r.start;
       ix.ulpduLength[i] = r.ulpduLength;
+      ix.lengthField[i] = lengthFieldOf(r);
       ix.pad[i] = r.pad;
       ix.wireSize[i] = r.wireSize;
       ix.crcWire[i] = r.crcWire;
@@ -481,6 +482,7 @@ export class CaptureModel {
       lenOffset: ix.start[i]! + ix.lenDelta[i]!,
       seq: ix.seq[i]!,
       ulpduLength: ix.ulpduLength[i]!,
+      lengthField: ix.lengthField[i]!,
       pad: ix.pad[i]!,
       wireSize: ix.wireSize[i]!,
       crcWire: ix.crcWire[i]!,
