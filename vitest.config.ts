@@ -26,7 +26,7 @@ const E2E = [
   'test/live/*.test.ts',
   'test/mpa/{crc-tshark,rdmac,tshark}.test.ts',
   'test/parallel/threads-{equality,failures}.test.ts',
-  'test/report/{filter-hostile,filter-tshark,merge,rules-file-hostile}.test.ts',
+  'test/report/{filter-hostile,filter-tshark,merge,merge-hostile,rules-file-hostile}.test.ts',
   'test/robustness/*.test.ts',
   'test/tuf/cli.test.ts',
   'test/ulp/tshark-ulp.test.ts',

@@ -64,7 +64,7 @@ export function expandCaptures(args: readonly string[], note: (line: string) => 
     }
     if (subdirs) parts.push(`${subdirs} ${subdirs === 1 ? 'subdirectory' : 'subdirectories'} not searched`);
     if (parts.length) note(`mpa-dissect: ${a}: ${parts.join('; ')}\n`);
-    out.push(...found);
+    for (const f of found) out.push(f); // a loop: 125,000+ files overflow a spread's stack
   }
   return out;
 }

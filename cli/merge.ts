@@ -8,7 +8,7 @@
  * A report that cannot be used (not JSON, cut off, not ours, another schema version) is named on
  * one line of standard error and left out; the others are merged and the exit status is 2.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { join } from 'node:path';
 import yargs from 'yargs';
@@ -28,6 +28,7 @@ import { makeStyle } from '../src/report/text.js';
 import { isDirectory } from './capture-list.js';
 import { UsageError } from './options.js';
 import { writeFileOrFail, writeReason, type RunIo } from './output.js';
+import { printable } from '../src/report/printable.js';
 
 const USAGE = `mpa-dissect merge [options] REPORT...
 
@@ -38,6 +39,46 @@ else 0) and with --junit one JUnit file. A REPORT may be a combined document (wh
 for several captures, or merge --json), a directory (its *.json files, by name) or - (standard input).
 A report that is no report (empty, not JSON, cut off, another program's or schema version's) is
 named on one line of standard error and left out; the others are merged, and the exit status is 2.`;
+
+/**
+ * Largest report read: merge holds one whole report (and its parsed document) at a time, and a
+ * report of 100,000 connections is tens of MB. Past this, `/dev/zero` or a runaway file is refused
+ * instead of growing without bound.
+ */
+const MAX_REPORT_BYTES = 256 * 1024 * 1024;
+
+/** A report's text, read in chunks up to MAX_REPORT_BYTES ('-': standard input). */
+function readReport(name: string): string {
+  const fd = name === '-' ? 0 : openSync(name, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const b = Buffer.allocUnsafe(1 << 20);
+      let n: number;
+      try {
+        n = readSync(fd, b, 0, b.length, null);
+      } catch (e) {
+        // Standard input that is a non-blocking pipe or terminal with nothing yet: wait and retry.
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+          continue;
+        }
+        throw e;
+      }
+      if (n === 0) break;
+      total += n;
+      if (total > MAX_REPORT_BYTES)
+        throw new ReportInputError(
+          `${name}: larger than ${MAX_REPORT_BYTES >> 20} MiB: not read (merge holds a whole report in memory; a report mpa-dissect writes is far smaller)`,
+        );
+      chunks.push(n === b.length ? b : b.subarray(0, n));
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  } finally {
+    if (fd !== 0) closeSync(fd);
+  }
+}
 
 /** Reports named by the arguments: a directory stands for its *.json files, sorted by name. */
 function reportFiles(args: readonly string[]): string[] {
@@ -51,7 +92,7 @@ function reportFiles(args: readonly string[]): string[] {
       .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
       .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
     if (names.length === 0) throw new UsageError(`merge: ${a}: is a directory holding no *.json reports`);
-    out.push(...names.map((n) => join(a, n)));
+    for (const n of names) out.push(join(a, n)); // a loop: 125,000+ files overflow a spread's stack
   }
   return out;
 }
@@ -120,20 +161,24 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
       let text: string;
       try {
         // '-': a report on standard input (ssh host mpa-dissect --json x.pcap | mpa-dissect merge - ...).
-        text = readFileSync(name === '-' ? 0 : name, 'utf8');
+        text = readReport(name);
       } catch (e) {
+        if (e instanceof ReportInputError) throw e;
         throw new ReportInputError(`${name}: cannot read: ${writeReason(e)}`);
       }
       docs = parseReports(text, name);
     } catch (e) {
       if (!(e instanceof ReportInputError)) throw e;
-      io.err(`mpa-dissect: merge: ${e.message}\n`);
+      io.err(`mpa-dissect: merge: ${printable(e.message)}\n`);
       inputErrors.push(e.message);
       continue;
     }
     for (const doc of docs) {
       const v = toolVersion(doc);
-      versions.set(v, [...(versions.get(v) ?? []), name]);
+      // Appended in place: a copy per report is quadratic over 100,000 reports.
+      const seen = versions.get(v);
+      if (seen) seen.push(name);
+      else versions.set(v, [name]);
       const d = digestOf(doc, withJUnit);
       if (args.json === true)
         io.out(combinedJsonElementStart(digests.length) + indentChunk(JSON.stringify(doc, null, 1), 2));

@@ -145,8 +145,8 @@ export function snapshot(a: FlowCore, dir: Dir, st: DirState, m: OpenMsg, comple
 /** The direction's open messages, oldest first. */
 export function openMessages(st: DirState): OpenMsg[] {
   const all: OpenMsg[] = [];
-  for (const q of st.queues ?? NO_QUEUES) if (q.open) all.push(...q.open.values());
-  if (st.openTagged) all.push(...st.openTagged);
+  for (const q of st.queues ?? NO_QUEUES) if (q.open) for (const m of q.open.values()) all.push(m);
+  if (st.openTagged) for (const m of st.openTagged) all.push(m);
   return all.sort((a, b) => a.index - b.index);
 }
 

@@ -4,6 +4,7 @@
  * the captures' digests (capture-digest.ts) with combine(), so the two agree by construction.
  */
 import { SEVERITY_RANK } from '../vocabulary/findings.js';
+import { printable } from './printable.js';
 import {
   COUNT_KEYS,
   verdictExit,
@@ -132,7 +133,7 @@ export function combinedText(s: CombinedSummary, st: Style): string {
   const rows: string[][] = [['Capture', 'Verdict', 'Exit', 'Packets', 'Flows', 'MPA', 'FPDUs', 'Err/Warn/Info']];
   for (const c of s.perCapture) {
     rows.push([
-      c.path,
+      printable(c.path),
       verdictCell(c.verdict, st),
       String(c.exit),
       String(c.packets),
@@ -148,9 +149,17 @@ export function combinedText(s: CombinedSummary, st: Style): string {
     table(rows, [false, false, true, true, true, true, true, false]),
   ];
   const errs = s.perCapture.filter((c) => c.error !== null);
-  if (errs.length) out.push('', st.bold('Read errors'), ...errs.map((c) => `  ${c.error}`));
-  if (s.inputErrors.length) out.push('', st.bold('Reports left out'), ...s.inputErrors.map((e) => `  ${e}`));
-  out.push('', st.bold('Findings by rule (all captures)'), ...ruleCountLines(s.byRule, st));
+  // Loops, not spreads: a merge of 125,000 reports or 150,000 rules overflows a spread's stack.
+  if (errs.length) {
+    out.push('', st.bold('Read errors'));
+    for (const c of errs) out.push(`  ${printable(c.error ?? '')}`);
+  }
+  if (s.inputErrors.length) {
+    out.push('', st.bold('Reports left out'));
+    for (const e of s.inputErrors) out.push(`  ${printable(e)}`);
+  }
+  out.push('', st.bold('Findings by rule (all captures)'));
+  for (const l of ruleCountLines(s.byRule, st)) out.push(l);
   const note = s.findingsOmitted
     ? ` (${s.findingsOmitted} not kept in the reports: counts by rule cover the others)`
     : '';

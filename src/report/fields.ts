@@ -210,7 +210,7 @@ function joined(sources: ReadonlyArray<FieldGetter>): FieldGetter {
       if (only === undefined && out === undefined) only = v;
       else {
         out ??= [...only!];
-        out.push(...v);
+        for (const x of v) out.push(x);
       }
     }
     return out ?? only;

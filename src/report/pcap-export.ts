@@ -29,7 +29,7 @@ export class FrameExport {
   /** The frames of a flow's startup frames, added to whatever is selected from that flow. */
   noteStartup(flow: number, frames: readonly number[]): void {
     const s = this.startupFrames.get(flow);
-    if (s) s.push(...frames);
+    if (s) for (const f of frames) s.push(f);
     else this.startupFrames.set(flow, [...frames]);
   }
 

@@ -11,9 +11,17 @@ import { SCHEMA_ID, type ReportDocument } from './json-report.js';
 
 export class ReportInputError extends Error {}
 
-/** Where a JSON text stops being a whole document: inside a string or with brackets still open. */
-function endsEarly(text: string): boolean {
+/**
+ * Nesting of a report mpa-dissect writes stays under a dozen levels; a text nested deeper is
+ * refused before it is parsed (JSON.parse and JSON.stringify recurse: a key nested 200,000 deep
+ * would overflow the stack, and 12 MB of "[" cost 750 MB).
+ */
+export const MAX_REPORT_DEPTH = 64;
+
+/** One pass over a JSON text: its deepest nesting, and whether it stops inside a string or with brackets open. */
+function shape(text: string): { depth: number; endsEarly: boolean } {
   let depth = 0;
+  let deepest = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -22,14 +30,17 @@ function endsEarly(text: string): boolean {
         i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x7d || c === 0x5d) depth--;
   }
-  return inString || depth > 0;
+  return { depth: deepest, endsEarly: inString || depth > 0 };
 }
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Counts in a report are whole numbers from 0 (merge adds them: -1, 1e300 or a string would print nonsense). */
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /** The required keys of ../shared/report-schema.md that merge reads, checked for their types. */
 function checkReport(v: unknown, where: string): ReportDocument {
@@ -40,23 +51,18 @@ function checkReport(v: unknown, where: string): ReportDocument {
   const cap = v['capture'];
   if (!isObject(cap)) return bad('"capture" is missing');
   if (typeof cap['path'] !== 'string') bad('capture.path is not a string');
-  if (typeof cap['packets'] !== 'number') bad('capture.packets is not a number');
+  if (!isCount(cap['packets'])) bad('capture.packets is not a whole number from 0');
   if (cap['error'] !== undefined && cap['error'] !== null && typeof cap['error'] !== 'string')
     bad('capture.error is not a string or null');
   const sum = v['summary'];
   if (!isObject(sum)) return bad('"summary" is missing');
   for (const k of ['flows', 'mpaFlows', 'fpdus', 'errors', 'warnings', 'infos'] as const) {
-    if (typeof sum[k] !== 'number') bad(`summary.${k} is not a number`);
+    if (!isCount(sum[k])) bad(`summary.${k} is not a whole number from 0`);
   }
   const flows = v['flows'];
   if (!Array.isArray(flows)) return bad('"flows" is not an array');
   flows.forEach((f, i) => {
-    if (
-      !isObject(f) ||
-      typeof f['id'] !== 'number' ||
-      typeof f['client'] !== 'string' ||
-      typeof f['server'] !== 'string'
-    )
+    if (!isObject(f) || !isCount(f['id']) || typeof f['client'] !== 'string' || typeof f['server'] !== 'string')
       bad(`flows[${i}] lacks id, client or server`);
   });
   const findings = v['findings'];
@@ -82,11 +88,16 @@ export function parseReports(text: string, name: string): ReportDocument[] {
     throw new ReportInputError(
       `${name}: empty (no report: did its run stop before writing one, on an unreadable capture?)`,
     );
+  const sh = shape(text);
+  if (sh.depth > MAX_REPORT_DEPTH)
+    throw new ReportInputError(
+      `${name}: nested ${sh.depth} levels deep, where a report nests under ${MAX_REPORT_DEPTH}: not an mpa-dissect report`,
+    );
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    if (endsEarly(text))
+    if (sh.endsEarly)
       throw new ReportInputError(
         `${name}: truncated: the JSON ends before the document does (${text.length} characters read)`,
       );

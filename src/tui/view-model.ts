@@ -369,7 +369,7 @@ export class ViewModel extends ViewPanes {
     if (this.focus === 'flows' && this.selectedFlow !== ALL) {
       const fl = m.flow(this.selectedFlow)!;
       for (let k = 0; k < fl.items.length; k++) items.push(fl.items.get(k));
-    } else items.push(...this.visibleItems());
+    } else for (const i of this.visibleItems()) items.push(i); // a loop: a million items overflow a spread's stack
     for (let k = 0; k < ix.count; k++) {
       if (ix.kind[k] === KIND_REQUEST || ix.kind[k] === KIND_REPLY) exp.noteStartup(ix.flow[k]!, ix.framesOf(k));
     }

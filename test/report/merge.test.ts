@@ -166,7 +166,7 @@ describe('merge input errors: one line naming the file, the rest merged, exit 2'
       ],
       [
         bad('broken.json', JSON.stringify({ schema: 'mpa-dissect/report/v1', capture: { path: 'x' } })),
-        /broken\.json: not a valid mpa-dissect\/report\/v1 document: capture\.packets is not a number/,
+        /broken\.json: not a valid mpa-dissect\/report\/v1 document: capture\.packets is not a whole number from 0/,
       ],
       [bad('empty.json', ''), /empty\.json: empty \(no report/],
       [join(dir, 'missing.json'), /missing\.json: cannot read: no such file or directory/],
