@@ -56,6 +56,7 @@ function batch(b: SegmentBatch): void {
     rec.tag = reader.slot;
     opened = false;
     stage.clock.now = s.tsSec + s.tsNsec / 1e9;
+    stage.clock.frame = s.frame;
     reasm.segment(s);
     rec.endTag();
     if (reader.bits & ROW_MAYBE) {
