@@ -126,7 +126,8 @@ export class LatencyCollector {
   /** Time of the capture's last packet (set by `end`). */
   captureEnd: number | null = null;
 
-  constructor(kept = KEPT_REQUESTS) {
+  /** `kept`: answered (and, apart, unanswered) requests kept for the lists. */
+  constructor(readonly kept = KEPT_REQUESTS) {
     this.slow = new TopN(kept);
     this.waiting = new TopN(kept);
   }
