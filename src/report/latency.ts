@@ -116,7 +116,9 @@ const orNull = (us: number): number | null => (Number.isFinite(us) ? secs(us) : 
 export class LatencyCollector {
   readonly srt = new SrtCollector();
   private readonly commands = new Map<string, Map<string, CommandLatency>>();
-  private readonly queues = new Map<string, { program: string; queue: string; dist: Dist }>();
+  /** Program → queue → every command's response times there. */
+  private readonly queues = new Map<string, Map<string, Dist>>();
+  private queueCount = 0;
   private queuesOmitted = 0;
   private readonly slow: TopN<RequestTiming>;
   private readonly waiting: TopN<RequestTiming>;
@@ -158,11 +160,14 @@ export class LatencyCollector {
     if (!q && c.queues.size < MAX_QUEUES_PER_COMMAND) c.queues.set(t.queue, (q = new Dist(false)));
     if (q) q.add(p.total);
     else c.queuesOmitted++;
-    const key = `${t.program}\u0000${t.queue}`;
-    let pq = this.queues.get(key);
-    if (!pq && this.queues.size < MAX_QUEUES)
-      this.queues.set(key, (pq = { program: t.program, queue: t.queue, dist: new Dist(true) }));
-    if (pq) pq.dist.add(p.total);
+    let byQueue = this.queues.get(t.program);
+    if (!byQueue) this.queues.set(t.program, (byQueue = new Map()));
+    let pq = byQueue.get(t.queue);
+    if (!pq && this.queueCount < MAX_QUEUES) {
+      byQueue.set(t.queue, (pq = new Dist(true)));
+      this.queueCount++;
+    }
+    if (pq) pq.add(p.total);
     else this.queuesOmitted++;
     this.slow.add(t, p.total);
   };
@@ -249,11 +254,9 @@ export class LatencyCollector {
         queuesOmitted: c.queuesOmitted,
       });
     }
-    const queues: LatencyQueue[] = [...this.queues.values()].map((q) => ({
-      program: q.program,
-      queue: q.queue,
-      ...q.dist.json(),
-    }));
+    const queues: LatencyQueue[] = [];
+    for (const [program, byQueue] of this.queues)
+      for (const [queue, d] of byQueue) queues.push({ program, queue, ...d.json() });
     const never = this.neverAnswered(listed);
     return {
       buckets: LATENCY_BUCKETS,
