@@ -128,6 +128,31 @@ describe('slowest and never answered', () => {
   });
 });
 
+describe('bounded whatever comes', () => {
+  it('200,000 requests answered and unanswered, on 5,000 queues: lists, queues and JSON stay capped', () => {
+    const c = new LatencyCollector(500);
+    for (let i = 0; i < 100_000; i++) {
+      c.add(timing({ req: i * 10, rsp: i * 10 + (i % 1000) + 1, queue: `flow ${i % 5000}`, frame: i }));
+      c.add(timing({ req: i * 10 + 5, queue: `flow ${i % 5000}`, frame: i }));
+    }
+    c.add({ ...timing({ req: 0 }), request: Number.NaN }); // a request of unknown time: counted, not listed
+    c.end(at(2_000_000));
+    expect(c.slowest()).toHaveLength(500);
+    expect(c.slowest()[0]!.latency).toBe(1000e-6);
+    expect(c.neverAnswered()).toHaveLength(500);
+    expect(c.neverAnswered()[0]!.requestFrame).toBe(0); // the oldest waited longest
+    const r = c.report();
+    expect(r.slowest).toHaveLength(100);
+    expect(r.unanswered).toMatchObject({ count: 100_001, more: 100_001 - 100 });
+    expect(r.unanswered.listed).toHaveLength(100);
+    expect(r.queues).toHaveLength(4096);
+    expect(r.queuesOmitted).toBe(100_000 - (100_000 / 5000) * 4096);
+    expect(r.commands[0]!.queues).toHaveLength(256);
+    expect(r.commands[0]!.calls).toBe(100_000);
+    expect(JSON.stringify(r).length).toBeLessThan(2_000_000);
+  });
+});
+
 describe('TopN', () => {
   it('keeps the largest keys, ties to the first seen, NaN never', () => {
     const t = new TopN<string>(3);
