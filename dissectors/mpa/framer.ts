@@ -59,7 +59,15 @@ export interface FramedFpdu {
   /** Stream offset and absolute seq of the ULPDU_Length field. */
   lenOffset: number;
   seq: number;
+  /** ULPDU octets as framed: the ULPDU_Length field, or what a diagnosed sender mistake meant by it. */
   ulpduLength: number;
+  /**
+   * The ULPDU_Length field as sent, read in network byte order (RFC 5044 §4.1): differs from
+   * ulpduLength only under a diagnosed length mistake (optional: records built elsewhere may
+   * leave it out, meaning the same as ulpduLength).
+   */
+  lengthField?: number | undefined;
+  /** PAD octets on the wire (the sender's, under a diagnosed PAD mistake). */
   pad: number;
   /** Octets on the wire, markers and CRC included. */
   wireSize: number;
@@ -73,6 +81,16 @@ export interface FramedFpdu {
   head: Uint8Array;
   /** Rule id of the diagnosed sender mistake this FPDU was framed under, when it changed its framing (optional: records built elsewhere may leave it out). */
   senderMistake?: string | null | undefined;
+}
+
+/** PAD octets RFC 5044 §4.2 requires after a ULPDU of `len` octets: ULPDU_Length + PAD + 2 a multiple of 4. */
+export function rfcPad(len: number): number {
+  return (4 - ((2 + len) % 4)) % 4;
+}
+
+/** The ULPDU_Length field as sent (a record without lengthField was framed as its field says). */
+export function lengthFieldOf(f: FramedFpdu): number {
+  return f.lengthField ?? f.ulpduLength;
 }
 
 /** What a framer hands its FPDUs to: an object, so that a framer needs no closure of its own. */
@@ -133,6 +151,7 @@ export class FpduFramer {
   private fpduStart: number;
   private lenOffset = 0;
   private ulpduLength = 0;
+  private lengthField = 0;
   private pad = 0;
   private bodyLeft = 0;
   private padNonZero = false;
@@ -280,6 +299,7 @@ export class FpduFramer {
           this.got = 1;
         } else {
           const mk = this.params.mistake;
+          this.lengthField = (this.lenHi << 8) | b;
           if (mk) this.lengthUnder(mk, b);
           else {
             this.ulpduLength = (this.lenHi << 8) | b;
@@ -318,10 +338,10 @@ export class FpduFramer {
   private lengthUnder(mk: FramingMistake, lo: number): void {
     const raw = mk.lengthLittleEndian ? (lo << 8) | this.lenHi : (this.lenHi << 8) | lo;
     const len = Math.max(0, raw - mk.lengthExtra);
-    const rfcPad = (4 - ((2 + len) % 4)) % 4;
+    const padRfc = rfcPad(len);
     this.ulpduLength = len;
-    this.pad = mk.pad === 'len-plus-2' ? (2 + len) % 4 : mk.pad === 'none' ? 0 : rfcPad;
-    this.mistaken = mk.always || this.pad !== rfcPad || raw !== len || (mk.lengthLittleEndian && lo !== this.lenHi);
+    this.pad = mk.pad === 'len-plus-2' ? (2 + len) % 4 : mk.pad === 'none' ? 0 : padRfc;
+    this.mistaken = mk.always || this.pad !== padRfc || raw !== len || (mk.lengthLittleEndian && lo !== this.lenHi);
   }
 
   private finishMarker(): void {
@@ -386,6 +406,7 @@ export class FpduFramer {
       lenOffset: this.lenOffset,
       seq: (this.baseSeq + this.lenOffset) >>> 0,
       ulpduLength: this.ulpduLength,
+      lengthField: this.lengthField,
       pad: this.pad,
       wireSize: this.pos - this.fpduStart,
       crcWire: wire,

@@ -8,7 +8,7 @@
  * framing; the one under which the following octets frame as a chain of plausible FPDUs is kept.
  * Pure functions over held bytes: the caller (MpaFlow) decides what to report and how to go on.
  */
-import { FpduFramer, type FramedFpdu, type FramerParams, type FramingMistake } from './framer.js';
+import { FpduFramer, rfcPad, type FramedFpdu, type FramerParams, type FramingMistake } from './framer.js';
 
 /** What MPA knows about the DDP header of a ULPDU (injected: MPA knows nothing of DDP). */
 export type HeaderCheck = (head: Uint8Array, length: number) => boolean;
@@ -30,7 +30,6 @@ export interface Hypothesis {
   describe(f: FramedFpdu, rfc: FramerParams, peerAsked: string): string;
 }
 
-const rfcPad = (len: number) => (4 - ((2 + len) % 4)) % 4;
 const mistake = (id: string, m: Partial<FramingMistake> = {}): FramingMistake => ({
   id,
   pad: 'rfc',

@@ -6,7 +6,7 @@
 
 import type { FieldDef, FieldValue, TreeNode } from '../../src/vocabulary/fields.js';
 import { crcAsShown, crcHex, MPA_FIELDS } from './fields.js';
-import { MARKER_LEN } from './framer.js';
+import { lengthFieldOf, MARKER_LEN, rfcPad } from './framer.js';
 import type { FpduRecord } from './mpa-flow.js';
 import { KEY_REP, KEY_REQ, STARTUP_HEADER_LEN, type StartupRecord } from './startup.js';
 
@@ -150,7 +150,15 @@ export function mpaFpduTree(r: FpduRecord): TreeNode[] {
       }),
     );
   }
-  onWire.push(node(F.ulpduLength, r.ulpduLength, { offset: r.lenOffset - r.start, length: 2 }));
+  // The field as sent (RFC 5044 §4.1), as Wireshark shows it; the length a diagnosed mistake framed with, beside it.
+  const field = lengthFieldOf(r);
+  onWire.push(
+    node(F.ulpduLength, field, {
+      offset: r.lenOffset - r.start,
+      length: 2,
+      ...(field !== r.ulpduLength ? { display: `${field} [framed as ${r.ulpduLength}]` } : {}),
+    }),
+  );
   if (r.pad > 0) {
     const layout = fpduLayout(r);
     const first = layout.indexOf(OCTET_PAD);
@@ -175,6 +183,8 @@ export function mpaFpduTree(r: FpduRecord): TreeNode[] {
   onWire.push(node(F.crc, crcAsShown(r.crcWire), { offset: r.wireSize - 4, length: 4, display: crcText }));
   onWire.sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0));
   const generated: TreeNode[] = [node(F.fpduSeq, r.seq)];
+  if (field !== r.ulpduLength) generated.push(node(F.ulpduLengthFramed, r.ulpduLength));
+  if (r.pad !== rfcPad(r.ulpduLength)) generated.push(node(F.padExpected, rfcPad(r.ulpduLength)));
   if (r.markers.length) generated.push(node(F.markerCount, r.markers.length));
   if (r.crcStatus !== 'unchecked')
     generated.push(node(F.crcCheck, crcAsShown(r.crcComputed), { display: crcHex(r.crcComputed) }));
@@ -190,7 +200,7 @@ export function mpaFpduTree(r: FpduRecord): TreeNode[] {
     node(F.proto, F.proto.name, {
       offset: 0,
       length: r.wireSize,
-      display: `FPDU, ULPDU length ${r.ulpduLength}`,
+      display: `FPDU, ULPDU length ${field}${field !== r.ulpduLength ? ` (framed as ${r.ulpduLength})` : ''}`,
       children: [...onWire, ...generated],
     }),
   ];

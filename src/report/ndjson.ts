@@ -6,6 +6,7 @@
  * 64-bit values (tagged offsets) are "0x..." strings, since JSON numbers cannot hold them exactly.
  */
 import { crcAsShown } from '../../dissectors/mpa/fields.js';
+import { lengthFieldOf, rfcPad } from '../../dissectors/mpa/framer.js';
 import type { Finding } from '../vocabulary/findings.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
@@ -107,8 +108,11 @@ export function fpduEvent(r: FpduRecord): Record<string, unknown> {
     to: r.to,
     frames: r.frames,
     seq: r.seq,
-    ulpduLength: r.ulpduLength,
+    // The field as sent (RFC 5044 §4.1); under a diagnosed mistake the framed length and the PAD the RFC requires follow.
+    ulpduLength: lengthFieldOf(r),
+    ...(lengthFieldOf(r) !== r.ulpduLength ? { ulpduLengthFramed: r.ulpduLength } : {}),
     pad: r.pad,
+    ...(r.pad !== rfcPad(r.ulpduLength) ? { padExpected: rfcPad(r.ulpduLength) } : {}),
     wireSize: r.wireSize,
     markers: r.markers.map((m) => ({ seq: m.seq, reserved: m.reserved, fpduptr: m.fpduptr, expected: m.expected })),
     // Wireshark's form (iwarp_mpa.crc): the wire octets read most significant first.

@@ -3,6 +3,7 @@ import { RULES } from '../analysis/rules-catalog.js';
 import type { AnalysisResult } from '../analysis/pipeline.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
+import { lengthFieldOf } from '../../dissectors/mpa/framer.js';
 import type { FieldDef } from '../vocabulary/fields.js';
 import type { TufRecord } from '../../dissectors/tuf/types.js';
 
@@ -116,7 +117,10 @@ export function fpduLine(r: FpduRecord, upper: string | null, time: string, st: 
           ? st.red('CRC BYTE-SWAPPED')
           : st.red('CRC BAD');
   const m = r.markers.length ? ` markers=${r.markers.length}` : '';
-  return `${lead(r.frames, time, r.from, r.to)}FPDU seq=${r.seq} len=${r.ulpduLength}${m} ${crc}${r.afterError ? st.dim(' [after error]') : ''}${upper ? `  ${upper}` : ''}`;
+  // len= is the ULPDU_Length field as sent; a diagnosed length mistake's framed length follows.
+  const field = lengthFieldOf(r);
+  const len = field === r.ulpduLength ? `${field}` : `${field} [framed ${r.ulpduLength}]`;
+  return `${lead(r.frames, time, r.from, r.to)}FPDU seq=${r.seq} len=${len}${m} ${crc}${r.afterError ? st.dim(' [after error]') : ''}${upper ? `  ${upper}` : ''}`;
 }
 
 /** A TUF framing PDU (alignment mode) or marker-delimited PDU (marker mode). */

@@ -15,7 +15,7 @@ import type { PacketSourceStats } from '../capture/live/packet-source.js';
 import type { FlowHandle } from '../tcp/stream.js';
 import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
-import type { MarkerInfo } from '../../dissectors/mpa/framer.js';
+import { lengthFieldOf, type MarkerInfo } from '../../dissectors/mpa/framer.js';
 import { fpduLayout, mpaFpduTree, OCTET_MARKER } from '../../dissectors/mpa/tree.js';
 import { ULPDU_HEADER_BYTES } from '../../dissectors/mpa/ulpdu.js';
 import { decodeDdp } from '../../dissectors/ddp-rdmap/decode.js';
@@ -143,6 +143,8 @@ function upperText(label: unknown): string | null {
   return null;
 }
 
+/** Frames whose times the TUI keeps for its rows (12 octets each: 12 MB at most). */
+const FRAME_TIMES = 1 << 20;
 export class CaptureModel {
   readonly index = new PduIndex();
   readonly flows: FlowRow[] = [];
@@ -163,8 +165,15 @@ export class CaptureModel {
   warnings = 0;
   fpdus = 0;
   result: AnalysisResult | null = null;
-  private t0: number | null = null;
-  private tNow = 0;
+  /** The first packet's timestamp (seconds and nanoseconds apart, as the CLI subtracts them: exact to the nanosecond). */
+  private t0: [number, number] | null = null;
+  /**
+   * Seconds since the first packet of the last FRAME_TIMES frames, by frame number modulo the
+   * table's size, with the frame each slot holds (a row's time is its last frame's). Bounded: a
+   * long live capture keeps the recent frames' times only.
+   */
+  private frameTimes = new Float64Array(1024);
+  private frameOf = new Uint32Array(1024);
   /** Capture time of the last packet (seconds since the epoch). */
   private lastTime = Number.NaN;
   /** Every upper-layer request's timing: the slowest and the never-answered kept for the requests view. */
@@ -230,10 +239,9 @@ export class CaptureModel {
       onPacket: (p: PacketRecord) => {
         s.options.onPacket?.(p);
         s.frames.note(p);
-        const t = p.tsSec + p.tsNsec / 1e9;
-        if (this.t0 === null) this.t0 = t;
-        this.lastTime = t;
-        this.tNow = t - this.t0;
+        if (this.t0 === null) this.t0 = [p.tsSec, p.tsNsec];
+        this.noteTime(p.frame, this.rel(p.tsSec, p.tsNsec));
+        this.lastTime = p.tsSec + p.tsNsec / 1e9;
         asm.time(p.tsSec, p.tsNsec);
         this.packets = p.frame;
         this.bytesRead = p.fileOffset;
@@ -348,15 +356,51 @@ export class CaptureModel {
     this.findingItem.push(item);
   }
 
+  private noteTime(frame: number, t: number): void {
+    if (frame >= this.frameTimes.length && this.frameTimes.length < FRAME_TIMES) {
+      // Doubling keeps the size a power of two, so a frame's slot is frame & (size - 1) throughout.
+      let n = this.frameTimes.length;
+      while (n <= frame && n < FRAME_TIMES) n *= 2;
+      const times = new Float64Array(n);
+      const of = new Uint32Array(n);
+      for (let i = 0; i < this.frameOf.length; i++) {
+        const f = this.frameOf[i]!;
+        if (f !== 0) {
+          times[f & (n - 1)] = this.frameTimes[i]!;
+          of[f & (n - 1)] = f;
+        }
+      }
+      this.frameTimes = times;
+      this.frameOf = of;
+    }
+    const slot = frame & (this.frameTimes.length - 1);
+    this.frameTimes[slot] = t;
+    this.frameOf[slot] = frame;
+  }
+
+  /** Seconds since the first packet. */
+  private rel(sec: number, nsec: number): number {
+    return this.t0 === null ? 0 : sec - this.t0[0] + (nsec - this.t0[1]) / 1e9;
+  }
+
   private group(g: EventGroup): void {
     const ix = this.index;
     const r = g.record;
+    // A row's time is its last frame's, as tshark shows a reassembled PDU at the frame that
+    // completes it (and the CLI's event line, the packet being read when the record came out); a
+    // finding raised later about earlier frames shows theirs. Without frames: the packet being read.
+    const at = (frames: readonly number[]): number => {
+      let last = 0;
+      for (const f of frames) if (f > last) last = f;
+      const slot = last & (this.frameTimes.length - 1);
+      return last > 0 && this.frameOf[slot] === last ? this.frameTimes[slot]! : this.rel(g.tsSec, g.tsNsec);
+    };
     if (r === null) {
       // A standalone finding: an item of its own (a gap, a close, a read error).
       for (const f of g.findings) {
         const fl = f.flow !== null ? this.flowById.get(f.flow) : undefined;
         const dir = fl && f.from === fl.server ? 1 : 0;
-        const i = ix.add(KIND_FINDING, f.flow ?? 0, dir, this.tNow, f.frames);
+        const i = ix.add(KIND_FINDING, f.flow ?? 0, dir, at(f.frames), f.frames);
         if (f.seq !== null) ix.seq[i] = f.seq;
         ix.verdict[i] = severityBit(f.severity);
         this.keepFinding(f, i);
@@ -367,11 +411,12 @@ export class CaptureModel {
     const fl = this.ensureFlow(r.flow, r.dir === 0 ? r.from : r.to, r.dir === 0 ? r.to : r.from, r.frames[0] ?? 0);
     let i: number;
     if (isFpdu(r)) {
-      i = ix.add(KIND_FPDU, r.flow, r.dir, this.tNow, r.frames);
+      i = ix.add(KIND_FPDU, r.flow, r.dir, at(r.frames), r.frames);
       ix.seq[i] = r.seq;
       ix.lenDelta[i] = r.lenOffset - r.start;
       ix.start[i] = r.start;
       ix.ulpduLength[i] = r.ulpduLength;
+      ix.lengthField[i] = lengthFieldOf(r);
       ix.pad[i] = r.pad;
       ix.wireSize[i] = r.wireSize;
       ix.crcWire[i] = r.crcWire;
@@ -393,7 +438,7 @@ export class CaptureModel {
       this.fpdus++;
     } else if (isTuf(r)) {
       // TUF records are kept whole (a few dozen octets each): TUF captures are rare and small.
-      i = ix.add(KIND_TUF, r.flow, r.dir, this.tNow, r.frames);
+      i = ix.add(KIND_TUF, r.flow, r.dir, at(r.frames), r.frames);
       ix.seq[i] = r.seq;
       ix.start[i] = r.start;
       ix.ulpduLength[i] = r.length;
@@ -407,7 +452,7 @@ export class CaptureModel {
       fl.bytes[r.dir] += r.wireSize;
       this.fpdus++;
     } else {
-      i = ix.add(r.kind === 'request' ? KIND_REQUEST : KIND_REPLY, r.flow, r.dir, this.tNow, r.frames);
+      i = ix.add(r.kind === 'request' ? KIND_REQUEST : KIND_REPLY, r.flow, r.dir, at(r.frames), r.frames);
       ix.seq[i] = r.seq;
       ix.ulpduLength[i] = r.pdLength;
       ix.wireSize[i] = 20 + r.privateData.length;
@@ -521,6 +566,7 @@ export class CaptureModel {
       lenOffset: ix.start[i]! + ix.lenDelta[i]!,
       seq: ix.seq[i]!,
       ulpduLength: ix.ulpduLength[i]!,
+      lengthField: ix.lengthField[i]!,
       pad: ix.pad[i]!,
       wireSize: ix.wireSize[i]!,
       crcWire: ix.crcWire[i]!,

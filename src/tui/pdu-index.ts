@@ -69,6 +69,8 @@ export class PduIndex {
   flow = new Uint32Array(1024);
   seq = new Uint32Array(1024);
   ulpduLength = new Uint32Array(1024);
+  /** The ULPDU_Length field as sent (FPDUs): differs from ulpduLength under a diagnosed length mistake. */
+  lengthField = new Uint16Array(1024);
   wireSize = new Uint32Array(1024);
   crcWire = new Uint32Array(1024);
   crcComputed = new Uint32Array(1024);
@@ -110,6 +112,7 @@ export class PduIndex {
       this.flow = grow(this.flow, n);
       this.seq = grow(this.seq, n);
       this.ulpduLength = grow(this.ulpduLength, n);
+      this.lengthField = grow(this.lengthField, n);
       this.wireSize = grow(this.wireSize, n);
       this.crcWire = grow(this.crcWire, n);
       this.crcComputed = grow(this.crcComputed, n);
@@ -133,6 +136,7 @@ export class PduIndex {
     this.pad[i] = 0;
     this.seq[i] = 0;
     this.ulpduLength[i] = 0;
+    this.lengthField[i] = 0;
     this.wireSize[i] = 0;
     this.crcWire[i] = 0;
     this.crcComputed[i] = 0;
@@ -199,6 +203,7 @@ export class PduIndex {
       this.flow,
       this.seq,
       this.ulpduLength,
+      this.lengthField,
       this.wireSize,
       this.crcWire,
       this.crcComputed,

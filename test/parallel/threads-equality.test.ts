@@ -108,8 +108,14 @@ async function run(args: string[], threads: number, files: string[] = []): Promi
   return { run: { code: r.code, stdout: clean(r.stdout), stderr: clean(r.stderr) }, files: out };
 }
 
+interface Mode {
+  name: string;
+  args: string[];
+  files?: string[];
+}
+
 /** The output modes compared. JUnit's time attribute is wall clock: it is blanked. */
-const MODES: ReadonlyArray<{ name: string; args: string[]; files?: string[] }> = [
+const MODES: readonly Mode[] = [
   { name: 'text', args: [] },
   {
     name: '-V -x -z (all) --junit -w',
@@ -148,20 +154,15 @@ const MODES: ReadonlyArray<{ name: string; args: string[]; files?: string[] }> =
   },
 ];
 
-/** One-thread outcomes, computed once per capture and mode (the 2- and 3-worker runs compare with the same). */
+/** One-thread outcomes, computed once per command line (the 2- and 3-worker runs compare with the same). */
 const oneThread = new Map<string, Promise<Outcome>>();
 
 /** Concurrent tests assert with their own `expect` (the test context's). */
-async function same(
-  expect: ExpectStatic,
-  capture: string,
-  mode: (typeof MODES)[number],
-  threads: number,
-): Promise<void> {
-  const key = `${capture}\0${mode.name}`;
-  const oneRun = oneThread.get(key) ?? run([...mode.args, capture], 1, mode.files);
+async function same(expect: ExpectStatic, mode: Mode, threads: number): Promise<void> {
+  const key = mode.args.join('\0');
+  const oneRun = oneThread.get(key) ?? run(mode.args, 1, mode.files);
   oneThread.set(key, oneRun);
-  const [one, n] = await Promise.all([oneRun, run([...mode.args, capture], threads, mode.files)]);
+  const [one, n] = await Promise.all([oneRun, run(mode.args, threads, mode.files)]);
   const blankTime = (o: Outcome) => {
     const j = o.files['j.xml'];
     if (j && !j.startsWith('<'))
@@ -182,7 +183,7 @@ async function same(
 const shipped = pcapsIn(CAPTURES, false);
 const CORPUS = join(CAPTURES, 'corpus');
 /** The modes a run over several captures takes (-w and -T fields are one capture's outputs). */
-const MULTI_MODES: ReadonlyArray<(typeof MODES)[number]> = [
+const MULTI_MODES: readonly Mode[] = [
   MODES[0]!,
   {
     name: '-V -x -z (all) --junit',
@@ -200,15 +201,34 @@ const CONCURRENT = { timeout: 300_000 };
 /** A run over the whole corpus with 2 threads per capture takes tens of CPU seconds. */
 const CORPUS_RUN = { timeout: 600_000 };
 
+/**
+ * The modes a run over several captures takes compare every capture at once (one process each way
+ * instead of one per capture: starting a process costs more than analysing a small capture); the
+ * modes of one capture's output (-w, -T fields) run capture by capture.
+ */
+const BATCHED = new Set(['text', '--json', '--ndjson']);
+const PER_CAPTURE = MODES.filter((m) => !BATCHED.has(m.name));
+const ALL_AT_ONCE = MODES.filter((m) => BATCHED.has(m.name));
+const label = (c: string) =>
+  c.startsWith(tmp) ? `generated ${c.slice(tmp.length + 1)}` : c.slice(resolve(ROOT, '..').length + 1);
+
+/** Each capture alone in the per-capture modes, and all of them in one run per batched mode. */
+function compareAll(captures: string[], threads: number): void {
+  for (const c of captures)
+    for (const m of PER_CAPTURE)
+      it(`${label(c)}: ${m.name}`, ({ expect }) => same(expect, { ...m, args: [...m.args, c] }, threads));
+  for (const m of ALL_AT_ONCE)
+    it(`every capture above, one run: ${m.name}`, CORPUS_RUN, ({ expect }) =>
+      same(expect, { ...m, args: [...m.args, ...captures] }, threads),
+    );
+}
+
 describe.concurrent('--threads 2 gives byte-identical output', CONCURRENT, () => {
-  for (const c of [...shipped, ...reference, ...real, many, reuse, cut]) {
-    const name = c.startsWith(tmp) ? `generated ${c.slice(tmp.length + 1)}` : c.slice(resolve(ROOT, '..').length + 1);
-    for (const m of MODES) it(`${name}: ${m.name}`, ({ expect }) => same(expect, c, m, 2));
-  }
+  compareAll([...shipped, ...reference, ...real, many, reuse, cut], 2);
   if (existsSync(CORPUS))
     for (const m of MULTI_MODES)
       it(`captures/corpus/ (every capture, one run): ${m.name}`, CORPUS_RUN, ({ expect }) =>
-        same(expect, CORPUS, m, 2),
+        same(expect, { ...m, args: [...m.args, CORPUS] }, 2),
       );
   if (reference.length === 0)
     it.skip('../shared/captures/reference is absent: reference captures not compared', () => {});
@@ -216,9 +236,7 @@ describe.concurrent('--threads 2 gives byte-identical output', CONCURRENT, () =>
 });
 
 describe.concurrent('--threads 3 gives byte-identical output', CONCURRENT, () => {
-  for (const c of [many, reuse, cut, ...reference.slice(0, 2)]) {
-    for (const m of MODES) it(`${c.split('/').pop()}: ${m.name}`, ({ expect }) => same(expect, c, m, 3));
-  }
+  compareAll([many, reuse, cut, ...reference.slice(0, 2)], 3);
 });
 
 describe.concurrent('the generated captures exercise what they are meant to', CONCURRENT, () => {

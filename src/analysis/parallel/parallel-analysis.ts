@@ -31,7 +31,9 @@ import {
   SHARED_OPENED,
   SHARED_WORDS,
   type WorkerConfig,
+  type WorkerData,
   type WorkerReply,
+  type WorkerStart,
 } from './worker-protocol.js';
 
 /** A batch is posted once it holds this many payload octets or segments. */
@@ -57,10 +59,87 @@ export function canRunParallel(opts: AnalysisOptions): boolean {
   );
 }
 
-/** The worker threads and what this thread knows of each. */
-class Pool {
+/**
+ * Worker threads kept between captures of one process (`-q dir/ --threads 2` over hundreds of
+ * captures): starting a worker loads the whole dissector graph, which costs far more than a small
+ * capture's analysis. Idle workers are unref'd so they never keep the process alive; a set that
+ * saw a failure is terminated and never reused.
+ */
+class WorkerSet {
   readonly workers: Worker[] = [];
   readonly shared: Int32Array[] = [];
+  run: Pool | null = null;
+  broken = false;
+
+  constructor(readonly n: number) {
+    for (let i = 0; i < n; i++) {
+      const sab = new SharedArrayBuffer(SHARED_WORDS * 4);
+      this.shared.push(new Int32Array(sab));
+      const w = new Worker(new URL('./flow-worker.js', import.meta.url), {
+        workerData: { shared: sab } satisfies WorkerData,
+      });
+      w.on('message', (m: WorkerReply) => this.run?.reply(i, m));
+      w.on('error', (e) => this.fail(new Error(`worker thread ${i + 1} failed: ${e.message}`)));
+      w.on('messageerror', (e) =>
+        this.fail(new Error(`worker thread ${i + 1}: a message could not be read: ${e.message}`)),
+      );
+      w.on('exit', (code) => {
+        if (!this.broken)
+          this.fail(new Error(`worker thread ${i + 1} stopped (exit code ${code}) before the analysis ended`));
+      });
+      this.workers.push(w);
+    }
+  }
+
+  private fail(e: Error): void {
+    this.discard();
+    this.run?.fail(e);
+  }
+
+  /** Lends the workers to one capture's analysis. */
+  lend(run: Pool, config: WorkerConfig): void {
+    this.run = run;
+    for (let i = 0; i < this.n; i++) {
+      this.shared[i]!.fill(0);
+      this.workers[i]!.ref();
+      this.workers[i]!.postMessage({ t: 'start', config } satisfies WorkerStart);
+    }
+  }
+
+  /** Back from a capture: idle, and not holding the process open. */
+  async giveBack(): Promise<void> {
+    this.run = null;
+    if (this.broken) return;
+    // Another set took this one's place while it was lent (analyses at once in one process).
+    if (sets.get(this.n) !== this) return this.discard();
+    for (const w of this.workers) w.unref();
+  }
+
+  /** Never used again: a failed or stopped worker leaves the set in an unknown state. */
+  discard(): void {
+    if (this.broken) return;
+    this.broken = true;
+    if (sets.get(this.n) === this) sets.delete(this.n);
+    for (const w of this.workers) void w.terminate();
+  }
+}
+
+const sets = new Map<number, WorkerSet>();
+
+function workerSet(n: number): WorkerSet {
+  let s = sets.get(n);
+  if (s === undefined || s.broken || s.run !== null) {
+    s = new WorkerSet(n);
+    // A set still lent out stays with its analysis and ends when that analysis gives it back.
+    if (sets.get(n)?.run == null) sets.set(n, s);
+  }
+  return s;
+}
+
+/** What one capture's analysis knows of the workers it borrowed. */
+class Pool {
+  readonly workers: Worker[];
+  readonly shared: Int32Array[];
   readonly writers: SegmentBatchWriter[] = [];
   readonly queues: EventQueue[] = [];
   readonly finishing: EventQueue[] = [];
@@ -72,42 +151,31 @@ class Pool {
   readonly maybeSent: number[];
   inFlight = 0;
   finished = 0;
-  private closing = false;
   failure: unknown = null;
   private wake: (() => void) | null = null;
+  private readonly set: WorkerSet;
 
   constructor(
     readonly n: number,
-    config: Omit<WorkerConfig, 'shared'>,
+    config: WorkerConfig,
     private readonly onEvents: () => void,
   ) {
+    this.set = workerSet(n);
+    this.workers = this.set.workers;
+    this.shared = this.set.shared;
     this.done = new Array<number>(n).fill(-1);
     this.posted = Array.from({ length: n }, () => []);
     this.maybeSent = new Array<number>(n).fill(0);
     for (let i = 0; i < n; i++) {
-      const sab = new SharedArrayBuffer(SHARED_WORDS * 4);
-      this.shared.push(new Int32Array(sab));
       this.writers.push(new SegmentBatchWriter(BATCH_SEGMENTS, BATCH_BYTES));
       this.queues.push(new EventQueue());
       this.finishing.push(new EventQueue());
       this.flows.push([]);
-      const w = new Worker(new URL('./flow-worker.js', import.meta.url), {
-        workerData: { ...config, shared: sab } satisfies WorkerConfig,
-      });
-      w.on('message', (m: WorkerReply) => this.reply(i, m));
-      w.on('error', (e) => this.fail(new Error(`worker thread ${i + 1} failed: ${e.message}`)));
-      w.on('messageerror', (e) =>
-        this.fail(new Error(`worker thread ${i + 1}: a message could not be read: ${e.message}`)),
-      );
-      w.on('exit', (code) => {
-        if (!this.closing)
-          this.fail(new Error(`worker thread ${i + 1} stopped (exit code ${code}) before the analysis ended`));
-      });
-      this.workers.push(w);
     }
+    this.set.lend(this, config);
   }
 
-  private reply(i: number, m: WorkerReply): void {
+  reply(i: number, m: WorkerReply): void {
     if (this.failure !== null) return;
     try {
       if (m.t === 'error') {
@@ -189,9 +257,10 @@ class Pool {
     return Atomics.load(sh, SHARED_OPENED) === 1;
   }
 
+  /** The workers go back to the set for the next capture, unless this run failed. */
   async close(): Promise<void> {
-    this.closing = true; // exits from here on are expected
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    if (this.failure !== null || this.finished < this.n) this.set.discard();
+    await this.set.giveBack();
   }
 }
 

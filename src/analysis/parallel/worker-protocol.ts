@@ -2,7 +2,19 @@
 import type { ReassemblyOptions } from '../../tcp/reassembler.js';
 import type { FlowResult, ForcedMpaSpec, ForcedTufSpec } from '../pipeline-types.js';
 
-/** Given to each worker at start (structured-cloned: data only). */
+/** Given to each worker when it is created: the words it shares with the main thread. */
+export interface WorkerData {
+  /** Int32Array words below. */
+  shared: SharedArrayBuffer;
+}
+
+/** Sent to a worker at the start of each capture it analyses (structured-cloned: data only). */
+export interface WorkerStart {
+  t: 'start';
+  config: WorkerConfig;
+}
+
+/** One capture's settings, as a worker needs them. */
 export interface WorkerConfig {
   reassembly: ReassemblyOptions | null;
   forced: ForcedMpaSpec[] | null;
@@ -14,8 +26,6 @@ export interface WorkerConfig {
   disabled: string[];
   /** Which records the main thread's callbacks want. */
   want: { flow: boolean; startup: boolean; fpdu: boolean; tuf: boolean };
-  /** Int32Array words below. */
-  shared: SharedArrayBuffer;
 }
 
 /** Shared Int32Array words: how many ROW_MAYBE segments the worker has done, whether the last one opened a flow, and failure. */
