@@ -250,6 +250,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
       : null;
 
   let t0: [number, number] | null = null;
+  /** Time of the last packet: what a request never answered had waited until. */
+  let lastPacketTime = Number.NaN;
   const rel = (sec: number, nsec: number): string => {
     if (!t0) return '0.000000';
     const d = sec - t0[0] + (nsec - t0[1]) / 1e9;
@@ -347,20 +349,24 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const onPacket = (p: PacketRecord): void => {
     packets++;
     if (t0 === null) t0 = [p.tsSec, p.tsNsec];
+    lastPacketTime = p.tsSec + p.tsNsec / 1e9;
     assembler?.time(p.tsSec, p.tsNsec, p.frame);
     store?.note(p);
     progress?.tick(p.fileOffset, p.frame);
   };
 
   // Service response times: for -z ...,srt and for the JSON report's ulp.srt.
+  // The latency collector holds the SRT one and adds histograms, phases, queues, never-answered requests.
   const srtMod = (o.srt?.length ?? 0) > 0 || o.json ? await import('../src/report/srt.js') : null;
-  const srt = srtMod ? new srtMod.SrtCollector() : null;
+  const latMod = srtMod ? await import('../src/report/latency.js') : null;
+  const latency = latMod ? new latMod.LatencyCollector() : null;
+  const srt = latency?.srt ?? null;
   const opts: AnalysisOptions = {
     forced,
     forcedTuf,
     upper: defaultUpper,
     ulp: { overrides: o.ulp ?? [] },
-    ...(srt ? { onRequestTiming: srt.add } : {}),
+    ...(latency ? { onRequestTiming: latency.add } : {}),
     decoder: { checksums: o.checksums },
     ...(o.reassembly ? { reassembly: o.reassembly } : {}),
     rules: config?.overrides ?? null,
@@ -426,9 +432,16 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
 
   if (srt) r.srt = srt.rows();
+  if (latency) {
+    latency.end(lastPacketTime);
+    if (latency.answeredCount() + latency.unansweredCount() > 0) r.latency = latency.report();
+  }
   const statsBlock = o.stats.map((n) => statsMod!.statsText(n, r, sizes));
-  if (srt && srtMod)
-    for (const q of o.srt ?? []) statsBlock.push(srtMod.srtText(q, srt).replace(/^\n/, '').replace(/\n$/, ''));
+  if (srt && srtMod && latency && latMod)
+    for (const q of o.srt ?? []) {
+      const table = srtMod.srtText(q, srt) + latMod.unansweredText(latency, srtMod.srtProgram(q));
+      statsBlock.push(table.replace(/^\n/, '').replace(/\n$/, ''));
+    }
   if (o.json) {
     writeReport(r, (s) => io.out(s)); // flow by flow: the document is never whole in memory
   } else if (ndjson) {

@@ -114,6 +114,8 @@ const CAPTURE_ARGS: readonly (readonly string[])[] = [
   ['-q', '-w', '@OUT'],
   ['--fail-on', 'warning'],
   ['-q', '--junit', '@OUT'],
+  // Upper-layer request timing: service response times and the requests never answered under them.
+  ['-q', '-z', 'smb2,srt', '-z', 'rpc,srt,100003,3'],
 ];
 
 interface Case {

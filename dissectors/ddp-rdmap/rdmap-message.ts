@@ -24,6 +24,8 @@ interface MessageBase {
   readonly frames: readonly number[];
   /** Capture time (seconds since the epoch) of the packet that completed the message; NaN when unknown. */
   readonly time: number;
+  /** Number of the frame that completed the message (the one `time` is of), when known. */
+  readonly frame?: number;
   /** DDP payload octets of the whole message (sum of its segments' payloads). */
   readonly length: number;
   /**

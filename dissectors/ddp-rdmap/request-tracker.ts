@@ -18,6 +18,31 @@ export interface TrackedRequest {
   readonly frames: readonly number[];
   firstData: number;
   lastData: number;
+  /** Frames that completed the first and the last data transfer (set by `data`). */
+  firstDataFrame?: number;
+  lastDataFrame?: number;
+}
+
+/**
+ * The timing record of `r`, answered at `response` in frame `responseFrame` (NaN and undefined for
+ * a request never answered). The request's frame is the one that completed it: the last of `frames`.
+ */
+export function requestTiming(r: TrackedRequest, response: number, responseFrame?: number): RequestTiming {
+  const requestFrame = r.frames[r.frames.length - 1];
+  return {
+    program: r.program,
+    command: r.command,
+    ...(r.code !== undefined ? { code: r.code } : {}),
+    queue: r.queue,
+    request: r.time,
+    firstData: r.firstData,
+    lastData: r.lastData,
+    response,
+    ...(requestFrame !== undefined ? { requestFrame } : {}),
+    ...(r.firstDataFrame !== undefined ? { firstDataFrame: r.firstDataFrame } : {}),
+    ...(r.lastDataFrame !== undefined ? { lastDataFrame: r.lastDataFrame } : {}),
+    ...(responseFrame !== undefined ? { responseFrame } : {}),
+  };
 }
 
 export class RequestTracker<K, R extends TrackedRequest> {
@@ -51,30 +76,30 @@ export class RequestTracker<K, R extends TrackedRequest> {
     return before;
   }
 
-  /** Data moved for the request under `key` at `time`. */
-  data(key: K, time: number): void {
+  /** Data moved for the request under `key` at `time`, by the message completed in `frame`. */
+  data(key: K, time: number, frame?: number): void {
     const r = this.open.get(key);
     if (!r) return;
-    if (Number.isNaN(r.firstData)) r.firstData = time;
+    if (Number.isNaN(r.firstData)) {
+      r.firstData = time;
+      if (frame !== undefined) r.firstDataFrame = frame;
+    }
     r.lastData = time;
+    if (frame !== undefined) r.lastDataFrame = frame;
   }
 
-  /** The response to `key` at `time`: the request, no longer outstanding, or undefined when none was. */
-  finish(key: K, time: number): R | undefined {
+  /** The response to `key` at `time` (in `frame`): the request, no longer outstanding, or undefined when none was. */
+  finish(key: K, time: number, frame?: number): R | undefined {
     const r = this.open.get(key);
     if (!r) return undefined;
     this.open.delete(key);
-    this.timing({
-      program: r.program,
-      command: r.command,
-      ...(r.code !== undefined ? { code: r.code } : {}),
-      queue: r.queue,
-      request: r.time,
-      firstData: r.firstData,
-      lastData: r.lastData,
-      response: time,
-    });
+    this.timing(requestTiming(r, time, frame));
     return r;
+  }
+
+  /** Reports every request still outstanding as never answered (response NaN), oldest first. */
+  unanswered(): void {
+    for (const r of this.open.values()) this.timing(requestTiming(r, Number.NaN));
   }
 
   /** Requests still outstanding, oldest first (at the end of a connection: never answered). */

@@ -66,6 +66,15 @@ export interface RequestTiming {
   readonly firstData: number;
   readonly lastData: number;
   readonly response: number;
+  /**
+   * Frames of the same four moments: the frame that completed the request message, the first and
+   * the last data transfer tied to it (RDMA Write, Read Request or Read Response hitting its
+   * buffers), the response. Absent when unknown (no data moved, never answered).
+   */
+  readonly requestFrame?: number;
+  readonly firstDataFrame?: number;
+  readonly lastDataFrame?: number;
+  readonly responseFrame?: number;
 }
 
 /** One connection's upper-layer dissector. */

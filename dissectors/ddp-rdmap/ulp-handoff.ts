@@ -52,8 +52,8 @@ export interface UlpChooser {
   select(c: UlpConnection): UlpSelection;
   /** Every answered request's timing (service response time statistics). */
   readonly timing: (t: RequestTiming) => void;
-  /** Capture time of the packet being dissected (seconds since the epoch). */
-  readonly clock: { now: number };
+  /** Capture time (seconds since the epoch) and number of the frame being dissected. */
+  readonly clock: { now: number; frame?: number };
 }
 
 const isSend = (op: number): boolean =>
@@ -224,6 +224,7 @@ export class UlpHandoff {
       lastSeq: m.lastSeq,
       frames: m.frames.slice(),
       time: this.chooser.clock.now,
+      frame: this.chooser.clock.frame ?? m.frames[m.frames.length - 1] ?? 0,
       length: m.length,
       intact: complete && m.startSeen && u.crc !== 'bad',
     };

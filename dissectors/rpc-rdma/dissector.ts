@@ -15,7 +15,7 @@
  */
 import type { TreeNode } from '../../src/vocabulary/fields.js';
 import type { BufferAccess, LedgerEntry } from '../ddp-rdmap/buffer-ledger.js';
-import { RequestTracker, type TrackedRequest } from '../ddp-rdmap/request-tracker.js';
+import { RequestTracker, requestTiming, type TrackedRequest } from '../ddp-rdmap/request-tracker.js';
 import {
   type Dir,
   initiatorOf,
@@ -122,6 +122,11 @@ export class RpcRdmaDissector implements UpperLayerDissector {
   message(m: RdmapMessage): UlpRecord | null {
     if (m.kind === 'send') return this.send(m);
     if ((m.kind === 'write' || m.kind === 'read-request') && m.dir !== this.requester) return this.data(m);
+    // The requester's Read Response carries a read chunk's octets to the responder: the Call's data too.
+    if (m.kind === 'read-response' && m.dir === this.requester && m.request) {
+      const loc = this.chunkAt(m.request.sourceStag, m.request.sourceTo);
+      if (loc) this.calls.data(loc.xid, m.time, m.frame);
+    }
     return null;
   }
 
@@ -133,16 +138,7 @@ export class RpcRdmaDissector implements UpperLayerDissector {
       if (n++ < UNANSWERED_LISTED) {
         this.report(R.unanswered, c, `${c.label} xid ${hex32(c.xid)} was never answered`);
       }
-      this.env.timing({
-        program: c.program,
-        command: c.command,
-        code: c.code,
-        queue: c.queue,
-        request: c.time,
-        firstData: c.firstData,
-        lastData: c.lastData,
-        response: Number.NaN,
-      });
+      this.env.timing(requestTiming(c, Number.NaN));
     }
     if (n > UNANSWERED_LISTED) {
       this.report(R.unanswered, { frames: [], seq: null }, `${n - UNANSWERED_LISTED} more Calls were never answered`);
@@ -429,7 +425,7 @@ export class RpcRdmaDissector implements UpperLayerDissector {
     if (call.reads.length) x.readBytes = moved(call.reads);
     if (call.writes.length || call.reply)
       x.writtenBytes = moved(call.reply ? [...call.writes, call.reply] : call.writes);
-    this.calls.finish(h.xid, m.time);
+    this.calls.finish(h.xid, m.time, m.frame);
     this.answered.delete(h.xid);
     this.answered.set(h.xid, true);
     if (this.answered.size > ANSWERED_KEPT) this.answered.delete(this.answered.keys().next().value!);
@@ -472,9 +468,9 @@ export class RpcRdmaDissector implements UpperLayerDissector {
   private data(m: WriteMessage | ReadRequestMessage): UlpRecord | null {
     const stag = m.kind === 'write' ? m.stag : m.sourceStag;
     const to = m.kind === 'write' ? m.to : m.sourceTo;
-    const loc = this.byStag.get(stag)?.find((l) => to >= l.entry.base && to < l.entry.base + BigInt(l.entry.length));
+    const loc = this.chunkAt(stag, to);
     if (!loc) return null;
-    this.calls.data(loc.xid, m.time);
+    this.calls.data(loc.xid, m.time, m.frame);
     const call = this.calls.get(loc.xid);
     const op = m.kind === 'write' ? 'RDMA Write into' : 'RDMA Read Request of';
     return {
@@ -482,6 +478,11 @@ export class RpcRdmaDissector implements UpperLayerDissector {
       info: `RPC-over-RDMA ${op} ${loc.what} of ${call?.label ?? 'RPC'} xid ${hex32(loc.xid)}`,
       tree: [dataNode(loc.xid, stag)],
     };
+  }
+
+  /** The chunk segment of an outstanding Call that holds (`stag`, `to`), if any. */
+  private chunkAt(stag: number, to: bigint) {
+    return this.byStag.get(stag)?.find((l) => to >= l.entry.base && to < l.entry.base + BigInt(l.entry.length));
   }
 
   /**

@@ -7,7 +7,7 @@
  */
 import type { FindingSink } from '../../src/vocabulary/findings.js';
 import type { BufferLedger, LedgerEntry } from '../ddp-rdmap/buffer-ledger.js';
-import { RequestTracker, type TrackedRequest } from '../ddp-rdmap/request-tracker.js';
+import { RequestTracker, requestTiming, type TrackedRequest } from '../ddp-rdmap/request-tracker.js';
 import type {
   Dir,
   ReadRequestMessage,
@@ -213,7 +213,7 @@ export class Smb2State {
       else if (followed) this.report(R.orphan, m, `${label} (interim): no outstanding request has this MessageId`);
       return r ? { cmd: c, request: r, interim: true } : { cmd: c, interim: true };
     }
-    const r = this.tracker.finish(id, m.time);
+    const r = this.tracker.finish(id, m.time, m.frame);
     if (!r) {
       if (this.answered.has(id)) this.report(R.duplicate, m, `${label} answers a request already answered`);
       else if (followed) this.report(R.orphan, m, `${label}: no outstanding request has this MessageId`);
@@ -295,7 +295,7 @@ export class Smb2State {
     const r = this.tracker.get(id);
     // Writes and Read Requests come from the server; the Read Response carries the client's data back.
     if (!r || (m.kind !== 'read-response') === (r.owner === m.dir)) return;
-    this.tracker.data(id, m.time);
+    this.tracker.data(id, m.time, m.frame);
     if (m.kind !== 'read-response' && !m.intact) r.complete = false;
   }
 
@@ -304,16 +304,7 @@ export class Smb2State {
     let n = 0;
     let first: Smb2Request | null = null;
     for (const r of this.tracker.outstanding()) {
-      this.timing({
-        program: r.program,
-        command: r.command,
-        ...(r.code !== undefined ? { code: r.code } : {}),
-        queue: r.queue,
-        request: r.time,
-        firstData: r.firstData,
-        lastData: r.lastData,
-        response: Number.NaN,
-      });
+      this.timing(requestTiming(r, Number.NaN));
       n++;
       if (n <= MAX_UNANSWERED_TOLD) {
         const age = Number.isFinite(lastTime - r.time) ? ` (${(lastTime - r.time).toFixed(6)} s before the end)` : '';

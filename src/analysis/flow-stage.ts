@@ -36,7 +36,7 @@ export function flowStage(
   newFlow: (h: FlowHandle) => FlowConsumer | null;
   result: (tcp: TcpFlowStats) => FlowResult;
   /** Set to each packet's capture time before it is dissected (upper layers time requests by it). */
-  clock: { now: number };
+  clock: { now: number; frame: number };
 } {
   // A flow is reduced to its summaries when both directions end (MPA flows only): a capture with
   // many connections keeps no dissector state for the ones already closed.
@@ -134,7 +134,7 @@ export function flowStage(
       upperLayer: (mpa && opts.upper?.label?.(mpa, portOf(tcp.server))) ?? null,
     };
   };
-  return { newFlow, result, clock: registry?.clock ?? { now: Number.NaN } };
+  return { newFlow, result, clock: registry?.clock ?? { now: Number.NaN, frame: 0 } };
 }
 
 const noTiming = (): void => {};

@@ -5,6 +5,7 @@
  * name them without importing the pipeline that imports them.
  */
 import type { CaptureSummary, PacketRecord } from '../capture/packet.js';
+import type { LatencyReport } from './latency-types.js';
 import type { PacketSource } from '../capture/live/packet-source.js';
 import type { DecoderOptions, PacketDecoder } from '../net/decoder.js';
 import type { ReassemblyOptions, TcpFlowStats } from '../tcp/reassembler.js';
@@ -139,6 +140,8 @@ export interface AnalysisResult {
   decoder: PacketDecoder['stats'];
   /** Service response times of the upper layers' requests, when they were collected (report `srt`). */
   srt?: readonly ServiceResponseTime[];
+  /** Where the upper layers' requests' time went (report `latency`), when requests were timed. */
+  latency?: LatencyReport;
 }
 
 /** One command's service response times (seconds): tshark's -z ...,srt row plus percentiles. */

@@ -34,6 +34,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const onSegment = (s: Parameters<Reassembler['segment']>[0]) => {
     // Upper layers time requests by the capture time of the packet that completes a message.
     clock.now = s.tsSec + s.tsNsec / 1e9;
+    clock.frame = s.frame;
     reasm.segment(s);
   };
   const flowResult = stage.result;

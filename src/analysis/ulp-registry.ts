@@ -54,7 +54,7 @@ export function ulpAllOff(o: UlpOptions): boolean {
 
 /** The pipeline's chooser: one per analysis (no closure per flow); `forced` is looked up per flow. */
 export class UlpRegistry implements UlpChooser {
-  readonly clock = { now: Number.NaN };
+  readonly clock = { now: Number.NaN, frame: 0 };
 
   constructor(
     private readonly opts: UlpOptions,

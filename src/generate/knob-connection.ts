@@ -44,6 +44,11 @@ export interface Generated {
   fpduSeqs?: Record<string, number[]>;
   /** Damage done to the finished capture file (a capture cut short, a corrupt record). */
   post?: (file: Uint8Array) => Uint8Array;
+  /**
+   * Upper-layer scenarios: per RDMAP message (event) the frame carrying its last octet and that
+   * frame's capture time in µs, as scheduled (null when not captured): the truth latency tests read.
+   */
+  messageEnds?: ReadonlyArray<{ frame: number; us: number } | null>;
 }
 
 /** One FPDU to send: its ULPDU, the round (request/answer turn) it belongs to, what it carries. */

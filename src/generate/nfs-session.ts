@@ -7,7 +7,15 @@
  * Invalidation. It produces the RDMAP messages of ulp-connection.ts and the findings a scenario
  * expects.
  */
-import { CLIENT, SERVER, type Dir, type UlpConnectionSpec, type UlpEvent, type UlpExpect } from './ulp-connection.js';
+import {
+  CLIENT,
+  SERVER,
+  type Dir,
+  type ScheduledRequest,
+  type UlpConnectionSpec,
+  type UlpEvent,
+  type UlpExpect,
+} from './ulp-connection.js';
 import {
   Enc,
   FH,
@@ -66,6 +74,8 @@ export interface ServeOpts {
 export class NfsSession {
   readonly events: UlpEvent[] = [];
   readonly expect: UlpExpect[] = [];
+  /** The Calls the session's own methods made, with their data and Reply events. */
+  readonly requests: ScheduledRequest[] = [];
   /** A Send whose frame the capture cuts to SNAPLEN octets (ulp-connection.ts says what the lower layers report). */
   cut?: number;
   xid = 0x5a3c0e01;
@@ -184,6 +194,13 @@ export class NfsSession {
     );
   }
 
+  /** Notes a Call of NFSv3 procedure `proc` (RFC 1813 name) or, with `v4`, an NFSv4 COMPOUND by its main operation. */
+  private scheduled(proc: number | string, call: number, data: number[], reply: number | null): void {
+    const v4 = typeof proc === 'string';
+    const command = v4 ? proc : (Object.keys(NFS3).find((k) => NFS3[k as keyof typeof NFS3] === proc) ?? `${proc}`);
+    this.requests.push({ program: v4 ? 'NFSv4' : 'NFSv3', command, request: call, data, response: reply });
+  }
+
   /** A Call answered inline on both sides (no chunks). */
   simple(
     proc: number,
@@ -194,6 +211,7 @@ export class NfsSession {
     const xid = this.nextXid();
     const call = this.call(this.nfs3Call(xid, proc, args));
     const reply = this.reply(this.replyMsg(xid, results), null, serviceUs);
+    this.scheduled(proc, call, [], reply);
     return { call, reply, xid };
   }
 
@@ -232,6 +250,7 @@ export class NfsSession {
       this.replyMsg(xid, nfs3ReadResults(total), { writes: [returned] }, o.header),
       chunk.length === 1 || o.invalidate !== undefined ? this.inv(chunk[0]!.handle, o) : null,
     );
+    this.scheduled(NFS3.READ, call, writes, reply);
     return { call, writes, reply, xid, chunk };
   }
 
@@ -261,11 +280,10 @@ export class NfsSession {
       [half, count - half],
     ];
     const reads = plan.map(([off, n], i) => this.readRequest(s, off, n, i === 0 ? T.serve : T.next));
-    reads.forEach((rr, i) => {
-      this.readResponse(rr, i === 0 ? 8 : T.next);
-    });
+    const responses = reads.map((rr, i) => this.readResponse(rr, i === 0 ? 8 : T.next));
     const res = new Enc().u32(0).u32(0).u32(0).u32(count).u32(2).raw(patternBytes(8, 21)).bytes();
     const reply = this.reply(this.replyMsg(xid, res, {}, o.header), this.inv(s.handle, o));
+    this.scheduled(NFS3.WRITE, call, [...reads, ...responses], reply);
     return { call, reads, reply, xid, chunk: s };
   }
 
@@ -301,6 +319,7 @@ export class NfsSession {
         ? this.replyMsg(xid, new Enc().u32(0).bytes(), { reply: returned }, o.header)
         : rdmaHeader({ xid, proc: RDMA_NOMSG, credit: this.o.grant ?? 128, reply: returned, ...o.header });
     const reply = this.reply(payload, this.inv(s.handle, o));
+    this.scheduled(NFS3.READDIRPLUS, call, writes, reply);
     return { call, writes, reply, xid, chunk: s };
   }
 
@@ -320,7 +339,7 @@ export class NfsSession {
         }),
       ),
     );
-    this.write(s, 0, count, T.serve);
+    const write = this.write(s, 0, count, T.serve);
     const sessionId = new Uint8Array(16);
     const res = cat(
       new Enc().u32(0).string('').u32(3).bytes(),
@@ -329,6 +348,7 @@ export class NfsSession {
       new Enc().u32(25).u32(0).u32(1).u32(count).bytes(),
     );
     const reply = this.reply(this.replyMsg(xid, res, { writes: [[s]] }, o.header), this.inv(s.handle, o));
+    this.scheduled('READ', call, [write], reply);
     return { call, reply, xid };
   }
 }

@@ -55,6 +55,11 @@ export interface ScenarioResult {
   frames: PcapFrame[];
   /** Absolute seq of each side's first payload octet (ISN + 1). */
   dataSeq: [number, number];
+  /**
+   * Per send (in `sends` order): the frame number (1-based) and capture time in µs of the frame
+   * that carried its last octet, as scheduled here; null when that frame was dropped or skipped.
+   */
+  sendEnds: Array<{ frame: number; us: number } | null>;
 }
 
 export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): ScenarioResult {
@@ -132,9 +137,12 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
     payload: Uint8Array;
     delayUs: number;
     snaplen: number | undefined;
+    /** Index of the send, and whether this segment carries its last octet. */
+    send: number;
+    last: boolean;
   }[] = [];
   const skip = o.skipBytes ? [...o.skipBytes] : [0, 0];
-  for (const s of sends) {
+  for (const [sendIndex, s] of sends.entries()) {
     const sizes: number[] = [];
     const n = s.bytes.length;
     if (Array.isArray(s.cut)) {
@@ -177,6 +185,8 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
           payload: payload.subarray(sk),
           delayUs,
           snaplen: s.snaplen,
+          send: sendIndex,
+          last: off === n,
         });
         delayUs = 0;
         continue;
@@ -188,10 +198,13 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
         payload,
         delayUs,
         snaplen: s.snaplen,
+        send: sendIndex,
+        last: off === n,
       });
       delayUs = 0;
     }
   }
+  const sendEnds: ScenarioResult['sendEnds'] = sends.map(() => null);
   const kept = data.filter((d, i) => !(o.drop?.(i, d.dir) ?? false));
   for (let i = 0; i + 1 < kept.length; i++) {
     if (o.swapWithNext?.(i, kept[i]!.dir, kept[i + 1]!.dir)) {
@@ -205,6 +218,7 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
   kept.forEach((d, i) => {
     t += d.delayUs;
     push(d.frame, d.snaplen);
+    if (d.last) sendEnds[d.send] = { frame: frames.length, us: t };
     if (o.duplicate?.(i)) push(d.frame);
     if (overlapAfter) push(overlapAfter);
     overlapAfter = null;
@@ -239,5 +253,5 @@ export function buildScenario(sends: readonly Send[], o: ScenarioOptions = {}): 
   } else if (o.close === 'rst') {
     push(seg(0, RST | ACK, seq[0]));
   }
-  return { pcap: buildPcap(LINKTYPE_ETHERNET, frames), frames, dataSeq };
+  return { pcap: buildPcap(LINKTYPE_ETHERNET, frames), frames, dataSeq, sendEnds };
 }

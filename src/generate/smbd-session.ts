@@ -7,7 +7,15 @@
  * the findings a scenario expects; a credit rule broken by the sequence a scenario asks for is
  * expected by the credit model itself, as the specification counts credits.
  */
-import { CLIENT, SERVER, type Dir, type UlpConnectionSpec, type UlpEvent, type UlpExpect } from './ulp-connection.js';
+import {
+  CLIENT,
+  SERVER,
+  type Dir,
+  type ScheduledRequest,
+  type UlpConnectionSpec,
+  type UlpEvent,
+  type UlpExpect,
+} from './ulp-connection.js';
 import {
   FILE_ID,
   closeRequest,
@@ -102,6 +110,8 @@ export interface Issued {
 export class SmbdSession {
   readonly events: UlpEvent[] = [];
   readonly expect: UlpExpect[] = [];
+  /** The SMB2 requests the session's own methods made, with their data and response events. */
+  readonly requests: ScheduledRequest[] = [];
   /** A Send whose frame the capture cuts to SNAPLEN octets (ulp-connection.ts says what the lower layers report). */
   cut?: number;
   /** Send Credits each side holds (MS-SMBD Connection.SendCredits). */
@@ -146,6 +156,11 @@ export class SmbdSession {
   /** A finding expected at event `at` (null: a finding without seq, e.g. about the private data). */
   x(rule: string, dir: Dir | null, at: number | null): void {
     this.expect.push({ rule, dir, at });
+  }
+
+  /** Notes an SMB2 request (MS-SMB2 2.2.1 command name) made of events `req` and answered by `rsp`. */
+  private scheduled(command: string, req: number[], data: number[], rsp: number[] | null): void {
+    this.requests.push({ program: 'SMB2', command, request: req.at(-1)!, data, response: rsp ? rsp.at(-1)! : null });
   }
 
   /** A raw Send (a negotiation message, or a message the session does not build). */
@@ -270,8 +285,8 @@ export class SmbdSession {
     this.negotiate(req, rsp);
     const clientGuid = patternBytes(16, 11);
     const n = this.hdr({ sessionId: 0n, treeId: 0, credits: 1 });
-    this.smb(CLIENT, negotiateSmb2Request(n, [0x0202, 0x0210, 0x0300, 0x0302], clientGuid), { delayUs: 60 });
-    this.smb(
+    const nq = this.smb(CLIENT, negotiateSmb2Request(n, [0x0202, 0x0210, 0x0300, 0x0302], clientGuid), { delayUs: 60 });
+    const np = this.smb(
       SERVER,
       negotiateSmb2Response(this.reply(n.messageId, { sessionId: 0n, treeId: 0, credits: 1 }), {
         dialect: 0x0302,
@@ -280,24 +295,28 @@ export class SmbdSession {
         time: 0x01da1b2c3d4e5f60n,
       }),
     );
+    this.scheduled('NEGOTIATE', nq, [], np);
     // A Kerberos AP-REQ with a PAC: 1900 octets of security buffer, fragmented over two Sends.
     const ss = this.hdr({ sessionId: 0n, treeId: 0 });
-    this.smb(CLIENT, sessionSetupRequest(ss, gssToken(1900, 14)));
+    const sq = this.smb(CLIENT, sessionSetupRequest(ss, gssToken(1900, 14)));
     this.sessionId = 0x0000400000000011n;
     // Kerberos validation of the ticket takes the server a while.
-    this.smb(SERVER, sessionSetupResponse(this.reply(ss.messageId, { treeId: 0 }), gssToken(156, 15)), {
+    const sp = this.smb(SERVER, sessionSetupResponse(this.reply(ss.messageId, { treeId: 0 }), gssToken(156, 15)), {
       delayUs: SERVICE.sessionSetup,
     });
+    this.scheduled('SESSION_SETUP', sq, [], sp);
     const tc = this.hdr({ treeId: 0 });
-    this.smb(CLIENT, treeConnectRequest(tc, '\\\\fileserver\\share'));
+    const tq = this.smb(CLIENT, treeConnectRequest(tc, '\\\\fileserver\\share'));
     this.treeId = 5;
-    this.smb(SERVER, treeConnectResponse(this.reply(tc.messageId)), { delayUs: SERVICE.treeConnect });
+    const tp = this.smb(SERVER, treeConnectResponse(this.reply(tc.messageId)), { delayUs: SERVICE.treeConnect });
+    this.scheduled('TREE_CONNECT', tq, [], tp);
     const cr = this.hdr();
-    this.smb(CLIENT, createRequest(cr, 'projects\\data.bin'));
+    const cq = this.smb(CLIENT, createRequest(cr, 'projects\\data.bin'));
     this.fileId = patternBytes(16, 16);
-    this.smb(SERVER, createResponse(this.reply(cr.messageId), this.fileId, 1n << 30n, 0x01da1b2c3d4e5f60n), {
+    const cp = this.smb(SERVER, createResponse(this.reply(cr.messageId), this.fileId, 1n << 30n, 0x01da1b2c3d4e5f60n), {
       delayUs: SERVICE.create,
     });
+    this.scheduled('CREATE', cq, [], cp);
   }
 
   /**
@@ -315,7 +334,10 @@ export class SmbdSession {
       readRequest(h, { fileId: this.fileId, length: r.length, channel, descriptors: descs }),
     ).slice(-1);
     const out = { mid: h.messageId, request: request!, descriptors: descs, writes: [] as number[], response: -1 };
-    if (r.requestOnly) return out;
+    if (r.requestOnly) {
+      this.scheduled('READ', [request!], [], null);
+      return out;
+    }
     const writes = r.writes ?? descs.map((d, i): [number, number, number] => [i, 0, d.length]);
     let moved = 0;
     if (r.serve) moved = r.serve(descs);
@@ -341,6 +363,7 @@ export class SmbdSession {
       inv !== null ? { invalidate: inv } : {},
     );
     out.response = resp[0]!;
+    this.scheduled('READ', [request!], out.writes, resp);
     return out;
   }
 
@@ -381,9 +404,7 @@ export class SmbdSession {
       : plan.map(([di, off, n], i) =>
           this.readRequest(descs[di]!.token, BigInt(descs[di]!.offset) + BigInt(off), n, i === 0 ? T.serve : T.next),
         );
-    reads.forEach((rr, i) => {
-      this.readResponse(rr, i === 0 ? 9 : T.next);
-    });
+    const responses = reads.map((rr, i) => this.readResponse(rr, i === 0 ? 9 : T.next));
     const count = w.serve ? w.serve(descs) : plan.reduce((n, p) => n + p[2], 0);
     const inv =
       w.invalidate !== undefined
@@ -396,14 +417,16 @@ export class SmbdSession {
       writeResponse(this.reply(h.messageId, { creditCharge: h.creditCharge! }), count),
       inv !== null ? { invalidate: inv } : {},
     );
+    this.scheduled('WRITE', [request!], [...reads, ...responses], resp);
     return { mid: h.messageId, request: request!, descriptors: descs, reads, response: resp[0]! };
   }
 
   /** CLOSE of the file and its response. */
   close(): void {
     const h = this.hdr();
-    this.smb(CLIENT, closeRequest(h, this.fileId));
-    this.smb(SERVER, closeResponse(this.reply(h.messageId)), { delayUs: SERVICE.close });
+    const q = this.smb(CLIENT, closeRequest(h, this.fileId));
+    const p = this.smb(SERVER, closeResponse(this.reply(h.messageId)), { delayUs: SERVICE.close });
+    this.scheduled('CLOSE', q, [], p);
   }
 
   /** A keepalive of `dir` after an idle time (RESPONSE_REQUESTED, no data), answered by the peer unless told. */

@@ -53,6 +53,20 @@ export type UlpEvent = Timed &
     | { readonly op: 'read-response'; readonly dir: Dir; readonly request: number; readonly length?: number }
   );
 
+/**
+ * One request of an upper-layer session as the generator scheduled it, by event index: the
+ * message that completes the request, the RDMA operations that move its data (Writes into its
+ * buffers, Read Requests of them and the Read Responses carrying them), the message that completes
+ * its response (null: never answered). Names as the specification spells them.
+ */
+export interface ScheduledRequest {
+  readonly program: string;
+  readonly command: string;
+  readonly request: number;
+  readonly data: readonly number[];
+  readonly response: number | null;
+}
+
 /** A finding the scenario expects: at the first FPDU of event `at`, or with no seq (null). */
 export interface UlpExpect {
   readonly rule: string;
@@ -298,5 +312,6 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
       [ep[1]]: enc[1].fpdus.flatMap((_, i) => (isLost(1, i) ? [] : [fpduSeq(1, i)])),
     },
     args: [],
+    messageEnds: spec.events.map((_, i) => res.sendEnds[i + 2] ?? null),
   };
 }

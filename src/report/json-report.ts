@@ -1,4 +1,5 @@
 import type { AnalysisResult, FlowResult, ServiceResponseTime } from '../analysis/pipeline-types.js';
+import type { LatencyReport } from '../analysis/latency-types.js';
 import type { Finding } from '../vocabulary/findings.js';
 import type { StartupRecord } from '../../dissectors/mpa/startup.js';
 import type { MpaDirectionSummary } from '../../dissectors/mpa/mpa-flow.js';
@@ -36,6 +37,8 @@ export interface ReportDocument {
   };
   /** Addition: service response times of the upper layers (present when any request was answered). */
   srt?: ServiceResponseTime[];
+  /** Addition: where each request's time went (docs/latency.md; present when any request was timed). */
+  latency?: LatencyReport;
 }
 
 export interface FlowJson {
@@ -176,6 +179,7 @@ export function buildReport(r: AnalysisResult): ReportDocument {
       findingsOmitted: r.findings.omitted,
     },
     ...(r.srt && r.srt.length > 0 ? { srt: r.srt.map((x) => ({ ...x })) } : {}),
+    ...(r.latency ? { latency: r.latency } : {}),
   };
 }
 

@@ -133,6 +133,11 @@ export function srtTable(title: string, filter: string, column: string, rows: re
   return `${lines.join('\n')}\n`;
 }
 
+/** The program name a `-z ...,srt` table reports (the RequestTiming `program` it selects). */
+export function srtProgram(q: { kind: 'smb2' } | { kind: 'rpc'; program: number; version: number }): string {
+  return q.kind === 'smb2' ? 'SMB2' : programLabel(q.program, q.version);
+}
+
 /** One `-z` service response time table: SMB2 by command, or one RPC program and version by procedure. */
 export function srtText(
   q: { kind: 'smb2' } | { kind: 'rpc'; program: number; version: number },

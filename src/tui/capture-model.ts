@@ -26,8 +26,10 @@ import { EventAssembler, isFpdu, isTuf, type EventGroup, type MpaRecord } from '
 import type { TufMode, TufRecord } from '../../dissectors/tuf/types.js';
 import { tufTree } from '../../dissectors/tuf/tree.js';
 import { recordTree } from '../report/fields.js';
+import { nodeText } from '../report/tree-text.js';
 import { streamBytes, type FrameStore, type StreamBytes } from '../report/frame-store.js';
 import { thresholdFindings, type Thresholds } from '../analysis/thresholds.js';
+import { LatencyCollector } from '../report/latency.js';
 import {
   CRC_CODES,
   KIND_FINDING,
@@ -122,6 +124,15 @@ const CACHE = 2_000;
 /** Findings that stand for octets missing from a stream (shown as "gap" in the PDU list). */
 const GAP_RULES: ReadonlySet<string> = new Set(['tcp.capture-loss', 'tcp.buffer-cap']);
 
+/** True when a node down to `depth` levels has `hint` in its text. */
+function treeMentions(nodes: readonly TreeNode[], hint: string, depth: number): boolean {
+  for (const n of nodes) {
+    if (nodeText(n).includes(hint)) return true;
+    if (depth > 1 && n.children && treeMentions(n.children, hint, depth - 1)) return true;
+  }
+  return false;
+}
+
 function severityBit(s: Finding['severity']): number {
   return s === 'error' ? V_ERROR : s === 'warning' ? V_WARNING : V_INFO;
 }
@@ -163,6 +174,10 @@ export class CaptureModel {
    */
   private frameTimes = new Float64Array(1024);
   private frameOf = new Uint32Array(1024);
+  /** Capture time of the last packet (seconds since the epoch). */
+  private lastTime = Number.NaN;
+  /** Every upper-layer request's timing: the slowest and the never-answered kept for the requests view. */
+  readonly latency = new LatencyCollector();
   private readonly listeners: Array<() => void> = [];
 
   /** `cacheSize`: records kept as the pipeline made them; beyond it they are rebuilt on demand. */
@@ -226,6 +241,7 @@ export class CaptureModel {
         s.frames.note(p);
         if (this.t0 === null) this.t0 = [p.tsSec, p.tsNsec];
         this.noteTime(p.frame, this.rel(p.tsSec, p.tsNsec));
+        this.lastTime = p.tsSec + p.tsNsec / 1e9;
         asm.time(p.tsSec, p.tsNsec);
         this.packets = p.frame;
         this.bytesRead = p.fileOffset;
@@ -238,6 +254,10 @@ export class CaptureModel {
       onFpdu: (r) => asm.record(r),
       onTuf: (r) => asm.record(r),
       onFinding: (f) => asm.finding(f),
+      onRequestTiming: (t) => {
+        s.options.onRequestTiming?.(t);
+        this.latency.add(t);
+      },
     };
     let lastNotify = 0;
     const batch = setInterval(() => {
@@ -250,6 +270,7 @@ export class CaptureModel {
       const r = await analyze(s.path, opts);
       if (s.thresholds) for (const [id, input] of thresholdFindings(r, s.thresholds)) r.findings.report(id, input);
       asm.end();
+      this.latency.end(this.lastTime);
       this.result = r;
       for (const fr of r.flows) {
         const f = this.ensureFlow(fr.tcp.id, fr.tcp.client, fr.tcp.server, fr.tcp.firstFrame);
@@ -467,6 +488,25 @@ export class CaptureModel {
   }
 
   /** The findings raised on item i (or the item's own finding). */
+  /**
+   * The FPDU that completed a message in frame `frame` (the frame an upper layer's request timing
+   * names): of the FPDUs ending in that frame, the first whose detail tree mentions `hint` (the
+   * upper layer's summary line names the command), else the first.
+   * -1 when none is indexed. A scan of the index columns, done once per jump.
+   */
+  itemCompletingIn(frame: number, hint: string): number {
+    const ix = this.index;
+    let first = -1;
+    for (let i = 0; i < ix.count; i++) {
+      const n = ix.frameCount[i]!;
+      if (ix.kind[i] !== KIND_FPDU || n === 0 || ix.frames.get(ix.frameAt[i]! + n - 1) !== frame) continue;
+      if (first < 0) first = i;
+      if (hint === '' || treeMentions(this.decode(i).tree, hint, 3)) return i;
+      if (i - first > 64) break;
+    }
+    return first;
+  }
+
   findingsOf(i: number): Finding[] {
     const at = this.index.findingAt[i]!;
     if (at < 0) return [];

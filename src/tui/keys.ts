@@ -18,6 +18,10 @@ export const KEYS: readonly KeyHelp[] = [
   { keys: 's', does: 'sort the flows: by first frame, by errors, by bytes' },
   { keys: 'c', does: 'findings pane: the selected flow / the whole capture (toggle)' },
   { keys: 'l', does: 'startup ladder of the selected flow in place of the findings (toggle)' },
+  {
+    keys: 'r',
+    does: 'requests by latency, slowest first, in place of the findings (toggle); Enter goes to the request',
+  },
   { keys: 'w', does: 'write a pcap: the selected flow (flows pane focused) or the PDUs listed; asks for a file name' },
   { keys: '?', does: 'this help' },
   { keys: 'q  Ctrl-C', does: 'quit' },

@@ -15,6 +15,7 @@ import type { Line, Span } from './lines.js';
 import { KIND_FINDING, KIND_REPLY, KIND_REQUEST, V_ERROR, V_INFO, V_WARNING } from './pdu-index.js';
 import { ViewPanes } from './view-panes.js';
 import { ALL, scrollTo } from './view-state.js';
+import { requestRowsShown } from './requests-pane.js';
 import { PANES, type Action, type FlowSort, type PaneId, type Prompt } from './view-types.js';
 
 export {
@@ -96,11 +97,19 @@ export class ViewModel extends ViewPanes {
       case c === 'c':
         this.captureFindings = !this.captureFindings;
         this.ladder = false;
+        this.requests = false;
         this.findSel = 0;
         this.findTop = 0;
         return 'redraw';
       case c === 'l':
         this.ladder = !this.ladder;
+        this.requests = false;
+        return 'redraw';
+      case c === 'r':
+        this.requests = !this.requests;
+        this.ladder = false;
+        if (this.requests) this.focus = 'findings';
+        this.clampAll();
         return 'redraw';
     }
     return this.paneKey(full, c);
@@ -167,6 +176,10 @@ export class ViewModel extends ViewPanes {
         break;
       }
       case 'findings':
+        if (enter && this.requests) {
+          this.openRequest();
+          return 'redraw';
+        }
         if (enter && !this.ladder) {
           this.openFinding();
           return 'redraw';
@@ -201,6 +214,11 @@ export class ViewModel extends ViewPanes {
         break;
       }
       case 'findings':
+        if (this.requests) {
+          this.reqSel = to(this.reqSel, this.requestRows.get().length);
+          this.reqTop = scrollTo(this.reqTop, this.reqSel, requestRowsShown(this.inner('findings').h));
+          break;
+        }
         if (this.ladder) break;
         this.findSel = to(this.findSel, this.findingList().length);
         this.findTop = scrollTo(this.findTop, this.findSel, this.inner('findings').h);
@@ -224,7 +242,14 @@ export class ViewModel extends ViewPanes {
         break;
       }
       case 'findings':
-        if (!this.ladder && this.findTop + row < this.findingList().length) this.findSel = this.findTop + row;
+        if (this.requests) {
+          if (
+            row >= 1 &&
+            this.reqTop + row - 1 <
+              Math.min(this.requestRows.get().length, this.reqTop + requestRowsShown(this.inner('findings').h))
+          )
+            this.reqSel = this.reqTop + row - 1;
+        } else if (!this.ladder && this.findTop + row < this.findingList().length) this.findSel = this.findTop + row;
         break;
       case 'bytes':
         break;
@@ -258,7 +283,23 @@ export class ViewModel extends ViewPanes {
     const list = this.findingList();
     const k = list[this.findSel];
     if (k === undefined) return;
-    const item = this.model.findingItem.get(k);
+    this.jumpTo(this.model.findingItem.get(k));
+  }
+
+  /** Enter in the requests view: the PDU that completed the selected request's message. */
+  private openRequest(): void {
+    const r = this.requestRows.get()[this.reqSel];
+    if (!r) return;
+    const item = r.requestFrame === null ? -1 : this.model.itemCompletingIn(r.requestFrame, r.command);
+    if (item < 0) {
+      this.message = { text: `frame ${r.requestFrame ?? '?'} carries no PDU listed`, tone: 'error' };
+      return;
+    }
+    this.jumpTo(item);
+  }
+
+  /** Selects item `item` in the PDU list (switching to its flow if needed) and focuses the list. */
+  private jumpTo(item: number): void {
     let at = this.positionOf(item);
     if (at < 0 && this.selectedFlow !== ALL && this.model.index.flow[item] !== this.selectedFlow) {
       this.selectFlowRow([ALL, ...this.flowOrder].indexOf(this.model.index.flow[item]!));

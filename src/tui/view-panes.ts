@@ -8,6 +8,7 @@ import { nodeText } from '../report/tree-text.js';
 import { bytesLines, fieldSpan } from './bytes-pane.js';
 import type { CaptureModel, FlowRow } from './capture-model.js';
 import { ladderLines } from './ladder.js';
+import { requestsPane } from './requests-pane.js';
 import { fit, padLeft, type Line, type Span, type StyleName } from './lines.js';
 import { helpOverlay, noticeOverlay } from './overlays.js';
 import {
@@ -63,6 +64,7 @@ export abstract class ViewPanes extends ViewState {
         return { title: 'Bytes', lines: all.slice(top, top + h), selected: -1 };
       }
       case 'findings':
+        if (this.requests) return requestsPane(this.model.latency, this.requestRows.get(), this.reqSel, this.reqTop, h);
         return this.ladder ? this.ladderPane(w, h) : this.findingsPane(h);
     }
   }

@@ -12,6 +12,7 @@ import type { CompiledFilter } from '../report/filter/filter.js';
 import type { CaptureModel, Decoded, FlowRow } from './capture-model.js';
 import { U32List, V_ERROR } from './pdu-index.js';
 import type { FlowSort, PaneId, Rect } from './view-types.js';
+import { RequestRows, requestRowsShown } from './requests-pane.js';
 
 /** Flow list entry 0: every flow (the PDU list then shows the capture in order). */
 export const ALL = -1;
@@ -36,6 +37,8 @@ export abstract class ViewState {
   /** Findings pane shows the whole capture instead of the selected flow. */
   captureFindings = false;
   ladder = false;
+  /** The requests view (slowest first) in place of the findings. */
+  requests = false;
   showHelp = false;
   /** A one-line message in the status bar (written file, hidden PDU...). */
   message: { text: string; tone: 'normal' | 'error' } | null = null;
@@ -72,7 +75,13 @@ export abstract class ViewState {
   protected findSel = 0;
   protected findTop = 0;
 
+  // requests view
+  protected readonly requestRows: RequestRows;
+  protected reqSel = 0;
+  protected reqTop = 0;
+
   constructor(readonly model: CaptureModel) {
+    this.requestRows = new RequestRows(model.latency);
     this.fields = new EventFields((flow, from) => {
       const fl = flow === null ? undefined : model.flow(flow);
       if (!fl || from === null) return null;
@@ -275,7 +284,7 @@ export abstract class ViewState {
     const midH = Math.max(3, Math.floor(rest * 0.45));
     const botH = Math.max(3, rest - midH);
     // The ladder needs room for its arrows: it takes more of the row than the findings list.
-    const pduW = Math.round(W * (this.ladder ? 0.45 : 0.64));
+    const pduW = Math.round(W * (this.ladder ? 0.45 : this.requests ? 0.4 : 0.64));
     const bytesW = W >= 150 ? 80 : Math.max(24, Math.min(52, Math.round(W * 0.45)));
     return {
       flows: { left: 0, top: 0, width: W, height: flowsH },
@@ -374,6 +383,7 @@ export abstract class ViewState {
     this.pduTop = scrollTo(this.pduTop, this.pduSel, this.inner('pdus').h - 1);
     this.treeTop = scrollTo(this.treeTop, this.treeSel, this.inner('tree').h);
     this.findTop = scrollTo(this.findTop, this.findSel, this.inner('findings').h);
+    this.reqTop = scrollTo(this.reqTop, this.reqSel, requestRowsShown(this.inner('findings').h));
   }
 }
 

@@ -62,6 +62,35 @@ describe('clean exchanges are silent', () => {
     expect(w.sink.findings).toEqual([]);
   });
 
+  it('an NFSv3 WRITE times its data by the Read Responses that carry it, with their frames', () => {
+    const w = new Wire();
+    const { payload } = writeCall(XID, [seg(0x200, 4096, 0x8000n), seg(0x201, 4096, 0x20000n)]);
+    w.call(payload); // frame 1
+    w.readRequest(0x200, 0x8000n, 4096); // 2
+    w.readRequest(0x201, 0x20000n, 4096); // 3
+    expect(w.readResponse(0x200, 0x8000n, 4096)).toBeNull(); // 4: no event line of its own
+    w.readResponse(0x201, 0x20000n, 4096); // 5
+    w.readResponse(0x999, 0x0n, 16); // 6: no chunk of this Call: not its data
+    w.reply(plainReply(XID)); // 7
+    w.end();
+    expect(w.sink.findings).toEqual([]);
+    const t = w.timings[0]!;
+    // The harness sends frame k at 1000 + k ms.
+    expect(t).toMatchObject({ requestFrame: 1, firstDataFrame: 2, lastDataFrame: 5, responseFrame: 7 });
+    expect(t.lastData - t.firstData).toBeCloseTo(0.003, 9);
+    expect(t.response - t.lastData).toBeCloseTo(0.002, 9);
+  });
+
+  it('a Call never answered is reported at the end with its request frame and no response', () => {
+    const w = new Wire();
+    w.call(readCall(XID, [seg(0x100, 8192, 0x10000n)]));
+    w.write(0x100, 0x10000n, 4096);
+    w.end();
+    expect(w.timings).toHaveLength(1);
+    expect(w.timings[0]!.response).toBeNaN();
+    expect(w.timings[0]).toMatchObject({ requestFrame: 1, command: 'READ' });
+  });
+
   it('a long Reply written into the reply chunk, answered by RDMA_NOMSG', () => {
     const w = new Wire();
     w.call(readdirCall(XID, [seg(0x300, 8192, 0x30000n)]));

@@ -94,6 +94,7 @@ export class Wire {
       seq,
       lastSeq: seq,
       frames: [frame],
+      frame,
       time: this.time,
       length,
       intact: true,
@@ -153,6 +154,18 @@ export class Wire {
       sourceStag: stag,
       sourceTo: to,
       readSize,
+    });
+  }
+
+  /** The client's Read Response to a Read Request of `stag` at `to` (the read chunk's octets going to the server). */
+  readResponse(stag: number, to: bigint, length: number): UlpRecord | null {
+    return this.feed({
+      ...this.base(0, length),
+      kind: 'read-response',
+      opcode: 2,
+      stag: 0x5000,
+      to: 0n,
+      request: { sourceStag: stag, sourceTo: to, readSize: length, seq: 0, frames: [] },
     });
   }
 

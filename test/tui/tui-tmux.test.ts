@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, ROOT, requireBuilt } from '../cli/helpers.js';
 import { HAVE_TMUX, Tmux } from './tmux.js';
+import type { LatencyRequest } from '../../src/analysis/latency-types.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'mpa-tui-e2e-'));
 const tui = (args: string): string => `node ${CLI} tui ${args}`;
 const errorsPcap = join(ROOT, 'captures', 'errors.pcap');
+const smbdClean = join(ROOT, 'captures', 'corpus', 'smbd-clean.pcap');
 
 describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (skipped: tmux is not installed)'}`, () => {
   let t: Tmux;
@@ -150,6 +152,34 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
     await t.waitFor((x) => x.includes('EXIT=0'));
     expect(t.format('#{alternate_on}')).toBe('0');
   });
+
+  it.skipIf(!existsSync(smbdClean))(
+    `r lists the requests slowest first; Enter goes to the slowest one's request PDU${existsSync(smbdClean) ? '' : ' (skipped: captures/corpus/smbd-clean.pcap missing)'}`,
+    async () => {
+      const r = spawnSync(process.execPath, [CLI, '--json', smbdClean], { encoding: 'utf8' });
+      const slowest = (JSON.parse(r.stdout) as { latency: { slowest: LatencyRequest[] } }).latency.slowest[0]!;
+      t = new Tmux();
+      t.start(tui(smbdClean), 140, 40, ROOT);
+      await t.waitFor((x) => /smbd-clean\.pcap/.test(x) && /FPDUs/.test(x) && !/reading/.test(x));
+      t.keys('r');
+      const s = await t.waitFor((x) => x.includes('Requests by latency') && x.includes('(Enter: request PDU)'));
+      const lat = slowest.latency.toFixed(6).replace('.', '\\.');
+      // The first row is the slowest request, and the detail under the list names its frames.
+      expect(s).toMatch(
+        new RegExp(`│\\s*${lat} ${slowest.command}\\s+flow 1\\s+${slowest.requestFrame} → ${slowest.responseFrame}`),
+      );
+      expect(s).toContain(`SMB2 ${slowest.command}, flow 1: ${slowest.latency.toFixed(6)} s (Enter: request PDU)`);
+      expect(s).toContain(`request frame ${slowest.requestFrame}`);
+      expect(s).toContain(`→ response frame ${slowest.responseFrame}`);
+      // The FPDU that completed the request, as the PDU list shows it: frame, time, direction, seq.
+      const row = new RegExp(`│\\s+${slowest.requestFrame} [0-9.]+ → +(\\d+) FPDU`).exec(s);
+      expect(row).not.toBeNull();
+      t.keys('Enter');
+      // The PDU list selects it: the detail and bytes panes show that FPDU.
+      const after = await t.waitFor((x) => x.includes(`FPDU at seq ${row![1]},`), 10_000);
+      expect(after).toContain('Requests by latency'); // the requests stay beside it
+    },
+  );
 
   it('? shows the keys', async () => {
     await started(errorsPcap);

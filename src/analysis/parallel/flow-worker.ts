@@ -66,6 +66,7 @@ class CaptureRun {
       rec.tag = reader.slot;
       this.opened = false;
       this.stage.clock.now = s.tsSec + s.tsNsec / 1e9;
+      this.stage.clock.frame = s.frame;
       reasm.segment(s);
       rec.endTag();
       if (reader.bits & ROW_MAYBE) {
