@@ -64,16 +64,7 @@ export class RequestTracker<K, R extends TrackedRequest> {
     const r = this.open.get(key);
     if (!r) return undefined;
     this.open.delete(key);
-    this.timing({
-      program: r.program,
-      command: r.command,
-      ...(r.code !== undefined ? { code: r.code } : {}),
-      queue: r.queue,
-      request: r.time,
-      firstData: r.firstData,
-      lastData: r.lastData,
-      response: time,
-    });
+    this.timing(timingOf(r, time));
     return r;
   }
 
@@ -85,3 +76,27 @@ export class RequestTracker<K, R extends TrackedRequest> {
 
 /** A fresh request's data times: none yet. */
 export const NO_DATA = Number.NaN;
+
+/** The timing of `r` answered at `response` (NaN: never); one object shape, no spread (once per request). */
+export function timingOf(r: TrackedRequest, response: number): RequestTiming {
+  return r.code !== undefined
+    ? {
+        program: r.program,
+        command: r.command,
+        code: r.code,
+        queue: r.queue,
+        request: r.time,
+        firstData: r.firstData,
+        lastData: r.lastData,
+        response,
+      }
+    : {
+        program: r.program,
+        command: r.command,
+        queue: r.queue,
+        request: r.time,
+        firstData: r.firstData,
+        lastData: r.lastData,
+        response,
+      };
+}

@@ -215,37 +215,55 @@ export class UlpHandoff {
   }
 
   private record(u: Ulpdu, m: OpenMsg, p: TaggedPdu | UntaggedPdu, complete: boolean): RdmapMessage | null {
-    const base = {
-      flow: this.flow,
-      dir: u.dir,
-      from: u.from,
-      opcode: m.opcode,
-      seq: m.firstSeq,
-      lastSeq: m.lastSeq,
-      frames: m.frames.slice(),
-      time: this.chooser.clock.now,
-      length: m.length,
-      intact: complete && m.startSeen && u.crc !== 'bad',
-    };
+    // Each kind's object written out whole (no spread of a shared base): one shape per kind, built
+    // once per message on the bulk path.
+    const flow = this.flow;
+    const dir = u.dir;
+    const from = u.from;
+    const opcode = m.opcode;
+    const seq = m.firstSeq;
+    const lastSeq = m.lastSeq;
+    const frames = m.frames.slice();
+    const time = this.chooser.clock.now;
+    const length = m.length;
+    const intact = complete && m.startSeen && u.crc !== 'bad';
     if (p.kind === 'untagged') {
-      if (isSend(m.opcode)) {
+      if (isSend(opcode)) {
         const { payload, whole } = this.payloadOf(u, p, m);
         const out: SendMessage = {
-          ...base,
+          flow,
+          dir,
+          from,
+          opcode,
+          seq,
+          lastSeq,
+          frames,
+          time,
+          length,
+          intact,
           kind: 'send',
           qn: p.qn,
           msn: p.msn,
-          solicited: m.opcode === OP.SEND_SE || m.opcode === OP.SEND_SE_INVALIDATE,
+          solicited: opcode === OP.SEND_SE || opcode === OP.SEND_SE_INVALIDATE,
           invalidateStag: p.invalidateStag,
           payload,
-          payloadComplete: whole && base.intact,
+          payloadComplete: whole && intact,
         };
         return out;
       }
       if (p.body.type === 'read-request') {
         const rr = p.body.rr;
         return {
-          ...base,
+          flow,
+          dir,
+          from,
+          opcode,
+          seq,
+          lastSeq,
+          frames,
+          time,
+          length,
+          intact,
           kind: 'read-request',
           sinkStag: rr.sinkStag,
           sinkTo: rr.sinkTo,
@@ -254,13 +272,38 @@ export class UlpHandoff {
           readSize: rr.size,
         };
       }
-      return { ...base, kind: m.opcode === OP.TERMINATE ? 'terminate' : 'other' };
+      const kind = opcode === OP.TERMINATE ? 'terminate' : 'other';
+      return { flow, dir, from, opcode, seq, lastSeq, frames, time, length, intact, kind };
     }
-    if (m.opcode === OP.WRITE) return { ...base, kind: 'write', stag: m.stag ?? p.stag, to: m.firstTo ?? p.to };
-    if (m.opcode === OP.READ_RESPONSE) {
+    if (opcode === OP.WRITE)
+      return {
+        flow,
+        dir,
+        from,
+        opcode,
+        seq,
+        lastSeq,
+        frames,
+        time,
+        length,
+        intact,
+        kind: 'write',
+        stag: m.stag ?? p.stag,
+        to: m.firstTo ?? p.to,
+      };
+    if (opcode === OP.READ_RESPONSE) {
       const r = m.read;
       return {
-        ...base,
+        flow,
+        dir,
+        from,
+        opcode,
+        seq,
+        lastSeq,
+        frames,
+        time,
+        length,
+        intact,
         kind: 'read-response',
         stag: m.stag ?? p.stag,
         to: m.firstTo ?? p.to,
@@ -269,7 +312,7 @@ export class UlpHandoff {
           : null,
       };
     }
-    return { ...base, kind: 'other' };
+    return { flow, dir, from, opcode, seq, lastSeq, frames, time, length, intact, kind: 'other' };
   }
 
   /** The Send's payload: in place for a one-segment message, else the pending copy. */
