@@ -64,6 +64,8 @@ interface PendingSend {
   buf: Uint8Array;
   /** Payload octets captured and copied. */
   got: number;
+  /** End of the octets held without a hole from MO 0: what the upper layer is given. */
+  contig: number;
   /** Octets known to be missing (not captured, or past the bound). */
   missing: boolean;
 }
@@ -130,7 +132,7 @@ export class UlpHandoff {
     const map = (this.pending[u.dir] ??= new Map());
     let ps = map.get(p.msn);
     if (!ps) {
-      ps = { buf: EMPTY, got: 0, missing: p.mo !== 0 };
+      ps = { buf: EMPTY, got: 0, contig: 0, missing: p.mo !== 0 };
       map.set(p.msn, ps);
       if (map.size > 64) map.delete(map.keys().next().value!); // bounded like DDP's open messages
     }
@@ -152,6 +154,10 @@ export class UlpHandoff {
     }
     ps.buf.set(src.subarray(DDP_UNTAGGED, DDP_UNTAGGED + n), p.mo);
     ps.got += n;
+    // A segment lost before this one (a snaplen cut, capture loss) leaves a hole: the payload the
+    // upper layer sees ends at it, never with the hole's octets made up.
+    if (p.mo === ps.contig) ps.contig = end;
+    else if (p.mo > ps.contig) ps.missing = true;
   }
 
   /** Message `m` ended with segment `p`: the upper layer sees it; returns its record, if any. */
@@ -320,7 +326,7 @@ export class UlpHandoff {
     const ps = this.pending[u.dir]?.get(p.msn);
     if (ps) {
       this.pending[u.dir]!.delete(p.msn);
-      const n = Math.min(ps.got, ps.buf.length, m.length);
+      const n = Math.min(ps.contig, ps.buf.length, m.length);
       return { payload: ps.buf.subarray(0, n), whole: !ps.missing && ps.got === m.length };
     }
     const src = u.body ?? u.head;
