@@ -40,6 +40,24 @@ describe('clean SMB Direct and NFS-over-RDMA captures', () => {
     }
   });
 
+  it('-Y and -T fields reach the upper layers: smb2 and rpc fields filter and print', () => {
+    // smbd-clean has one READ (MessageId 4) and one WRITE (5); nfsrdma-clean one NFSv3 READ (procedure 6).
+    const y = cli(['-Y', 'smb2.cmd == 8', 'smbd-clean.pcap'], { cwd: CORPUS });
+    expect(y.code).toBe(0);
+    const lines = y.stdout.split('\n').filter((l) => / FPDU seq=/.test(l));
+    expect(lines.map((l) => l.replace(/^.* {2}(SMB2 \S+ \S+ MessageId \d+).*$/, '$1'))).toEqual([
+      'SMB2 READ Request MessageId 4',
+      'SMB2 READ Response MessageId 4',
+    ]);
+    const t = cli(['-T', 'fields', '-e', 'smb2.msg_id', '-Y', 'smb2.cmd == 9', 'smbd-clean.pcap'], { cwd: CORPUS });
+    expect(t.stdout.trim().split('\n')).toEqual(['5', '5']);
+    const n = cli(['-T', 'fields', '-e', 'rpc.xid', '-Y', 'nfs.procedure_v3 == 6', 'nfsrdma-clean.pcap'], {
+      cwd: CORPUS,
+    });
+    expect(n.stdout.trim().split('\n').length).toBe(2);
+    expect(n.stdout).toMatch(/^0x[0-9a-f]{8}\n0x[0-9a-f]{8}\n$/);
+  });
+
   it('-V shows the SMB Direct and SMB2 decode', () => {
     const r = cli(['-V', 'smbd-clean.pcap'], { cwd: CORPUS });
     expect(r.code).toBe(0);
