@@ -40,6 +40,19 @@ describe('clean SMB Direct and NFS-over-RDMA captures', () => {
     }
   });
 
+  it('--threads with upper layers on: one thread, said once on stderr; the output is that of one thread', () => {
+    const one = cli(['-q', '-z', 'smb2,srt', '--threads', '1', 'smbd-clean.pcap'], { cwd: CORPUS });
+    const two = cli(['-q', '-z', 'smb2,srt', '--threads', '2', 'smbd-clean.pcap'], { cwd: CORPUS });
+    expect(one.stderr).toBe('');
+    expect(two.stderr).toBe(
+      'mpa-dissect: --threads 2: upper layers above RDMAP (SMB Direct, RPC-over-RDMA) are decoded on one thread, so this run uses one; --ulp flow=all,proto=none lets --threads apply\n',
+    );
+    expect(two.stdout).toBe(one.stdout);
+    expect(two.stdout).toContain('SMB2 SRT Statistics:');
+    const off = cli(['-q', '--threads', '2', '--ulp', 'flow=all,proto=none', 'smbd-clean.pcap'], { cwd: CORPUS });
+    expect(off.stderr).toBe('');
+  });
+
   it('-Y and -T fields reach the upper layers: smb2 and rpc fields filter and print', () => {
     // smbd-clean has one READ (MessageId 4) and one WRITE (5); nfsrdma-clean one NFSv3 READ (procedure 6).
     const y = cli(['-Y', 'smb2.cmd == 8', 'smbd-clean.pcap'], { cwd: CORPUS });
