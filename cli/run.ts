@@ -45,6 +45,7 @@ import { OutputError, writeFileOrFail, writeReason, type RunIo } from './output.
 import type { LiveHooks } from './live.js';
 import { flowJson } from '../src/report/json-report.js';
 import { defaultThreads } from '../src/analysis/parallel/thread-count.js';
+import { ulpAllOff } from '../src/analysis/ulp-registry.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
@@ -388,6 +389,12 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   };
   if (o.maxPackets !== undefined) opts.maxPackets = o.maxPackets;
   opts.threads = o.live ? 1 : (o.threads ?? defaultThreads(o.capture, stream));
+  // Upper layers above RDMAP run on one thread (their records and request timings are not carried
+  // back from workers): said once when --threads asked for more, instead of silently ignoring it.
+  if (o.threads !== undefined && o.threads > 1 && !o.live && !ulpAllOff({ overrides: o.ulp ?? [] }))
+    io.err(
+      `mpa-dissect: --threads ${o.threads}: upper layers above RDMAP (SMB Direct, RPC-over-RDMA) are decoded on one thread, so this run uses one; --ulp flow=all,proto=none lets --threads apply\n`,
+    );
   opts.packetData = store !== null && stream; // a WindowFrames, the only reader of packet bytes in onPacket
   // Live: flows finished by --flow-timeout stream out as NDJSON `flow` events (once each).
   const flowsOut = new Set<number>();

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --runs N] [-- --extras]`: generates the captures of issue 11's
+ * `npm run bench [-- --quick] [-- --runs N] [-- --extras] [-- --cases a,h]`: generates the captures of issue 11's
  * cases, then times the whole `mpa-dissect` process on each (start-up included, output to
  * /dev/null), side by side with a bare record walk in Node (scripts/bench-walk.ts) and tshark on a
  * prefix of the same file, and with `--threads 1` vs `--threads N` when this build has the option.
@@ -10,14 +10,23 @@
  * (b) 1 GB of small FPDUs packed several per segment; (c) 10,000 concurrent flows; (d) 100,000
  * concurrently open flows (mostly startup, --json streamed); (e) heavy reordering and loss;
  * (f) 4 GB of (a), for linearity; (g) 100,000 short flows opened and closed along the capture (100
- * open at a time). Each generated file is deleted once its case is measured.
+ * open at a time); (h) 1 GiB of SMB Direct (SMB2 READs and WRITEs through RDMA_V1 channels), timed
+ * again with the upper layers off (`--ulp flow=all,proto=none`): what the upper layer costs.
+ * `--cases` runs only the cases named. Each generated file is deleted once its case is measured.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateShapedCapture, MIXED_SIZES, SMALL_SIZES, type BenchShape } from './bench-generate.js';
+import {
+  generateShapedCapture,
+  MIXED_SIZES,
+  SMALL_SIZES,
+  type BenchCapture,
+  type BenchShape,
+} from './bench-generate.js';
+import { generateSmbdCapture } from './bench-smbd-generate.js';
 import { writePrefix } from './bench-walk.js';
 import { crc32cImplementation } from '../dissectors/mpa/crc32c.js';
 
@@ -30,6 +39,9 @@ const quick = argv.includes('--quick');
 const extras = argv.includes('--extras');
 const runsIdx = argv.indexOf('--runs');
 const RUNS = runsIdx >= 0 ? Math.max(1, Number(argv[runsIdx + 1])) : 1;
+const casesIdx = argv.indexOf('--cases');
+/** Only these cases (`--cases a,h`), or all. */
+const only = casesIdx >= 0 ? new Set((argv[casesIdx + 1] ?? '').split(',').filter(Boolean)) : null;
 /** tshark is timed on this much of each capture (it runs at tens of MB/s) and extrapolated. */
 const TSHARK_PREFIX = quick ? 10e6 : 30e6;
 const TSHARK_TIMEOUT_MS = 120_000;
@@ -43,6 +55,10 @@ interface Case {
   args: string[];
   target: { mbps?: number; rssMB?: number; note?: string };
   threads: boolean;
+  /** Writes the capture instead of generateShapedCapture (the shape is then unused). */
+  generate?: (path: string, bytes: number) => BenchCapture;
+  /** The same capture timed again with these arguments: our run's wall time over it at most maxRatio. */
+  versus?: { label: string; args: string[]; maxRatio: number };
 }
 
 const MB = 1e6;
@@ -112,6 +128,19 @@ const cases: Case[] = [
     target: {},
     threads: false,
   },
+  // The users' main workload: SMB Direct, the bulk in RDMA Writes and Read Responses. Timed with
+  // the upper layers on (default) and off: the upper layer may cost at most 15% (issue 19).
+  {
+    id: 'h',
+    name: 'SMB Direct, SMB2 READ/WRITE via RDMA_V1',
+    bytes: quick ? 200 * MB : 1024 * 1024 * 1024,
+    shape: {},
+    args: ['-q'],
+    target: {},
+    threads: false,
+    generate: (path, bytes) => generateSmbdCapture(path, bytes, 2),
+    versus: { label: '--ulp flow=all,proto=none', args: ['-q', '--ulp', 'flow=all,proto=none'], maxRatio: 1.15 },
+  },
 ];
 
 interface Timed {
@@ -180,6 +209,8 @@ interface CaseResult {
   tsharkNote: string | null;
   threads: { n: number; one: Timed; many: Timed; speedup: number } | null;
   threadsNote: string | null;
+  /** The run with Case.versus's arguments, and our wall (and CPU) time over it. */
+  versus: { label: string; run: Timed; ratio: number; cpuRatio: number; maxRatio: number; met: boolean } | null;
   target: Case['target'];
   met: { mbps: boolean | null; rss: boolean | null };
 }
@@ -207,9 +238,10 @@ try {
     `CRC32c: ${crc32cImplementation() === 'native' ? 'native (@node-rs/crc32)' : 'JS (slicing-by-16)'}; ${cores} cores; runs per figure: ${RUNS}${quick ? '; --quick sizes' : ''}`,
   );
   for (const c of cases) {
+    if (only && !only.has(c.id)) continue;
     const file = join(dir, `case-${c.id}.pcap`);
     const g0 = Date.now();
-    const g = generateShapedCapture(file, c.bytes, c.shape);
+    const g = c.generate ? c.generate(file, c.bytes) : generateShapedCapture(file, c.bytes, c.shape);
     const size = statSync(file).size;
     const file_ = {
       bytes: size,
@@ -272,6 +304,19 @@ try {
       const many = repeat([process.execPath, CLI, '--threads', String(cores), ...c.args, file], dir);
       threads = { n: cores, one, many, speedup: one.seconds / many.seconds };
     }
+    let versus: CaseResult['versus'] = null;
+    if (c.versus) {
+      const v = repeat([process.execPath, CLI, ...c.versus.args, file], dir);
+      const ratio = run.seconds / v.seconds;
+      versus = {
+        label: c.versus.label,
+        run: v,
+        ratio,
+        cpuRatio: run.cpuSeconds / v.cpuSeconds,
+        maxRatio: c.versus.maxRatio,
+        met: ratio <= c.versus.maxRatio,
+      };
+    }
     rmSync(file, { force: true });
     const mbps = size / MB / run.seconds;
     const r: CaseResult = {
@@ -285,6 +330,7 @@ try {
       tsharkNote,
       threads,
       threadsNote,
+      versus,
       target: c.target,
       met: {
         mbps: c.target.mbps === undefined ? null : mbps >= c.target.mbps,
@@ -301,6 +347,9 @@ try {
           : `tshark: ${tsharkNote}`) +
         (threads
           ? `; --threads 1 ${fmt(threads.one.seconds, 2)} s, --threads ${threads.n} ${fmt(threads.many.seconds, 2)} s (x${fmt(threads.speedup, 2)})`
+          : '') +
+        (versus
+          ? `; ${versus.label} ${fmt(versus.run.seconds, 2)} s (CPU ${fmt(versus.run.cpuSeconds, 2)} s): upper layers cost x${fmt(versus.ratio, 3)} wall, x${fmt(versus.cpuRatio, 3)} CPU`
           : ''),
     );
   }
@@ -315,6 +364,10 @@ try {
       parts.push(`>= ${t.mbps} MB/s: ${r.met.mbps ? 'met' : `not met (${fmt((100 * r.run.mbps) / t.mbps)}%)`}`);
     if (t.rssMB !== undefined) parts.push(`RSS < ${t.rssMB} MB: ${r.met.rss ? 'met' : 'not met'}`);
     if (r.id === 'f' && base) parts.push(`${fmt((100 * r.run.mbps) / base.run.mbps)}% of (a)'s MB/s`);
+    if (r.versus)
+      parts.push(
+        `x${fmt(r.versus.ratio, 3)} of ${r.versus.label} (CPU x${fmt(r.versus.cpuRatio, 3)}), at most x${fmt(r.versus.maxRatio, 2)}: ${r.versus.met ? 'met' : 'not met'}`,
+      );
     return parts.join('; ') || '-';
   };
   console.log(
@@ -338,7 +391,7 @@ try {
   const id = commit();
   const outDir = join(root, 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
-  const out = join(outDir, `${id}${quick ? '-quick' : ''}.json`);
+  const out = join(outDir, `${id}${quick ? '-quick' : ''}${only ? `-cases-${[...only].join('')}` : ''}.json`);
   writeFileSync(
     out,
     JSON.stringify(

@@ -1,10 +1,12 @@
 /**
- * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules] [--timeout S] [--max-rss MB] [--jobs 1|2]`
+ * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp] [--timeout S] [--max-rss MB] [--jobs 1|2]`
  *
  * Attacks the built CLI (dist/cli/main.js) as a CI gate is attacked: mutated captures (the sample
  * captures, ../shared/captures/reference and ../shared/captures/real when present: bit flips,
  * truncation, hostile length fields, spliced and duplicated records), hostile display filters (-Y,
- * --write-filter) and hostile rules files (--rules). Each run must exit 0, 1 or 2, print no stack
+ * --write-filter), hostile rules files (--rules) and upper-layer input (`ulp`: the generator's SMB
+ * Direct and NFS-over-RDMA connections changed at the upper layer and framed with good CRCs, so the
+ * mutation reaches SMB Direct, SMB2, RPC-over-RDMA and RPC; scripts/fuzz/mutate-ulp.ts). Each run must exit 0, 1 or 2, print no stack
  * trace, end within the time limit and stay under the RSS limit. Seeded: the same seed and targets
  * give the same cases. Failing inputs are kept (with a repro.sh) under a temp directory; the exit
  * status is 1 when anything failed.
@@ -28,9 +30,10 @@ import { rng } from '../src/generate/mpa-encoder.js';
 import { CAPTURE_MUTATIONS, mutateCapture, type Rand } from './fuzz/mutate-capture.js';
 import { DEFAULT_FIELDS, hostileFilter, hostileRules } from './fuzz/hostile-inputs.js';
 import { runCase, type RunOutcome } from './fuzz/run-case.js';
+import { ulpCase } from './fuzz/mutate-ulp.js';
 
-type Target = 'captures' | 'filters' | 'rules';
-const ALL_TARGETS: readonly Target[] = ['captures', 'filters', 'rules'];
+type Target = 'captures' | 'filters' | 'rules' | 'ulp';
+const ALL_TARGETS: readonly Target[] = ['captures', 'filters', 'rules', 'ulp'];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..'); // dist/scripts -> project
@@ -38,7 +41,7 @@ const mainJs = join(root, 'dist/cli/main.js');
 
 function usage(msg: string): never {
   process.stderr.write(
-    `fuzz: ${msg}\nusage: npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules] [--timeout S] [--max-rss MB] [--jobs 1|2]\n`,
+    `fuzz: ${msg}\nusage: npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp] [--timeout S] [--max-rss MB] [--jobs 1|2]\n`,
   );
   process.exit(2);
 }
@@ -70,7 +73,7 @@ function parseArgs(argv: readonly string[]) {
       if (v === undefined) usage('--targets needs a list');
       const ts = v.split(',').map((t) => t.trim());
       for (const t of ts)
-        if (!ALL_TARGETS.includes(t as Target)) usage(`unknown target "${t}" (captures, filters, rules)`);
+        if (!ALL_TARGETS.includes(t as Target)) usage(`unknown target "${t}" (captures, filters, rules, ulp)`);
       o.targets = ts as Target[];
       i++;
     } else usage(`unknown option ${a}`);
@@ -118,6 +121,20 @@ const CAPTURE_ARGS: readonly (readonly string[])[] = [
   ['-q', '-z', 'smb2,srt', '-z', 'rpc,srt,100003,3'],
 ];
 
+/** Arguments of the `ulp` target: every place the upper layers show or are counted. */
+const ULP_ARGS: readonly (readonly string[])[] = [
+  [],
+  ['-V'],
+  ['--json'],
+  ['--ndjson'],
+  ['-q', '-z', 'smb2,srt', '-z', 'rpc,srt,100003,3', '-z', 'rpc,srt,100003,4'],
+  ['-T', 'fields', '-e', 'smb2.msg_id', '-e', 'smb2.cmd', '-e', 'rpcordma.xid', '-e', 'rpc.xid'],
+  ['-Y', 'smb2 || rpcordma || smb_direct', '-V'],
+  ['--ulp', 'flow=all,proto=smb-direct'],
+  ['--ulp', 'flow=all,proto=rpc-rdma', '-V'],
+  ['-q', '--junit', '@OUT'],
+];
+
 interface Case {
   target: Target;
   name: string;
@@ -153,6 +170,12 @@ function makeCase(
       files,
       pipe,
     };
+  }
+  if (target === 'ulp') {
+    const u = ulpCase(r);
+    files.set('input.pcap', u.capture);
+    const extra = pick(r, ULP_ARGS).map((a) => (a === '@OUT' ? '@DIR/out.file' : a));
+    return { target, name: `${u.name} ${extra.join(' ')}`.trim(), args: [...extra, '@DIR/input.pcap'], files, pipe };
   }
   if (target === 'filters') {
     const f = hostileFilter(r, fields);

@@ -75,10 +75,6 @@ for (const s of allScenarios()) {
 
 /** Rules no small capture file shows, and why (test/corpus checks the list against the catalog). */
 const UNCOVERED: Record<string, string> = {
-  'smb_direct.not-captured':
-    'needs a Send the analyzer still delivers with octets missing (a snaplen cut inside a message of several FPDUs, resynchronised on within it); smbd-snaplen-cut cuts a one-FPDU Send, which MPA loses whole (tcp.capture-loss, mpa.fpdu-truncated-by-gap), and the upper-layer scenarios model no cut inside a message; shown by test/smb-direct/rules.test.ts on RDMAP messages cut in the test',
-  'rpcordma.capture-cut':
-    'needs a Send the analyzer still delivers with octets missing (a snaplen cut inside a message of several FPDUs, resynchronised on within it); nfsrdma-snaplen-cut cuts a one-FPDU Send, which MPA loses whole (tcp.capture-loss, mpa.fpdu-truncated-by-gap), and the upper-layer scenarios model no cut inside a message; shown by test/rpc-rdma/rules.test.ts on RDMAP messages cut in the test',
   'ulp.ledger-capacity':
     'needs more than 4096 advertised buffers live at once on one connection (thousands of unanswered requests): too big for a corpus of small files; shown by test/ddp-rdmap/ledger-capacity.test.ts on a ledger of capacity 3',
   'mpa.lock-on-budget':

@@ -52,6 +52,28 @@ export interface UlpRecord {
   readonly tree: readonly TreeNode[];
 }
 
+/**
+ * A record whose detail tree is built on first use: most runs (the event lines, -q, statistics)
+ * never read it, and building it for every Send is most of an upper layer's cost. `build` may only
+ * use what outlives the call (decoded values and copies, never the Send's payload, which is a view).
+ * The tree is a getter: code that copies a record (a spread, a structured clone to another thread)
+ * reads `tree` into a plain object first.
+ */
+export class LazyUlpRecord implements UlpRecord {
+  private built: readonly TreeNode[] | null = null;
+
+  constructor(
+    readonly protocol: string,
+    readonly info: string,
+    private readonly build: () => readonly TreeNode[],
+  ) {}
+
+  get tree(): readonly TreeNode[] {
+    this.built ??= this.build();
+    return this.built;
+  }
+}
+
 /** Times of one request, for service response time statistics (seconds since the epoch; NaN when unknown). */
 export interface RequestTiming {
   /** "SMB2", "NFSv3", ...: the group -z ...,srt reports by. */

@@ -64,6 +64,8 @@ interface PendingSend {
   buf: Uint8Array;
   /** Payload octets captured and copied. */
   got: number;
+  /** End of the octets held without a hole from MO 0: what the upper layer is given. */
+  contig: number;
   /** Octets known to be missing (not captured, or past the bound). */
   missing: boolean;
 }
@@ -130,7 +132,7 @@ export class UlpHandoff {
     const map = (this.pending[u.dir] ??= new Map());
     let ps = map.get(p.msn);
     if (!ps) {
-      ps = { buf: EMPTY, got: 0, missing: p.mo !== 0 };
+      ps = { buf: EMPTY, got: 0, contig: 0, missing: p.mo !== 0 };
       map.set(p.msn, ps);
       if (map.size > 64) map.delete(map.keys().next().value!); // bounded like DDP's open messages
     }
@@ -152,6 +154,10 @@ export class UlpHandoff {
     }
     ps.buf.set(src.subarray(DDP_UNTAGGED, DDP_UNTAGGED + n), p.mo);
     ps.got += n;
+    // A segment lost before this one (a snaplen cut, capture loss) leaves a hole: the payload the
+    // upper layer sees ends at it, never with the hole's octets made up.
+    if (p.mo === ps.contig) ps.contig = end;
+    else if (p.mo > ps.contig) ps.missing = true;
   }
 
   /** Message `m` ended with segment `p`: the upper layer sees it; returns its record, if any. */
@@ -215,38 +221,58 @@ export class UlpHandoff {
   }
 
   private record(u: Ulpdu, m: OpenMsg, p: TaggedPdu | UntaggedPdu, complete: boolean): RdmapMessage | null {
-    const base = {
-      flow: this.flow,
-      dir: u.dir,
-      from: u.from,
-      opcode: m.opcode,
-      seq: m.firstSeq,
-      lastSeq: m.lastSeq,
-      frames: m.frames.slice(),
-      time: this.chooser.clock.now,
-      frame: this.chooser.clock.frame ?? m.frames[m.frames.length - 1] ?? 0,
-      length: m.length,
-      intact: complete && m.startSeen && u.crc !== 'bad',
-    };
+    // Each kind's object written out whole (no spread of a shared base): one shape per kind, built
+    // once per message on the bulk path.
+    const flow = this.flow;
+    const dir = u.dir;
+    const from = u.from;
+    const opcode = m.opcode;
+    const seq = m.firstSeq;
+    const lastSeq = m.lastSeq;
+    const frames = m.frames.slice();
+    const time = this.chooser.clock.now;
+    const frame = this.chooser.clock.frame ?? m.frames[m.frames.length - 1] ?? 0;
+    const length = m.length;
+    const intact = complete && m.startSeen && u.crc !== 'bad';
     if (p.kind === 'untagged') {
-      if (isSend(m.opcode)) {
+      if (isSend(opcode)) {
         const { payload, whole } = this.payloadOf(u, p, m);
         const out: SendMessage = {
-          ...base,
+          flow,
+          dir,
+          from,
+          opcode,
+          seq,
+          lastSeq,
+          frames,
+          time,
+          frame,
+          length,
+          intact,
           kind: 'send',
           qn: p.qn,
           msn: p.msn,
-          solicited: m.opcode === OP.SEND_SE || m.opcode === OP.SEND_SE_INVALIDATE,
+          solicited: opcode === OP.SEND_SE || opcode === OP.SEND_SE_INVALIDATE,
           invalidateStag: p.invalidateStag,
           payload,
-          payloadComplete: whole && base.intact,
+          payloadComplete: whole && intact,
         };
         return out;
       }
       if (p.body.type === 'read-request') {
         const rr = p.body.rr;
         return {
-          ...base,
+          flow,
+          dir,
+          from,
+          opcode,
+          seq,
+          lastSeq,
+          frames,
+          time,
+          frame,
+          length,
+          intact,
           kind: 'read-request',
           sinkStag: rr.sinkStag,
           sinkTo: rr.sinkTo,
@@ -255,13 +281,40 @@ export class UlpHandoff {
           readSize: rr.size,
         };
       }
-      return { ...base, kind: m.opcode === OP.TERMINATE ? 'terminate' : 'other' };
+      const kind = opcode === OP.TERMINATE ? 'terminate' : 'other';
+      return { flow, dir, from, opcode, seq, lastSeq, frames, time, length, intact, kind };
     }
-    if (m.opcode === OP.WRITE) return { ...base, kind: 'write', stag: m.stag ?? p.stag, to: m.firstTo ?? p.to };
-    if (m.opcode === OP.READ_RESPONSE) {
+    if (opcode === OP.WRITE)
+      return {
+        flow,
+        dir,
+        from,
+        opcode,
+        seq,
+        lastSeq,
+        frames,
+        time,
+        frame,
+        length,
+        intact,
+        kind: 'write',
+        stag: m.stag ?? p.stag,
+        to: m.firstTo ?? p.to,
+      };
+    if (opcode === OP.READ_RESPONSE) {
       const r = m.read;
       return {
-        ...base,
+        flow,
+        dir,
+        from,
+        opcode,
+        seq,
+        lastSeq,
+        frames,
+        time,
+        frame,
+        length,
+        intact,
         kind: 'read-response',
         stag: m.stag ?? p.stag,
         to: m.firstTo ?? p.to,
@@ -270,7 +323,7 @@ export class UlpHandoff {
           : null,
       };
     }
-    return { ...base, kind: 'other' };
+    return { flow, dir, from, opcode, seq, lastSeq, frames, time, length, intact, kind: 'other' };
   }
 
   /** The Send's payload: in place for a one-segment message, else the pending copy. */
@@ -278,7 +331,7 @@ export class UlpHandoff {
     const ps = this.pending[u.dir]?.get(p.msn);
     if (ps) {
       this.pending[u.dir]!.delete(p.msn);
-      const n = Math.min(ps.got, ps.buf.length, m.length);
+      const n = Math.min(ps.contig, ps.buf.length, m.length);
       return { payload: ps.buf.subarray(0, n), whole: !ps.missing && ps.got === m.length };
     }
     const src = u.body ?? u.head;

@@ -6,6 +6,7 @@
  */
 import {
   initiatorOf,
+  LazyUlpRecord,
   type Dir,
   type RdmapMessage,
   type SendMessage,
@@ -13,10 +14,9 @@ import {
   type UlpRecord,
   type UpperLayerDissector,
 } from '../ddp-rdmap/ulp-contract.js';
-import type { TreeNode } from '../../src/vocabulary/fields.js';
 import { applyIrdOrd } from './private-data.js';
 import { R } from './rules.js';
-import { Smb2State } from './smb2-state.js';
+import { Smb2State, type CommandView } from './smb2-state.js';
 import { decodeSmb2 } from './smb2.js';
 import { SmbdTransport, type At } from './transport.js';
 import { commandInfo, reassembledSuffix, smb2Node, smbDirectTree, transportInfo } from './tree.js';
@@ -61,16 +61,16 @@ export class SmbDirectDissector implements UpperLayerDissector {
       if (!this.gaps) this.env.ledger.strict = true;
     }
     let info = transportInfo(out, m.length);
-    const nodes: TreeNode[] = [];
+    const views: CommandView[] = [];
+    let base: number | null = null;
     const del = out.delivered;
     if (del) {
       const d = decodeSmb2(del.bytes, del.length);
       if (d.truncated) this.skip('SMB2 commands past the captured octets', m);
       if (d.kind === 'smb2') {
-        const views = this.smb2.message(d, del, m, this.followed && !this.gaps);
+        for (const v of this.smb2.message(d, del, m, this.followed && !this.gaps)) views.push(v);
         // Offsets only when the whole SMB2 message sits in this Send.
-        const base = del.fragments === 1 && out.data ? out.data.dataOffset : null;
-        for (const v of views) nodes.push(smb2Node(v, base));
+        base = del.fragments === 1 && out.data ? out.data.dataOffset : null;
         if (views.length > 0) info = views.map(commandInfo).join('; ') + reassembledSuffix(out);
       } else if (d.kind === 'transform' || d.kind === 'compressed') {
         info = d.kind === 'transform' ? 'SMB2 Transform (encrypted)' : 'SMB2 Compressed';
@@ -84,7 +84,14 @@ export class SmbDirectDissector implements UpperLayerDissector {
         this.report(R.notSmb2, m, `upper-layer message of ${del.length} octets does not start with an SMB2 header`);
       }
     }
-    return { protocol: 'smb_direct', info, tree: smbDirectTree(out, m.payload.length, nodes) };
+    const length = m.payload.length;
+    return new LazyUlpRecord('smb_direct', info, () =>
+      smbDirectTree(
+        out,
+        length,
+        views.map((v) => smb2Node(v, base)),
+      ),
+    );
   }
 
   /**

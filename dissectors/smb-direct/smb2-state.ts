@@ -115,10 +115,11 @@ export class Smb2State {
     // MS-SMB2 3.3.5.16: CANCEL is never answered; it names the request to cancel.
     if (h.command === CMD.CANCEL) return { cmd: c };
     const id = h.messageId;
-    const label = `SMB2 ${commandName(h.command)} MessageId ${id}`;
+    // Built only when a finding or a ledger entry needs it (a MessageId is a BigInt: costly to print).
+    const label = (): string => `SMB2 ${commandName(h.command)} MessageId ${id}`;
     const before = this.tracker.get(id);
     if (before) {
-      this.report(R.reused, m, `${label} reuses the MessageId of the ${before.command} request still outstanding`);
+      this.report(R.reused, m, `${label()} reuses the MessageId of the ${before.command} request still outstanding`);
       this.ledger.retire(before.owner, id);
     }
     let channel: number | null = null;
@@ -133,21 +134,22 @@ export class Smb2State {
       channel = b.channel;
       expected = b.kind === 'read-request' || b.length !== 0 ? b.length : b.remainingBytes;
       if (channel > CHANNEL.RDMA_TRANSFORM)
-        this.report(R.channelUnknown, m, `${label}: Channel 0x${channel.toString(16)}`);
+        this.report(R.channelUnknown, m, `${label()}: Channel 0x${channel.toString(16)}`);
       if (channel === CHANNEL.NONE && (b.channelInfoOffset !== 0 || b.channelInfoLength !== 0))
         this.report(
           R.noneInfo,
           m,
-          `${label}: Channel NONE with channel information offset ${b.channelInfoOffset}, length ${b.channelInfoLength}`,
+          `${label()}: Channel NONE with channel information offset ${b.channelInfoOffset}, length ${b.channelInfoLength}`,
         );
       const ci = b.channelInfo;
       if (ci) {
-        if (ci.problem) this.report(R.channelInfo, m, `${label}: ${ci.problem}`);
+        if (ci.problem) this.report(R.channelInfo, m, `${label()}: ${ci.problem}`);
         if (ci.missing || ci.descriptors.length < ci.declared) complete = false;
         if (ci.missing) this.uncaptured('Buffer Descriptor lists (RDMA accesses to them are not checked)', m);
         transform = ci.transform !== null;
         invalidate = ci.effectiveChannel === CHANNEL.RDMA_V1_INVALIDATE;
         const access = b.kind === 'read-request' ? 'remote-write' : 'remote-read';
+        const text = ci.descriptors.length > 0 ? label() : '';
         for (const desc of ci.descriptors) {
           entries.push(
             this.ledger.advertise({
@@ -157,10 +159,11 @@ export class Smb2State {
               length: desc.length,
               access,
               request: id,
-              label,
+              label: text,
               invalidate,
               seq: m.seq,
-              frames: [...m.frames],
+              // The message's frames are its own (rdmap-message.ts), shared by what it advertised.
+              frames: m.frames,
             }),
           );
           tokens.add(desc.token);
@@ -180,7 +183,7 @@ export class Smb2State {
       queue: `flow ${this.flow}`,
       time: m.time,
       seq: m.seq,
-      frames: [...m.frames],
+      frames: m.frames,
       firstData: Number.NaN,
       lastData: Number.NaN,
       messageId: id,
@@ -203,20 +206,20 @@ export class Smb2State {
   private response(c: Smb2Command, m: SendMessage, followed: boolean, answeredHere: Smb2Request[]): CommandView {
     const h = c.header;
     const id = h.messageId;
-    const label = `SMB2 ${commandName(h.command)} Response MessageId ${id}`;
+    const label = (): string => `SMB2 ${commandName(h.command)} Response MessageId ${id}`;
     // Oplock and lease break notifications are unsolicited (MessageId 0xFFFFFFFFFFFFFFFF).
     if (h.command === CMD.OPLOCK_BREAK && id === MESSAGE_ID_UNSOLICITED) return { cmd: c, notification: true };
     // MS-SMB2 2.2.1.1: an interim response (ASYNC, STATUS_PENDING) precedes the final one.
     if ((h.flags & SMB2_FLAG.ASYNC_COMMAND) !== 0 && h.status === STATUS.PENDING) {
       const r = this.tracker.get(id);
       if (r) r.asyncId = h.asyncId;
-      else if (followed) this.report(R.orphan, m, `${label} (interim): no outstanding request has this MessageId`);
+      else if (followed) this.report(R.orphan, m, `${label()} (interim): no outstanding request has this MessageId`);
       return r ? { cmd: c, request: r, interim: true } : { cmd: c, interim: true };
     }
     const r = this.tracker.finish(id, m.time, m.frame);
     if (!r) {
-      if (this.answered.has(id)) this.report(R.duplicate, m, `${label} answers a request already answered`);
-      else if (followed) this.report(R.orphan, m, `${label}: no outstanding request has this MessageId`);
+      if (this.answered.has(id)) this.report(R.duplicate, m, `${label()} answers a request already answered`);
+      else if (followed) this.report(R.orphan, m, `${label()}: no outstanding request has this MessageId`);
       return { cmd: c };
     }
     this.answered.add(id);
@@ -240,14 +243,14 @@ export class Smb2State {
       this.report(
         R.readRemaining,
         m,
-        `${label}: DataRemaining ${b.dataRemaining}, but the RDMA Writes into its Buffer Descriptors moved ${moved} octets`,
+        `${label()}: DataRemaining ${b.dataRemaining}, but the RDMA Writes into its Buffer Descriptors moved ${moved} octets`,
       );
     }
     if (checkable && b?.kind === 'write-response' && moved !== r.expected) {
       this.report(
         R.writeLength,
         m,
-        `${label}: the request wrote ${r.expected} octets over the channel, but the RDMA Read Requests read ${moved} (Count ${b.count})`,
+        `${label()}: the request wrote ${r.expected} octets over the channel, but the RDMA Read Requests read ${moved} (Count ${b.count})`,
       );
     }
     return { cmd: c, request: r, moved, ...(timeUs !== undefined ? { timeUs } : {}) };

@@ -208,7 +208,8 @@ function decodeHeader(v: DataView, at: number): Smb2Header {
     processId: async ? null : v.getUint32(at + 32, true),
     treeId: async ? null : v.getUint32(at + 36, true),
     sessionId: v.getBigUint64(at + 40, true),
-    signature: new Uint8Array(v.buffer, v.byteOffset + at + 48, 16),
+    // Copies (16 octets each): the detail tree is built only when asked for, after the Send's octets are gone.
+    signature: new Uint8Array(v.buffer, v.byteOffset + at + 48, 16).slice(),
   };
 }
 
@@ -246,7 +247,7 @@ function decodeBody(msg: Uint8Array, h: Smb2Header, end: number): { body: Smb2Bo
       flags: msg[at + 3]!,
       length: v.getUint32(at + 4, true),
       fileOffset: v.getBigUint64(at + 8, true),
-      fileId: msg.subarray(at + 16, at + 32),
+      fileId: msg.slice(at + 16, at + 32),
       minimumCount: v.getUint32(at + 32, true),
       channel,
       remainingBytes: v.getUint32(at + 40, true),
@@ -277,7 +278,7 @@ function decodeBody(msg: Uint8Array, h: Smb2Header, end: number): { body: Smb2Bo
       dataOffset: v.getUint16(at + 2, true),
       length: v.getUint32(at + 4, true),
       fileOffset: v.getBigUint64(at + 8, true),
-      fileId: msg.subarray(at + 16, at + 32),
+      fileId: msg.slice(at + 16, at + 32),
       channel,
       remainingBytes: v.getUint32(at + 36, true),
       channelInfoOffset: ciOff,

@@ -35,7 +35,10 @@ export type Report = (rule: string, at: At, message: string) => void;
 
 /** A complete upper-layer message (MS-SMBD 3.1.5.8: delivered when RemainingDataLength is 0). */
 export interface Delivered {
-  /** The octets kept (at most REASSEMBLY_KEEP; fewer when octets were not captured). */
+  /**
+   * The octets kept (at most REASSEMBLY_KEEP; fewer when octets were not captured). A message in
+   * one Send is a view of that Send's payload, valid only during the call, like the payload.
+   */
   readonly bytes: Uint8Array;
   /** The message's real length. */
   readonly length: number;
@@ -97,6 +100,7 @@ const newReassembly = (): Reassembly => ({
 });
 
 const other = (d: Dir): Dir => (d === 0 ? 1 : 0);
+const NO_STAGS: readonly number[] = [];
 
 export class SmbdTransport {
   phase: 'start' | 'await-response' | 'established' | 'unknown' = 'start';
@@ -301,15 +305,18 @@ export class SmbdTransport {
         at: { seq: m.seq, frames: [...m.frames], from: m.from },
       };
     const train = this.reassemble(m, dt);
-    return {
+    // Written out (no spreads): one object per Send on the bulk path.
+    const out: { -readonly [K in keyof SendOutcome]: SendOutcome[K] } = {
       kind: 'data',
       data: dt,
       sendCredits: this.credits[d],
       peerCredits: this.credits[p],
       maxSendSize: this.maxSend[d],
-      ...answered,
-      ...train,
     };
+    if (answered.keepaliveAnswered) out.keepaliveAnswered = answered.keepaliveAnswered;
+    if (train.fragment) out.fragment = train.fragment;
+    if (train.delivered) out.delivered = train.delivered;
+    return out;
   }
 
   /** MS-SMBD 3.1.5.8 receiver checks, and the sender's size limit (3.1.5.4). */
@@ -384,6 +391,7 @@ export class SmbdTransport {
       const data = dataPayload(m.payload, dt);
       if (data.length < 4 || new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true) !== SMB2_MAGIC) return {};
     }
+    if (!st.active && rdl === 0) return { delivered: this.whole(m, dt) };
     if (!st.active) {
       Object.assign(st, newReassembly());
       st.active = true;
@@ -435,6 +443,35 @@ export class SmbdTransport {
     };
     st.parts = [];
     return { delivered };
+  }
+
+  /**
+   * A message in one Send (no train open, RemainingDataLength 0), the common case: delivered as a
+   * view of the payload, with the checks of a train of one.
+   */
+  private whole(m: SendMessage, dt: DataTransfer): Delivered {
+    const limit = this.fragLimit[m.dir];
+    if (limit !== null && dt.dataLength > limit) {
+      this.report(
+        R.reassembledTooLarge,
+        m,
+        `reassembled message reached ${dt.dataLength} octets; the receiver's MaxFragmentedSize is ${limit}`,
+      );
+    }
+    const data = dataPayload(m.payload, dt);
+    let complete = true;
+    if (data.length < dt.dataLength) {
+      complete = false;
+      if (!m.payloadComplete) this.uncaptured('upper-layer message octets (SMB2 bodies and Buffer Descriptors)', m);
+    }
+    const bytes = data.length > REASSEMBLY_KEEP ? data.subarray(0, REASSEMBLY_KEEP) : data;
+    return {
+      bytes,
+      length: dt.dataLength,
+      fragments: 1,
+      complete: complete && bytes.length === dt.dataLength,
+      invalidateStags: m.invalidateStag !== null ? [m.invalidateStag] : NO_STAGS,
+    };
   }
 
   /**

@@ -78,6 +78,8 @@ export class NfsSession {
   readonly requests: ScheduledRequest[] = [];
   /** A Send whose frame the capture cuts to SNAPLEN octets (ulp-connection.ts says what the lower layers report). */
   cut?: number;
+  /** Which FPDU of the `cut` Send the snaplen cuts (ulp-connection.ts: a later one cuts the Send inside). */
+  cutFpdu?: number;
   xid = 0x5a3c0e01;
   private handle = 0x00a10c00;
   private sink = 0x00b2c000;
@@ -94,6 +96,7 @@ export class NfsSession {
     return {
       serverPort: NFS_RDMA_PORT,
       ...(this.cut !== undefined ? { cut: this.cut } : {}),
+      ...(this.cutFpdu !== undefined ? { cutFpdu: this.cutFpdu } : {}),
       rev: 2,
       requestPd: o.requestPd === undefined ? CLIENT_PD : (o.requestPd ?? new Uint8Array(0)),
       replyPd: o.replyPd === undefined ? SERVER_PD : (o.replyPd ?? new Uint8Array(0)),

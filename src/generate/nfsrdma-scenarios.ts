@@ -16,9 +16,11 @@ import {
   RDMA_NOMSG,
   cat,
   cmPrivateData,
+  compound,
   nfs3ReadArgs,
   nfs3ReadResults,
   nfs3WriteArgs,
+  op,
   rdmaHeader,
   rpcCall,
   rpcReply,
@@ -404,6 +406,45 @@ export const NFSRDMA_SCENARIOS: readonly Scenario[] = [
       s.x('ulp.access-outside-buffer', S, r.writes[0]!);
       // Nothing landed inside the segment: the Reply reports 8192 octets written.
       s.x('rpcordma.reply-write-length', S, r.reply);
+    },
+  ),
+];
+
+/**
+ * A snaplen cut inside a Send of several FPDUs (the upper layer receives the Send without its
+ * last octets). Its own table, registered after the others: the round trip's settings of the
+ * scenarios before it stay as they were.
+ */
+export const NFSRDMA_CUT_SCENARIOS: readonly Scenario[] = [
+  nfs(
+    'nfsrdma-snaplen-in-send',
+    'NFSv4.1 over RDMA with 8 KiB inline Sends (RFC 8797 private data): a COMPOUND { SEQUENCE, PUTFH, WRITE of 7900 octets inline, GETATTR } in one Send of six FPDUs, the frame of its second FPDU cut to 128 octets by the capture; MPA finds framing again at the third, the Call is decoded from the octets before the cut, and the operations past it are said once, at the end',
+    (s) => {
+      ping(s);
+      const xid = s.nextXid();
+      const call = s.call(
+        cat(
+          rdmaHeader({ xid, proc: RDMA_MSG, credit: 128 }),
+          rpcCall({
+            xid,
+            prog: NFS_PROGRAM,
+            vers: 4,
+            proc: 1,
+            args: compound('', 1, [op.sequence(), op.putfh(), op.write(0n, 7900, true), op.getattr()]),
+          }),
+        ),
+      );
+      s.cut = call;
+      s.cutFpdu = 1;
+      s.reply(s.replyMsg(xid, new Enc().u32(0).string('').u32(0).bytes()), null, T.serve);
+      s.simple(NFS3.GETATTR, nfs3.getattrArgs(), nfs3.getattrRes(), 38);
+      s.simple(NFS3.LOOKUP, nfs3.lookupArgs('data.bin'), nfs3.lookupRes(), 95);
+      // Said with no seq, once per connection at its end (the count of Sends cut).
+      s.x('rpcordma.capture-cut', null, null);
+    },
+    {
+      requestPd: cmPrivateData({ remoteInvalidate: true, send: 8192, recv: 8192 }),
+      replyPd: cmPrivateData({ remoteInvalidate: false, send: 8192, recv: 8192 }),
     },
   ),
 ];

@@ -8,8 +8,8 @@ import { RULE_SCENARIOS } from './rule-scenarios.js';
 import { CAPTURE_FAULT_SCENARIOS } from './capture-fault-scenarios.js';
 import { PRESTANDARD_SCENARIOS } from './prestandard-scenarios.js';
 import { TUF_SCENARIOS } from './tuf-scenarios.js';
-import { SMBD_SCENARIOS } from './smbd-scenarios.js';
-import { NFSRDMA_SCENARIOS } from './nfsrdma-scenarios.js';
+import { SMBD_CUT_SCENARIOS, SMBD_SCENARIOS } from './smbd-scenarios.js';
+import { NFSRDMA_CUT_SCENARIOS, NFSRDMA_SCENARIOS } from './nfsrdma-scenarios.js';
 
 export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   MPA_SCENARIOS,
@@ -19,6 +19,8 @@ export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   TUF_SCENARIOS,
   SMBD_SCENARIOS,
   NFSRDMA_SCENARIOS,
+  SMBD_CUT_SCENARIOS,
+  NFSRDMA_CUT_SCENARIOS,
 ];
 
 export function allScenarios(): Scenario[] {

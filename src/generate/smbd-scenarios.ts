@@ -23,6 +23,7 @@ import {
   SMB2,
   transform,
   writeRequestInline,
+  writeResponse,
   type Hdr,
 } from './smbd-encoder.js';
 import { patternBytes } from './mpa-encoder.js';
@@ -600,5 +601,31 @@ export const SMBD_SCENARIOS: readonly Scenario[] = [
       s.x('ulp.ird-exceeded', S, w.reads[1]!);
     },
     { rev: 1, requestPd: irdOrd(1, 16) },
+  ),
+];
+
+/**
+ * A snaplen cut inside a Send of several FPDUs (the upper layer receives the Send without its
+ * last octets). Its own table, registered after the others: the round trip's settings of the
+ * scenarios before it stay as they were.
+ */
+export const SMBD_CUT_SCENARIOS: readonly Scenario[] = [
+  smbd(
+    'smbd-snaplen-in-send',
+    'SMB Direct with 8 KiB Sends: an inline SMB2 WRITE of 8000 octets in one Send of six FPDUs, the frame of its second FPDU cut to 128 octets by the capture; MPA finds framing again at the third, the WRITE is decoded from the octets before the cut, and what needs the rest is said once, at the end',
+    (s) => {
+      // MS-SMBD 3.1.5.6/3.1.5.7: MaxSendSize is the smaller of the sender's PreferredSendSize and the peer's MaxReceiveSize.
+      const big = { preferredSendSize: 8192, maxReceiveSize: 8192 };
+      s.establish(big, big);
+      const h = s.hdr();
+      const [w] = s.smb(C, writeRequestInline(h, s.fileId, 0n, patternBytes(8000, 21)));
+      s.cut = w!;
+      s.cutFpdu = 1;
+      s.smb(S, writeResponse(s.reply(h.messageId), 8000));
+      s.read({ length: 65536, descriptors: [32768, 32768], channel: CHANNEL_RDMA_V1 });
+      s.close();
+      // MS-SMBD 3.1.5.8 reassembly needs the whole DataLength: checked no further, said once.
+      s.x('smb_direct.not-captured', C, w!);
+    },
   ),
 ];

@@ -114,6 +114,8 @@ export class SmbdSession {
   readonly requests: ScheduledRequest[] = [];
   /** A Send whose frame the capture cuts to SNAPLEN octets (ulp-connection.ts says what the lower layers report). */
   cut?: number;
+  /** Which FPDU of the `cut` Send the snaplen cuts (ulp-connection.ts: a later one cuts the Send inside). */
+  cutFpdu?: number;
   /** Send Credits each side holds (MS-SMBD Connection.SendCredits). */
   readonly holds: [number, number] = [0, 0];
   /** Receives each side has posted for its peer: the credits the peer holds from its grants. */
@@ -139,6 +141,7 @@ export class SmbdSession {
     return {
       serverPort: SMBD_PORT,
       ...(this.cut !== undefined ? { cut: this.cut } : {}),
+      ...(this.cutFpdu !== undefined ? { cutFpdu: this.cutFpdu } : {}),
       rev: o.rev ?? 2,
       ...(o.irdOrd ? { irdOrd: o.irdOrd } : {}),
       requestPd: o.requestPd ?? irdOrd(16, 16),

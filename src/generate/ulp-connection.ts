@@ -93,6 +93,13 @@ export interface UlpConnectionSpec {
    * Send (DDP).
    */
   readonly cut?: number;
+  /**
+   * Which FPDU of the cut Send the snaplen cuts (default 0, the Send's only FPDU). A later one
+   * cuts the Send inside: its FPDUs go out one per segment, MPA loses the cut one and finds framing
+   * again at the next FPDU of the same Send, so the upper layer receives the Send with the octets
+   * before the cut (RDMAP passes on a message whose segments did not all arrive).
+   */
+  readonly cutFpdu?: number;
 }
 
 /** Octets of a frame a snaplen-cut capture keeps (what hardware tracers keep: headers and a little data). */
@@ -124,6 +131,7 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     k.markers === 'r2i' || k.markers === 'both',
   ];
   const cutDir = spec.cut === undefined ? null : spec.events[spec.cut]?.dir;
+  const inside = spec.cutFpdu ?? 0;
   // With markers the receiver finds framing again at the FPDU the first marker after the cut points
   // to (RFC 5044 §4.3), not at the next FPDU: the truth of a cut is modelled without markers there.
   if (cutDir !== null && cutDir !== undefined && mark[cutDir])
@@ -242,8 +250,21 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
       bytes,
       cut,
       delayUs: e.delayUs ?? DEFAULT_DELAY_US,
-      ...(spec.cut === i ? { cut: [bytes.length], snaplen: SNAPLEN } : {}),
+      ...(spec.cut === i && inside === 0 ? { cut: [bytes.length], snaplen: SNAPLEN } : {}),
     });
+    if (spec.cut === i && inside > 0) {
+      // One segment per FPDU of the cut Send, the snaplen on the chosen FPDU's frame only.
+      const last = sends.pop()!;
+      for (let j = s.first; j <= s.last; j++) {
+        sends.push({
+          dir: s.dir,
+          bytes: enc[s.dir].bytes.subarray(f[j]!.startRel, f[j]!.endRel),
+          cut: [f[j]!.endRel - f[j]!.startRel],
+          delayUs: j === s.first ? (last.delayUs ?? 0) : 1,
+          ...(j === s.first + inside ? { snaplen: SNAPLEN } : {}),
+        });
+      }
+    }
   });
   const isn: [number, number] = k.seqWrap
     ? [(2 ** 32 - 1 - request.length - 700) >>> 0, (2 ** 32 - 1 - reply.length - 300) >>> 0]
@@ -269,15 +290,29 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
       seq: x.at === null || x.dir === null ? null : fpduSeq(x.dir, span[x.at]!.first),
     };
   });
-  const lost = spec.cut === undefined ? null : span[spec.cut]!;
-  if (lost && spec.cut !== undefined) {
+  const whole = spec.cut === undefined ? null : span[spec.cut]!;
+  const lost = whole === null ? null : { dir: whole.dir, first: whole.first + inside, last: whole.first + inside };
+  if (lost && whole && spec.cut !== undefined) {
     const e = spec.events[spec.cut];
     const f = enc[lost.dir].fpdus;
     const d = lost.dir;
     const nextSend = spec.events.findIndex((x, i) => i > spec.cut! && x.dir === d && x.op === 'send');
+    // A cut inside the Send needs the Send cut into enough FPDUs: the MSS decides how many.
+    if (inside > 0 && whole.last - whole.first < inside + 3)
+      throw new KnobError(
+        `--mss ${k.mss}: the Send cut is ${whole.last - whole.first + 1} FPDU(s); the scenario cuts FPDU ${inside + 1} and MPA finds framing again on the three after it (choose a smaller MSS)`,
+      );
     // MPA finds framing again on three chained FPDUs (RFC 5044 §6), so three follow the cut.
-    if (e?.op !== 'send' || lost.first !== lost.last || nextSend < 0 || f.length - 1 - lost.last < 3)
-      throw new Error(`cut ${spec.cut}: a one-FPDU Send followed by another Send and three FPDUs of its direction`);
+    if (
+      e?.op !== 'send' ||
+      (inside === 0 && whole.first !== whole.last) ||
+      lost.last > whole.last ||
+      nextSend < 0 ||
+      f.length - 1 - lost.last < 3
+    )
+      throw new Error(
+        `cut ${spec.cut}: a Send (one FPDU, or FPDU ${inside} of it) followed by another Send and three FPDUs of its direction`,
+      );
     // The frame keeps SNAPLEN octets: the link, IP and TCP headers, then the first payload octets.
     const headers = 14 + (k.vlan !== null ? 4 : 0) + (v6 ? 40 : 20) + 20;
     const start = (seqStart[d] + f[lost.first]!.startRel) >>> 0;
@@ -285,7 +320,13 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
       { rule: 'tcp.capture-loss', from: ep[d], seq: (start + SNAPLEN - headers) >>> 0 },
       { rule: 'mpa.fpdu-truncated-by-gap', from: ep[d], seq: fpduSeq(d, lost.first) },
       { rule: 'mpa.resync', from: ep[d], seq: fpduSeq(d, lost.last + 1) },
-      { rule: 'ddp.capture-loss', from: ep[d], seq: fpduSeq(d, span[nextSend]!.first) },
+      // A Send lost whole leaves a gap in its queue's MSNs, seen at the next Send; a segment lost
+      // inside a Send, a gap in its MOs, seen at the segment after it (RFC 5041 §5.1, §5.3).
+      {
+        rule: 'ddp.capture-loss',
+        from: ep[d],
+        seq: inside === 0 ? fpduSeq(d, span[nextSend]!.first) : fpduSeq(d, lost.last + 1),
+      },
     );
   }
   const isLost = (d: Dir, i: number) => lost !== null && lost.dir === d && i >= lost.first && i <= lost.last;

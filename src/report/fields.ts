@@ -217,6 +217,9 @@ function joined(sources: ReadonlyArray<FieldGetter>): FieldGetter {
   };
 }
 
+/** Field families a record answers without its protocol tree (frame, TCP and IP, findings). */
+const BASE_FAMILY = /^(frame|tcp|ip|ipv6|finding)(\.|$)/;
+
 /**
  * Builds the field values of events. `peerOf` tells a finding's receiver from its flow and sender
  * (findings name only the sender).
@@ -236,7 +239,9 @@ export class EventFields {
     return (name) => {
       const v = base.get(name);
       if (v) return v;
-      if (!name.startsWith('iwarp_') && name !== 'tuf' && !name.startsWith('tuf.')) return undefined;
+      // The record's own families are answered above; every other name is a protocol's (MPA, DDP,
+      // RDMAP, TUF, and the upper layers above RDMAP: smb_direct, smb2, rpcordma, rpc, nfs, ...).
+      if (BASE_FAMILY.test(name)) return undefined;
       if (tree === null) {
         tree = new Map();
         flatten(tree, recordTree(r));

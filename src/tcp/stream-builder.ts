@@ -52,12 +52,15 @@ export class StreamBuilder {
     let keepalive = false;
     if (f & TCP_RST && d.flow.resetFrame === null) d.flow.resetFrame = s.frame;
     if (f & TCP_SYN) this.syn(d, s);
+    // What the peer acknowledged was sent before this segment: its held octets (and the hole the
+    // ACK declares lost) go out before this segment's payload, so the layers above see a request
+    // before the response that acknowledges it.
+    if (f & TCP_ACK) this.acked(d.flow.dirs[1 - d.index]!, s);
     if (s.payload.length > 0 || s.missing > 0 || (f & (TCP_FIN | TCP_RST)) !== 0) {
       keepalive = this.carry(d, s, (f & TCP_SYN) !== 0 ? (s.seq + 1) >>> 0 : s.seq);
     }
     if (this.overlap.count > 0) this.reportConflict(d, s.frame);
     if (this.old && !keepalive) d.retransmissions++;
-    if (f & TCP_ACK) this.acked(d.flow.dirs[1 - d.index]!, s);
   }
 
   /** Ends every direction of a flow still open (end of capture, or its 4-tuple was reused). */

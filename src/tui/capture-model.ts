@@ -20,7 +20,8 @@ import { fpduLayout, mpaFpduTree, OCTET_MARKER } from '../../dissectors/mpa/tree
 import { ULPDU_HEADER_BYTES } from '../../dissectors/mpa/ulpdu.js';
 import { decodeDdp } from '../../dissectors/ddp-rdmap/decode.js';
 import type { DdpSegmentRecord } from '../../dissectors/ddp-rdmap/types.js';
-import { ddpSummary } from '../../dissectors/ddp-rdmap/tree.js';
+import { ddpSummary, segmentInfo } from '../../dissectors/ddp-rdmap/tree.js';
+import type { UlpFlowSummary } from '../../dissectors/ddp-rdmap/ulp-handoff.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { EventAssembler, isFpdu, isTuf, type EventGroup, type MpaRecord } from '../report/events.js';
 import type { TufMode, TufRecord } from '../../dissectors/tuf/types.js';
@@ -99,6 +100,10 @@ export interface FlowRow {
   errors: number;
   warnings: number;
   firstFrame: number;
+  /**
+   * The upper layer: the one decoded above RDMAP ("SMB Direct: 91 messages, from private data"),
+   * else what the port or private data suggests ("SMB Direct (port)"); null: none.
+   */
   upper: string | null;
   /** RFC 5044 Appendix C outcome with an RDMA Consortium (Rev 0) peer: 'v0' (interoperates) or 'close', else null. */
   rdmac: 'v0' | 'close' | null;
@@ -137,14 +142,25 @@ function severityBit(s: Finding['severity']): number {
   return s === 'error' ? V_ERROR : s === 'warning' ? V_WARNING : V_INFO;
 }
 
-function upperText(label: unknown): string | null {
-  if (label && typeof label === 'object' && 'protocol' in label)
-    return String((label as { protocol: unknown }).protocol);
+/** The flow table's Upper column: the upper layer decoded, else the label of the port or private data. */
+export function upperText(label: unknown, ulp: UlpFlowSummary | null = null): string | null {
+  if (ulp) {
+    const basis = ulp.basis === 'heuristic' ? 'first Send' : ulp.basis === 'private-data' ? 'private data' : ulp.basis;
+    return `${ulp.name}: ${ulp.messages} message${ulp.messages === 1 ? '' : 's'}, from ${basis}`;
+  }
+  if (label && typeof label === 'object' && 'protocol' in label) {
+    const l = label as { protocol: unknown; basis?: unknown };
+    return `${String(l.protocol)}${typeof l.basis === 'string' ? ` (${l.basis})` : ''}`;
+  }
   return null;
 }
 
 /** Frames whose times the TUI keeps for its rows (12 octets each: 12 MB at most). */
 const FRAME_TIMES = 1 << 20;
+
+/** Upper-layer Info texts kept for items whose record is rebuilt from the index (a few per Send). */
+const MAX_ULP_INFO = 200_000;
+
 export class CaptureModel {
   readonly index = new PduIndex();
   readonly flows: FlowRow[] = [];
@@ -279,7 +295,7 @@ export class CaptureModel {
         if (fr.mpa) f.detection = fr.mpa.detection;
         if (fr.mpa?.rdmac?.decided) f.rdmac = fr.mpa.rdmac.mustClose ? 'close' : 'v0';
         if (fr.tuf) f.tuf = fr.tuf.mode;
-        f.upper = upperText(fr.upperLayer);
+        f.upper = upperText(fr.upperLayer, fr.ulp);
       }
       this.packets = r.capture.packets;
       if (s.totalBytes !== null) this.bytesRead = s.totalBytes;
@@ -436,6 +452,12 @@ export class CaptureModel {
       if (v & V_CRC_BAD) fl.crcBad[r.dir]++;
       if (fl.detection === null) fl.detection = fl.request || fl.reply ? 'startup' : 'heuristic';
       this.fpdus++;
+      // The upper layer's Info survives the record (rebuilt records have no upper layer otherwise).
+      const ulp = isDdpSegmentRecord(r.upper) ? r.upper.ulp : null;
+      if (ulp) {
+        if (this.ulpInfo.size < MAX_ULP_INFO) this.ulpInfo.set(i, { protocol: ulp.protocol, info: ulp.info });
+        fl.upper ??= ulp.protocol;
+      }
     } else if (isTuf(r)) {
       // TUF records are kept whole (a few dozen octets each): TUF captures are rare and small.
       i = ix.add(KIND_TUF, r.flow, r.dir, at(r.frames), r.frames);
@@ -610,6 +632,9 @@ export class CaptureModel {
           readRequest: null,
           terminated: null,
         };
+        // The upper layer's Info as the pipeline gave it; its detail tree is not rebuilt.
+        const u = this.ulpInfo.get(i);
+        if (u) seg.ulp = { protocol: u.protocol, info: u.info, tree: [] };
         rec.upper = seg;
       }
     }
@@ -642,6 +667,8 @@ export class CaptureModel {
 
   /** Items whose cached record was rebuilt from the index (not the pipeline's own record). */
   private readonly rebuiltSet = new Set<number>();
+  /** Item -> its upper layer's protocol and Info (bounded by MAX_ULP_INFO). */
+  private readonly ulpInfo = new Map<number, { protocol: string; info: string }>();
 
   /** The Info column of item i (no tree built). */
   infoOf(i: number): string {
@@ -649,9 +676,17 @@ export class CaptureModel {
     return r ? this.info(r) : (this.findingsOf(i)[0]?.message ?? '');
   }
 
-  /** The Info column: the DDP/RDMAP summary of an FPDU, the startup frame's parameters. */
+  /** The Info column: the DDP/RDMAP summary of an FPDU and its upper layer's, the startup frame's parameters. */
   info(r: MpaRecord): string {
-    if (isFpdu(r)) return isDdpSegmentRecord(r.upper) ? ddpSummary(r.upper) : '';
+    if (!isFpdu(r)) return this.startupOrTufInfo(r);
+    if (!isDdpSegmentRecord(r.upper)) return '';
+    // As Wireshark's packet list: the top protocol's Info first (it is what a narrow pane keeps),
+    // then the RDMAP message it came in.
+    const ulp = r.upper.ulp;
+    return ulp ? `${ulp.info}  [${ddpSummary(r.upper)}]` : segmentInfo(r.upper);
+  }
+
+  private startupOrTufInfo(r: Exclude<MpaRecord, FpduRecord>): string {
     if (isTuf(r)) {
       if (r.mode === 'alignment')
         return `TUF key 0x${r.key}${r.keyOk ? '' : ' [second key]'} ${r.aligned ? 'aligned' : `unaligned, ${r.segments} segments`}`;

@@ -14,7 +14,9 @@ import { cat, rdmaHeader, rpcCall } from '../../src/generate/rpcrdma-encoder.js'
 import { plainReply } from '../../src/generate/rpcrdma-messages.js';
 import { echo, readResponse } from '../../src/generate/smbd-encoder.js';
 import type { FindingInput, FindingSink } from '../../src/vocabulary/findings.js';
+import { defaultUpper } from '../../src/analysis/upper.js';
 import { analyzedTruth } from '../generate/helpers.js';
+import { analyzeBytes, rulesOf } from '../helpers/analyze.js';
 import { Wire } from '../rpc-rdma/harness.js';
 import { CLIENT, Harness, SERVER } from '../smb-direct/harness.js';
 
@@ -148,4 +150,35 @@ describe('the snaplen-cut scenarios, end to end', () => {
       ]);
     },
   );
+});
+
+describe('a snaplen cut inside a Send of several FPDUs, end to end', () => {
+  it.each([
+    ['smbd-snaplen-in-send', 'smb_direct.not-captured', 'SMB2 WRITE Request MessageId 4 File offset 0 Len 8000'],
+    ['nfsrdma-snaplen-in-send', 'rpcordma.capture-cut', 'RPC Call NFSv4 COMPOUND (SEQUENCE, PUTFH, WRITE, …)'],
+  ])(
+    '%s: the Send is decoded from the octets before the cut, and what was not checked is said once',
+    async (name, rule, info) => {
+      const g = generate(name, {}, 1, 'pcap');
+      const infos: string[] = [];
+      const r = await analyzeBytes(g.capture, {
+        upper: defaultUpper,
+        onFpdu: (f) => {
+          const u = (f.upper as { ulp?: { info: string } } | null)?.ulp;
+          if (u) infos.push(u.info);
+        },
+      });
+      const rules = rulesOf(r);
+      // Said once, and the only upper-layer finding: the held Sends reached the upper layer in order.
+      expect(rules.filter((x) => !/^(tcp|mpa|ddp)\./.test(x))).toEqual([rule]);
+      expect(infos.some((i) => i.startsWith(info))).toBe(true);
+    },
+  );
+
+  it('the same Send without the cut draws neither rule', async () => {
+    for (const name of ['smbd-clean', 'nfsrdma-clean']) {
+      const r = await analyzeBytes(generate(name, {}, 1, 'pcap').capture, { upper: defaultUpper });
+      expect(rulesOf(r).filter((x) => x === 'smb_direct.not-captured' || x === 'rpcordma.capture-cut')).toEqual([]);
+    }
+  });
 });

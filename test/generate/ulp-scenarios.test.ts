@@ -40,6 +40,37 @@ describe('clean SMB Direct and NFS-over-RDMA captures', () => {
     }
   });
 
+  it('--threads with upper layers on: one thread, said once on stderr; the output is that of one thread', () => {
+    const one = cli(['-q', '-z', 'smb2,srt', '--threads', '1', 'smbd-clean.pcap'], { cwd: CORPUS });
+    const two = cli(['-q', '-z', 'smb2,srt', '--threads', '2', 'smbd-clean.pcap'], { cwd: CORPUS });
+    expect(one.stderr).toBe('');
+    expect(two.stderr).toBe(
+      'mpa-dissect: --threads 2: upper layers above RDMAP (SMB Direct, RPC-over-RDMA) are decoded on one thread, so this run uses one; --ulp flow=all,proto=none lets --threads apply\n',
+    );
+    expect(two.stdout).toBe(one.stdout);
+    expect(two.stdout).toContain('SMB2 SRT Statistics:');
+    const off = cli(['-q', '--threads', '2', '--ulp', 'flow=all,proto=none', 'smbd-clean.pcap'], { cwd: CORPUS });
+    expect(off.stderr).toBe('');
+  });
+
+  it('-Y and -T fields reach the upper layers: smb2 and rpc fields filter and print', () => {
+    // smbd-clean has one READ (MessageId 4) and one WRITE (5); nfsrdma-clean one NFSv3 READ (procedure 6).
+    const y = cli(['-Y', 'smb2.cmd == 8', 'smbd-clean.pcap'], { cwd: CORPUS });
+    expect(y.code).toBe(0);
+    const lines = y.stdout.split('\n').filter((l) => / FPDU seq=/.test(l));
+    expect(lines.map((l) => l.replace(/^.* {2}(SMB2 \S+ \S+ MessageId \d+).*$/, '$1'))).toEqual([
+      'SMB2 READ Request MessageId 4',
+      'SMB2 READ Response MessageId 4',
+    ]);
+    const t = cli(['-T', 'fields', '-e', 'smb2.msg_id', '-Y', 'smb2.cmd == 9', 'smbd-clean.pcap'], { cwd: CORPUS });
+    expect(t.stdout.trim().split('\n')).toEqual(['5', '5']);
+    const n = cli(['-T', 'fields', '-e', 'rpc.xid', '-Y', 'nfs.procedure_v3 == 6', 'nfsrdma-clean.pcap'], {
+      cwd: CORPUS,
+    });
+    expect(n.stdout.trim().split('\n').length).toBe(2);
+    expect(n.stdout).toMatch(/^0x[0-9a-f]{8}\n0x[0-9a-f]{8}\n$/);
+  });
+
   it('-V shows the SMB Direct and SMB2 decode', () => {
     const r = cli(['-V', 'smbd-clean.pcap'], { cwd: CORPUS });
     expect(r.code).toBe(0);

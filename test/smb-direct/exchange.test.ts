@@ -225,3 +225,25 @@ describe('SMB Direct: a clean connection', () => {
     expect(find(r.tree, 'smb2')[0]!.offset).toBeUndefined();
   });
 });
+
+describe('SMB Direct: the detail tree is built when read', () => {
+  it('shows the octets of the Send as they were, though the payload was reused after the call', () => {
+    const h = new Harness();
+    h.negotiate();
+    const signature = Uint8Array.from({ length: 16 }, (_, i) => 0xa0 + i);
+    const fileId = Uint8Array.from({ length: 16 }, (_, i) => 0x30 + i);
+    const msg = readRequest(
+      { messageId: 7 },
+      { length: 4096, fileId, descriptors: [{ offset: 0x2000, token: 0x77, length: 4096 }] },
+    );
+    msg.set(signature, 48); // MS-SMB2 2.2.1: Signature, octets 48-63 of the header
+    const rec = h.dt(CLIENT, msg, {}, { scrub: true })!;
+    expect(rec.info).toBe('SMB2 READ Request MessageId 7 File offset 0 Len 4096 via RDMA_V1');
+    expect(find(rec.tree, 'smb2.signature')[0]!.value).toEqual(signature);
+    expect(find(rec.tree, 'smb2.fid')[0]!.value).toBe('33323130-3534-3736-3839-3a3b3c3d3e3f');
+    expect(find(rec.tree, 'smb2.buffer_descriptor.token')[0]!.value).toBe(0x77);
+    expect(find(rec.tree, 'smb2.msg_id')[0]!.value).toBe(7n);
+    // Read twice: the same nodes (built once).
+    expect(rec.tree).toBe(rec.tree);
+  });
+});

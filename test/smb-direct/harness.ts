@@ -75,6 +75,8 @@ export interface SendOpts {
   /** Keep only this many payload octets (a snaplen cut). */
   captured?: number;
   se?: boolean;
+  /** Overwrite the payload once the call returned (it is a view valid only during the call). */
+  scrub?: boolean;
 }
 
 export class Harness {
@@ -153,7 +155,9 @@ export class Harness {
       payload: payload.slice(0, keep),
       payloadComplete: complete,
     };
-    return this.feed(m);
+    const r = this.feed(m);
+    if (o.scrub) (m.payload as Uint8Array).fill(0xee);
+    return r;
   }
 
   write(dir: Dir, stag: number, to: bigint | number, length: number, intact = true): void {

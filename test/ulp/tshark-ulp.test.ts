@@ -85,6 +85,8 @@ const KNOWN: Readonly<Record<string, string>> = {
     'Wireshark does not show an RPC header it cannot parse whole; we show the fields present and report rpcordma.rpc-malformed',
   'nfsrdma-snaplen-cut':
     "frames cut at 128 octets: Wireshark rebuilds the reply from the reply chunk's RDMA Writes it has, we do not keep RDMA Write payloads and say what could not be checked",
+  'smbd-snaplen-in-send':
+    "the second of the six DDP segments of the WRITE's Send is cut at 128 octets: Wireshark's reassembly of the Send by MSN and MO never completes, so it shows no SMB2 for it; we decode the SMB2 header and WRITE fields in the octets before the cut and report what could not be checked (smb_direct.not-captured)",
   'smbd-data-transfer-data-offset':
     "Wireshark's heuristic (packet-smb-direct.c is_smb_direct) rejects a message that breaks its shape test (a Negotiate of the wrong length or version, Flags above 1, DataOffset other than 24): the broken message this capture is built around is not SMB Direct to it, while we decode it and report the rule",
   'smbd-data-transfer-data-outside':
