@@ -54,6 +54,8 @@ export interface UlpChooser {
   readonly timing: (t: RequestTiming) => void;
   /** Capture time of the packet being dissected (seconds since the epoch). */
   readonly clock: { now: number };
+  /** The analysis' store for facts spanning connections (UlpEnvironment.shared). */
+  readonly shared?: Map<string, unknown>;
 }
 
 const isSend = (op: number): boolean =>
@@ -119,6 +121,7 @@ export class UlpHandoff {
       sink: this.sink,
       ledger: this.ledger,
       timing: this.chooser.timing,
+      ...(this.chooser.shared ? { shared: this.chooser.shared } : {}),
     });
     for (const d of [0, 1] as const) if (this.lost[d]) this.dissector.captureLoss?.(d);
   }
