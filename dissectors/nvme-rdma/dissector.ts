@@ -465,7 +465,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     const k = cmd.keyed;
     const label = `${cmd.command} CID ${cmd.cid}`;
     if (m.invalidateStag !== null) {
-      if (!k || k.kind !== 'keyed-invalidate')
+      if (k?.kind !== 'keyed-invalidate')
         this.report(
           R.invalidateUnasked,
           m,

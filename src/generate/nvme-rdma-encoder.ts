@@ -108,7 +108,7 @@ export function sqe(s: SqeSpec): Uint8Array {
   if (s.fctype !== undefined) b[4] = s.fctype;
   else put32(b, 4, s.nsid ?? 0);
   putSgl(b, s.sgl);
-  (s.cdw ?? []).forEach((v, i) => put32(b, 40 + 4 * i, v >>> 0));
+  for (const [i, v] of (s.cdw ?? []).entries()) put32(b, 40 + 4 * i, v >>> 0);
   return b;
 }
 
