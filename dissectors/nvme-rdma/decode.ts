@@ -17,7 +17,12 @@ const u16 = (b: Uint8Array, o: number): number => b[o]! | (b[o + 1]! << 8);
 const u24 = (b: Uint8Array, o: number): number => b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16);
 const u32 = (b: Uint8Array, o: number): number =>
   (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
-const u64 = (b: Uint8Array, o: number): bigint => BigInt(u32(b, o)) | (BigInt(u32(b, o + 4)) << 32n);
+/** BigInt arithmetic is slow: a zero high word (most SGL addresses and SLBAs) costs one conversion. */
+const u64 = (b: Uint8Array, o: number): bigint => {
+  const hi = u32(b, o + 4);
+  const lo = u32(b, o);
+  return hi === 0 ? (lo === 0 ? 0n : BigInt(lo)) : BigInt(lo) | (BigInt(hi) << 32n);
+};
 
 // --- RDMA CM private data (NVMe/RDMA transport binding) ---
 
@@ -143,8 +148,7 @@ export interface Sqe {
   readonly cdw11: number;
   readonly cdw12: number;
   readonly cdw13: number;
-  /** NVM Read/Write: SLBA (CDW10-11) and NLB (CDW12 bits 15:0, zero-based). */
-  readonly slba: bigint;
+  /** NVM Read/Write: NLB (CDW12 bits 15:0, zero-based); SLBA is slbaOf(). */
   readonly nlb: number;
   readonly connect: Connect | null;
   readonly property: PropertyGetSet | null;
@@ -173,7 +177,6 @@ export function decodeSqe(b: Uint8Array): Sqe | null {
     cdw11,
     cdw12,
     cdw13: u32(b, 52),
-    slba: BigInt(cdw10) | (BigInt(cdw11) << 32n),
     nlb: cdw12 & 0xffff,
     connect:
       fctype === FCTYPE.CONNECT
@@ -184,6 +187,11 @@ export function decodeSqe(b: Uint8Array): Sqe | null {
         ? { attrib: b[40]!, offset: u32(b, 44), value: fctype === FCTYPE.PROPERTY_SET ? u64(b, 48) : null }
         : null,
   };
+}
+
+/** NVM Read/Write Starting LBA (CDW10-11). */
+export function slbaOf(q: Sqe): bigint {
+  return q.cdw11 === 0 ? BigInt(q.cdw10) : BigInt(q.cdw10) | (BigInt(q.cdw11) << 32n);
 }
 
 /** Connect Attributes bit 2: SQ flow control disabled (the controller does not report SQHD). */

@@ -7,7 +7,7 @@
  * invalidation and the queue's SQ head are checked.
  */
 import type { TreeNode } from '../../src/vocabulary/fields.js';
-import type { BufferAccess } from '../ddp-rdmap/buffer-ledger.js';
+import type { BufferAccess, LedgerEntry } from '../ddp-rdmap/buffer-ledger.js';
 import { RequestTracker, NO_DATA, type TrackedRequest } from '../ddp-rdmap/request-tracker.js';
 import {
   type Dir,
@@ -63,11 +63,14 @@ const PROTOCOL = 'nvme-rdma';
 interface Cmd extends TrackedRequest {
   readonly cid: number;
   readonly from: string;
-  readonly sqe: Sqe;
+  /** A Connect's QID, else null. */
+  readonly connectQid: number | null;
   readonly fabrics: boolean;
   readonly direction: DataDirection;
   /** The keyed SGL advertised to the ledger, null when the data (if any) is in the capsule. */
   readonly keyed: Sgl | null;
+  /** Its ledger entries (kept to skip the ledger's walk when they were already forgotten). */
+  readonly entries: readonly LedgerEntry[];
   /** (NLB + 1) × LBA size of an NVM Read/Write when the namespace's format is known. */
   readonly expected: number | null;
   /** Identify Namespace (CNS 0) of this NSID: its data gives the LBA size. */
@@ -211,11 +214,11 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     const old = this.cmds.get(sqe.cid);
     if (old) {
       this.report(R.cidInUse, m, `${label}: CID ${sqe.cid} is still in use by ${old.command} in frame ${old.frame}`);
-      this.env.ledger.retire(this.host, sqe.cid);
+      if (old.entries.some((e) => !e.dropped)) this.env.ledger.retire(this.host, sqe.cid);
       if (old.keyed?.key != null) this.byKey.delete(old.keyed.key);
     }
     const keyed = sqe.sgl.kind === 'keyed' || sqe.sgl.kind === 'keyed-invalidate' ? sqe.sgl : null;
-    if (keyed && keyed.length > 0) this.advertise(m, sqe, keyed, direction, label);
+    const entries = keyed && keyed.length > 0 ? this.advertise(m, sqe, keyed, direction, label) : [];
     const expected = this.expectedLength(m, sqe, name, admin);
     const identifyNs = admin && sqe.opc === ADMIN_OPC.IDENTIFY && (sqe.cdw10 & 0xff) === 0 ? sqe.nsid : null;
     const cmd: Cmd = {
@@ -230,10 +233,11 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       lastData: NO_DATA,
       cid: sqe.cid,
       from: m.from,
-      sqe,
+      connectQid: sqe.connect?.qid ?? null,
       fabrics,
       direction,
       keyed: keyed && keyed.length > 0 ? keyed : null,
+      entries,
       expected,
       identifyNs,
       frame: m.frames[0] ?? 0,
@@ -336,24 +340,28 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       );
   }
 
-  private advertise(m: SendMessage, sqe: Sqe, s: Sgl, dir: DataDirection, label: string): void {
+  private advertise(m: SendMessage, sqe: Sqe, s: Sgl, dir: DataDirection, label: string): LedgerEntry[] {
     const accesses: BufferAccess[] =
       dir === 'h2c' ? ['remote-read'] : dir === 'c2h' ? ['remote-write'] : ['remote-write', 'remote-read'];
+    const out: LedgerEntry[] = [];
     for (const access of accesses)
-      this.env.ledger.advertise({
-        owner: this.host,
-        stag: s.key!,
-        base: s.addr,
-        length: s.length,
-        access,
-        request: sqe.cid,
-        label: `NVMe ${label}`,
-        invalidate: s.kind === 'keyed-invalidate',
-        seq: m.seq,
-        frames: m.frames.slice(),
-      });
+      out.push(
+        this.env.ledger.advertise({
+          owner: this.host,
+          stag: s.key!,
+          base: s.addr,
+          length: s.length,
+          access,
+          request: sqe.cid,
+          label: `NVMe ${label}`,
+          invalidate: s.kind === 'keyed-invalidate',
+          seq: m.seq,
+          frames: m.frames.slice(),
+        }),
+      );
     this.byKey.set(s.key!, sqe.cid);
     if (this.byKey.size > MAX_OUTSTANDING) this.byKey.delete(this.byKey.keys().next().value!);
+    return out;
   }
 
   /** NVM Read/Write: (NLB + 1) × LBA size against the SGL length, when an Identify showed the format. */
@@ -419,9 +427,9 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
         );
       this.checkInvalidate(m, cmd);
       moved = this.retire(m, cmd, ok);
-      if (cmd.sqe.connect && ok) {
+      if (cmd.connectQid !== null && ok) {
         connectCntlid = cqe.dw0 & 0xffff;
-        if (cmd.sqe.connect.qid === 0 && this.assoc) addCntlid(this.assoc, connectCntlid);
+        if (cmd.connectQid === 0 && this.assoc) addCntlid(this.assoc, connectCntlid);
       }
       this.cmds.finish(cqe.cid, m.time);
     } else if (!ok) this.report(R.errorStatus, m, `CQE CID ${cqe.cid}: ${sname}`);
@@ -489,6 +497,8 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
   private retire(m: SendMessage, cmd: Cmd, ok: boolean): number | null {
     if (!cmd.keyed) return null;
     this.byKey.delete(cmd.keyed.key!);
+    // The ledger walks its live entries to retire: skipped when it already forgot this command's.
+    if (cmd.entries.every((e) => e.dropped)) return null;
     const entries = this.env.ledger.retire(this.host, cmd.cid);
     if (entries.length === 0) return null;
     const moved = entries.reduce((n, e) => n + e.moved, 0);

@@ -5,7 +5,7 @@
  */
 import { indexFields, type FieldDef, type FieldValue, type TreeNode } from '../../src/vocabulary/fields.js';
 import type { CmReject, CmReply, CmRequest, ConnectData, Cqe, Sgl, Sqe } from './decode.js';
-import { SQE_LEN } from './decode.js';
+import { SQE_LEN, slbaOf } from './decode.js';
 import { NVME_RDMA_ALL_FIELDS } from './fields.js';
 import { CM_REJ_NAMES, OPC_FABRICS, hex4, statusName } from './names.js';
 
@@ -18,9 +18,11 @@ interface NodeOpts {
   children?: readonly TreeNode[];
 }
 
-function node(abbrev: string, value: FieldValue, o: NodeOpts = {}): TreeNode {
+function node(abbrev: string, value: FieldValue, o?: NodeOpts): TreeNode {
   const field = FIELDS.get(abbrev);
   if (!field) throw new Error(`undeclared field ${abbrev}`); // a programming error, never wire data
+  if (o === undefined) return { field, value };
+  // Properties added in one order only: one hidden class per combination, no spread (a hot path).
   const n: { -readonly [K in keyof TreeNode]: TreeNode[K] } = { field, value };
   if (o.display !== undefined) n.display = o.display;
   if (o.offset !== undefined) n.offset = o.offset;
@@ -71,7 +73,7 @@ export function sglNode(s: Sgl, base: number): TreeNode {
             ? 'Keyed SGL Data Block, null (no data)'
             : `SGL descriptor 0x${s.id.toString(16).padStart(2, '0')}`;
   const kids = [
-    node('nvme.cmd.sgl1.addr', s.addr, { ...at(base, 8), display: `0x${s.addr.toString(16)}` }),
+    node('nvme.cmd.sgl1.addr', s.addr, { offset: base, length: 8, display: `0x${s.addr.toString(16)}` }),
     node('nvme.cmd.sgl1.len', s.length, at(base + 8, s.key === null ? 4 : 3)),
   ];
   if (s.key !== null) kids.push(node('nvme.cmd.sgl1.key', s.key, at(base + 11, 4)));
@@ -81,7 +83,7 @@ export function sglNode(s: Sgl, base: number): TreeNode {
   );
   const len =
     s.key === null ? `${s.length} octets` : `${s.length} octets, key 0x${s.key.toString(16).padStart(8, '0')}`;
-  return node('nvme.cmd.sgl1', '', { ...at(base, 16), display: `${kind}: ${len}`, children: kids });
+  return node('nvme.cmd.sgl1', '', { offset: base, length: 16, display: `${kind}: ${len}`, children: kids });
 }
 
 export interface CommandView {
@@ -133,7 +135,7 @@ export function commandNode(v: CommandView): TreeNode {
   } else if (q.opc !== OPC_FABRICS) {
     if (v.qid === 0 && q.opc === 0x06) kids.push(node('nvme.cmd.identify.dword10.cns', q.cdw10 & 0xff, at(40, 1)));
     else if (v.qid !== 0 && (q.opc === 0x01 || q.opc === 0x02)) {
-      kids.push(node('nvme.cmd.slba', q.slba, at(40, 8)), node('nvme.cmd.nlb', q.nlb + 1, at(48, 2)));
+      kids.push(node('nvme.cmd.slba', slbaOf(q), at(40, 8)), node('nvme.cmd.nlb', q.nlb + 1, at(48, 2)));
     } else {
       kids.push(
         node('nvme.cmd.dword10', q.cdw10, at(40, 4)),
@@ -181,7 +183,8 @@ export function completionNode(v: CompletionView): TreeNode {
     node('nvme.cqe.sqid', e.sqid, at(10, 2)),
     node('nvme.cqe.cid', e.cid, at(12, 2)),
     node('nvme.cqe.status', e.status, {
-      ...at(14, 2),
+      offset: 14,
+      length: 2,
       display: `0x${hex4(e.status)}: ${sname}`,
       children: [
         node('nvme.cqe.status.sc', e.sc, at(14, 2)),
