@@ -10,7 +10,20 @@ import type { Scenario } from './scenario-table.js';
 import { buildUlpConnection, ULP_KNOBS } from './ulp-connection.js';
 import { patternBytes } from './mpa-encoder.js';
 
+/** Each scenario's session, by name: the capsules it sends (the NVMe/TCP twin of test/ulp/tshark-nvme.test.ts). */
+const SESSIONS = new Map<string, () => NvmeSession>();
+
+/** The session of NVMe/RDMA scenario `name`, freshly built; undefined for another name. */
+export function nvmeSession(name: string): NvmeSession | undefined {
+  return SESSIONS.get(name)?.();
+}
+
 function nvme(name: string, summary: string, run: (s: NvmeSession) => void, o: NvmeQueueOptions = {}): Scenario {
+  SESSIONS.set(name, () => {
+    const s = new NvmeSession(o);
+    run(s);
+    return s;
+  });
   return {
     name,
     summary,
