@@ -270,7 +270,6 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       dataLength,
       connectData,
       outstanding: this.cmds.size,
-      completionFrame: null,
     };
     return { protocol: PROTOCOL, info: commandInfo(sqe, name), tree: this.top([commandNode(view)]) };
   }

@@ -106,7 +106,6 @@ export const NVME_FIELDS: readonly FieldDef[] = [
   f('nvme.cqe.status.m', 'More Infornation in Log Page', 'bool', 'M (bit 14)', { mask: 0x4000, bits: 16 }),
   f('nvme.cqe.status.dnr', 'Do not Retry', 'bool', 'DNR (bit 15)', { mask: 0x8000, bits: 16 }),
   f('nvme.cmd_pkt', 'Cmd in', 'uint', 'Frame of the command this completes', d32),
-  f('nvme.cqe_pkt', 'Cqe in', 'uint', 'Frame of the completion of this command', d32),
   f('nvme.cmd_latency', 'Cmd Latency (µs)', 'uint', 'Command to completion, µs (Wireshark: FT_DOUBLE µs)', d32),
   // --- ours ---
   f('nvme.cmd.name', 'Command', 'string', 'Command name (admin, NVM or Fabrics)'),

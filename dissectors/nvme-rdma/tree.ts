@@ -93,7 +93,6 @@ export interface CommandView {
   readonly dataLength: number;
   readonly connectData: ConnectData | null;
   readonly outstanding: number;
-  readonly completionFrame: number | null;
 }
 
 export function commandNode(v: CommandView): TreeNode {
@@ -156,7 +155,6 @@ export function commandNode(v: CommandView): TreeNode {
     );
   }
   kids.push(node('nvme-rdma.outstanding', v.outstanding));
-  if (v.completionFrame !== null) kids.push(node('nvme.cqe_pkt', v.completionFrame));
   return node('nvme', '', { display: `${v.name} Request, CID ${q.cid}`, children: kids });
 }
 
