@@ -28,6 +28,7 @@ import {
   identifyNamespace,
   sqe,
 } from '../../src/generate/nvme-rdma-encoder.js';
+import { rng } from '../../src/generate/mpa-encoder.js';
 import { CollectSink, Wire, connection } from './harness.js';
 
 const HOSTID = new Uint8Array(16).fill(7);
@@ -314,5 +315,33 @@ describe('hostile input stays bounded', () => {
     w.end();
     expect(w.sink.of('ulp.ledger-capacity')).toHaveLength(1);
     expect(w.ledger.size).toBeLessThanOrEqual(4096);
+  });
+
+  it('random capsules, cut or whole, both ways: no exception, findings bounded per rule', () => {
+    const r = rng(4420);
+    const w = queue(1, { hsqsize: 7 });
+    for (let i = 0; i < 20_000; i++) {
+      const host = r() < 0.5;
+      const len = host
+        ? r() < 0.8
+          ? 64 + Math.floor(r() * 200)
+          : Math.floor(r() * 64)
+        : r() < 0.8
+          ? 16
+          : Math.floor(r() * 40);
+      const b = new Uint8Array(len);
+      for (let k = 0; k < len; k++) b[k] = Math.floor(r() * 256);
+      if (host && len >= 64 && r() < 0.5) b[1] = 0x40;
+      if (!host && len >= 16 && r() < 0.7) b[14] = b[15] = 0;
+      const captured = r() < 0.1 ? Math.floor(r() * len) : len;
+      if (host) w.command(b, { captured });
+      else w.complete(b, r() < 0.2 ? { invalidate: Math.floor(r() * 2 ** 32), captured } : { captured });
+      if (r() < 0.05) w.write(Math.floor(r() * 2 ** 32), BigInt(Math.floor(r() * 2 ** 40)), Math.floor(r() * 70000));
+      w.records.length = 0;
+    }
+    w.end();
+    const per = new Map<string, number>();
+    for (const f of w.sink.findings) per.set(f.rule, (per.get(f.rule) ?? 0) + 1);
+    for (const [rule, n] of per) if (!rule.startsWith('ulp.')) expect(n, rule).toBeLessThanOrEqual(65);
   });
 });
