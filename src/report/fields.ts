@@ -90,6 +90,9 @@ export const FILTER_FIELDS: ReadonlyMap<string, FieldDef> = indexFields(
   REPORT_FIELDS,
 );
 
+/** The upper layers' field names: found in a record's tree (its ULP record), like the iwarp_* ones. */
+const ULP_FIELD_NAMES: ReadonlySet<string> = new Set(ULP_SPECS.flatMap((s) => s.fields.map((f) => f.abbrev)));
+
 export function knownField(name: string): boolean {
   return FILTER_FIELDS.has(name);
 }
@@ -236,7 +239,8 @@ export class EventFields {
     return (name) => {
       const v = base.get(name);
       if (v) return v;
-      if (!name.startsWith('iwarp_') && name !== 'tuf' && !name.startsWith('tuf.')) return undefined;
+      if (!name.startsWith('iwarp_') && name !== 'tuf' && !name.startsWith('tuf.') && !ULP_FIELD_NAMES.has(name))
+        return undefined;
       if (tree === null) {
         tree = new Map();
         flatten(tree, recordTree(r));

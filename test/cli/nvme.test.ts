@@ -64,4 +64,36 @@ describe('NVMe/RDMA from the command line', () => {
       ['Disconnect', 1],
     ]);
   });
+
+  it('-Y and -T fields read the NVMe fields (Wireshark names) off the decoded capsules', () => {
+    const r = cli(
+      [
+        '-Y',
+        'nvme.cmd.opc == 2',
+        '-T',
+        'fields',
+        '-e',
+        'frame.number',
+        '-e',
+        'nvme.cmd.sgl1.len',
+        '-e',
+        'nvme.cmd.nlb',
+        'nvme-io-clean.pcap',
+      ],
+      { cwd: CORPUS },
+    );
+    expect(r.code).toBe(0);
+    // The two Reads: 32 blocks of 4096 into a keyed SGL, then one block.
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t').slice(1)),
+    ).toEqual([
+      ['131072', '32'],
+      ['4096', '1'],
+    ]);
+    const e = cli(['-Y', 'nvme.cqe.status.dnr', 'nvme-error-status.pcap'], { cwd: CORPUS });
+    expect(e.stdout).toContain('NVMe CQE for Read cid=2 [LBA Out of Range]');
+  });
 });
