@@ -31,6 +31,7 @@ const E2E = [
   'test/tuf/cli.test.ts',
   'test/ulp/tshark-ulp.test.ts',
   'test/ulp/latency-tshark.test.ts',
+  'test/ulp/tshark-nvme.test.ts',
   'test/tui/tui-*.test.ts',
 ];
 

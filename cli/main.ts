@@ -42,12 +42,13 @@ const TSHARK_STATS: ReadonlyArray<readonly [RegExp, StatName]> = [
   [/^expert(,(error|warn|note|chat|comment))?$/, 'rules'],
 ];
 
-/** tshark's service response time statistics: `-z smb2,srt` and `-z rpc,srt,PROGRAM,VERSION`. */
+/** tshark's service response time statistics: `-z smb2,srt`, `-z nvme,srt` and `-z rpc,srt,PROGRAM,VERSION`. */
 function srtList(v: readonly string[] | undefined): SrtRequest[] {
   const out: SrtRequest[] = [];
   for (const value of v ?? []) {
     const z = value.trim();
     if (/^smb2,srt(,.*)?$/.test(z)) out.push({ kind: 'smb2' });
+    else if (/^nvme,srt(,.*)?$/.test(z)) out.push({ kind: 'nvme' });
     else if (/^rpc,srt(,|$)/.test(z)) {
       const m = /^rpc,srt,(\d{1,10}),(\d{1,10})(,.*)?$/.exec(z);
       if (!m)
@@ -64,7 +65,7 @@ function statsList(v: readonly string[] | undefined): StatName[] {
     if (!out.includes(n)) out.push(n);
   };
   for (const value of v ?? []) {
-    if (/^(smb2|rpc),srt(,|$)/.test(value.trim())) continue; // srtList's
+    if (/^(smb2|nvme|rpc),srt(,|$)/.test(value.trim())) continue; // srtList's
     const whole = TSHARK_STATS.find(([re]) => re.test(value.trim()));
     if (whole) {
       push(whole[1]);

@@ -49,7 +49,7 @@ import { ulpAllOff } from '../src/analysis/ulp-registry.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
-export type SrtRequest = { kind: 'smb2' } | { kind: 'rpc'; program: number; version: number };
+export type SrtRequest = { kind: 'smb2' } | { kind: 'nvme' } | { kind: 'rpc'; program: number; version: number };
 
 export interface RunOptions {
   /** Capture path, '-' for standard input. */
@@ -66,7 +66,7 @@ export interface RunOptions {
   write: string | null;
   writeFilter: string | null;
   stats: StatName[];
-  /** -z smb2,srt and -z rpc,srt,PROGRAM,VERSION: service response times of the upper layers. */
+  /** -z smb2,srt, -z nvme,srt and -z rpc,srt,PROGRAM,VERSION: service response times of the upper layers. */
   srt?: SrtRequest[];
   /** --ulp: upper layer forced (or none) per flow. */
   ulp?: UlpOverride[];

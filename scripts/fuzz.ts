@@ -117,6 +117,9 @@ const CAPTURE_ARGS: readonly (readonly string[])[] = [
   ['-q', '-w', '@OUT'],
   ['--fail-on', 'warning'],
   ['-q', '--junit', '@OUT'],
+  // Upper layers forced on whatever the mutation left: NVMe/RDMA capsules of any shape, its SRT table.
+  ['--ulp', 'flow=all,proto=nvme', '-V'],
+  ['-q', '-z', 'nvme,srt', '-z', 'smb2,srt'],
   // Upper-layer request timing: service response times and the requests never answered under them.
   ['-q', '-z', 'smb2,srt', '-z', 'rpc,srt,100003,3'],
 ];

@@ -60,6 +60,11 @@ export interface WriteMessage extends MessageBase {
   readonly stag: number;
   /** TO of the message's first octet. */
   readonly to: bigint;
+  /**
+   * The first octets of the data placed, when the hand-off kept them (an upper layer reads a
+   * structure it asked for, e.g. NVMe Identify data); absent otherwise.
+   */
+  readonly data?: Uint8Array;
 }
 
 /** RDMA Read Request (RFC 5040 §4.4): the Data Source is the advertised buffer read. */

@@ -125,6 +125,11 @@ export interface UlpEnvironment {
   readonly ledger: BufferLedger;
   /** Receives the timing of every request that got its response (and of those that did not, at end). */
   readonly timing: (t: RequestTiming) => void;
+  /**
+   * One store per analysis for facts that span connections (an NVMe controller ID returned on the
+   * admin queue and named by the I/O queues): each upper layer keys and bounds its own entries.
+   */
+  readonly shared?: Map<string, unknown>;
 }
 
 /**
@@ -132,7 +137,7 @@ export interface UlpEnvironment {
  * registry) so the command line can check a name without loading every dissector; a test keeps it
  * equal to src/analysis/ulp-specs.ts.
  */
-export const ULP_IDS = ['smb-direct', 'rpc-rdma'] as const;
+export const ULP_IDS = ['smb-direct', 'rpc-rdma', 'nvme'] as const;
 export type UlpId = (typeof ULP_IDS)[number];
 
 /**

@@ -54,6 +54,8 @@ export interface UlpChooser {
   readonly timing: (t: RequestTiming) => void;
   /** Capture time (seconds since the epoch) and number of the frame being dissected. */
   readonly clock: { now: number; frame?: number };
+  /** The analysis' store for facts spanning connections (UlpEnvironment.shared). */
+  readonly shared?: Map<string, unknown>;
 }
 
 const isSend = (op: number): boolean =>
@@ -121,6 +123,7 @@ export class UlpHandoff {
       sink: this.sink,
       ledger: this.ledger,
       timing: this.chooser.timing,
+      ...(this.chooser.shared ? { shared: this.chooser.shared } : {}),
     });
     for (const d of [0, 1] as const) if (this.lost[d]) this.dissector.captureLoss?.(d);
   }

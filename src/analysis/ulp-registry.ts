@@ -55,6 +55,8 @@ export function ulpAllOff(o: UlpOptions): boolean {
 /** The pipeline's chooser: one per analysis (no closure per flow); `forced` is looked up per flow. */
 export class UlpRegistry implements UlpChooser {
   readonly clock = { now: Number.NaN, frame: 0 };
+  /** Facts spanning connections of this analysis (UlpEnvironment.shared). */
+  readonly shared = new Map<string, unknown>();
 
   constructor(
     private readonly opts: UlpOptions,
@@ -80,7 +82,7 @@ export class UlpRegistry implements UlpChooser {
 
   /** A chooser for a flow an override names (one small object for each such flow). */
   forcedChooser(forced: UlpOverride): UlpChooser {
-    return { select: (c) => this.selectFor(c, forced), timing: this.timing, clock: this.clock };
+    return { select: (c) => this.selectFor(c, forced), timing: this.timing, clock: this.clock, shared: this.shared };
   }
 
   private selectFor(c: UlpConnection, forced: UlpOverride | undefined): UlpSelection {

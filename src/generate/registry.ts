@@ -10,6 +10,7 @@ import { PRESTANDARD_SCENARIOS } from './prestandard-scenarios.js';
 import { TUF_SCENARIOS } from './tuf-scenarios.js';
 import { SMBD_CUT_SCENARIOS, SMBD_SCENARIOS } from './smbd-scenarios.js';
 import { NFSRDMA_CUT_SCENARIOS, NFSRDMA_SCENARIOS } from './nfsrdma-scenarios.js';
+import { NVME_SCENARIOS } from './nvme-rdma-scenarios.js';
 
 export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   MPA_SCENARIOS,
@@ -19,6 +20,7 @@ export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   TUF_SCENARIOS,
   SMBD_SCENARIOS,
   NFSRDMA_SCENARIOS,
+  NVME_SCENARIOS,
   SMBD_CUT_SCENARIOS,
   NFSRDMA_CUT_SCENARIOS,
 ];

@@ -90,6 +90,8 @@ export const FILTER_FIELDS: ReadonlyMap<string, FieldDef> = indexFields(
   REPORT_FIELDS,
 );
 
+/** The upper layers' field names: found in a record's tree (its ULP record), like the iwarp_* ones. */
+
 export function knownField(name: string): boolean {
   return FILTER_FIELDS.has(name);
 }

@@ -134,16 +134,20 @@ export function srtTable(title: string, filter: string, column: string, rows: re
 }
 
 /** The program name a `-z ...,srt` table reports (the RequestTiming `program` it selects). */
-export function srtProgram(q: { kind: 'smb2' } | { kind: 'rpc'; program: number; version: number }): string {
-  return q.kind === 'smb2' ? 'SMB2' : programLabel(q.program, q.version);
+export function srtProgram(
+  q: { kind: 'smb2' } | { kind: 'nvme' } | { kind: 'rpc'; program: number; version: number },
+): string {
+  return q.kind === 'smb2' ? 'SMB2' : q.kind === 'nvme' ? 'NVMe' : programLabel(q.program, q.version);
 }
 
 /** One `-z` service response time table: SMB2 by command, or one RPC program and version by procedure. */
 export function srtText(
-  q: { kind: 'smb2' } | { kind: 'rpc'; program: number; version: number },
+  q: { kind: 'smb2' } | { kind: 'nvme' } | { kind: 'rpc'; program: number; version: number },
   c: SrtCollector,
 ): string {
   if (q.kind === 'smb2') return srtTable('SMB2', 'smb2.cmd', 'Commands', c.rows('SMB2'));
+  // NVMe by command: Index is the opcode, 0x7F00 + FCTYPE for a Fabrics command (all queues together).
+  if (q.kind === 'nvme') return srtTable('NVMe', 'nvme.cmd.opc', 'Commands', c.rows('NVMe'));
   const label = programLabel(q.program, q.version);
   const filter = q.program === 100003 ? `nfs.procedure_v${q.version}` : `rpc.program == ${q.program}`;
   return srtTable('RPC', filter, 'Procedure', c.rows(label));

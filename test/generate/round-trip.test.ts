@@ -153,7 +153,7 @@ function ulpSettings(seed: number): Record<string, string> {
 describe('round trip: SMB Direct and NFS-over-RDMA scenarios under random segmentation', () => {
   const names = allScenarios()
     .map((s) => s.name)
-    .filter((n) => /^(smbd|nfsrdma)-/.test(n));
+    .filter((n) => /^(smbd|nfsrdma|nvme)-/.test(n));
   it('has both upper layers', () => {
     expect(names.filter((n) => n.startsWith('smbd-')).length).toBeGreaterThan(40);
     expect(names.filter((n) => n.startsWith('nfsrdma-')).length).toBeGreaterThan(20);

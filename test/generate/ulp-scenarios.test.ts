@@ -108,14 +108,14 @@ describe('clean SMB Direct and NFS-over-RDMA captures', () => {
 });
 
 describe('rule scenarios', () => {
-  const rules = allScenarios().filter((s) => /^(smbd|nfsrdma)-/.test(s.name) && !s.name.endsWith('-clean'));
+  const rules = allScenarios().filter((s) => /^(smbd|nfsrdma|nvme)-/.test(s.name) && !s.name.endsWith('-clean'));
   it.each(rules.map((s) => [s.name] as const))('%s expects a finding at a message of its capture', (name) => {
     const g = generate(name, {}, 1, 'pcap');
     expect(g.truth.findings.length).toBeGreaterThan(0);
     const seqs = new Set(Object.values(g.truth.fpduSeqs ?? {}).flat());
     // Upper-layer and ledger findings are at the first FPDU of an RDMAP message.
     for (const f of g.truth.findings)
-      if (f.seq !== null && /^(smb_direct|smb2|rpcordma|ulp)\./.test(f.rule))
+      if (f.seq !== null && /^(smb_direct|smb2|rpcordma|nvme-rdma|ulp)\./.test(f.rule))
         expect(seqs.has(f.seq), `${f.rule} at ${f.seq}`).toBe(true);
   });
 });
