@@ -10,6 +10,7 @@ import { PRESTANDARD_SCENARIOS } from './prestandard-scenarios.js';
 import { TUF_SCENARIOS } from './tuf-scenarios.js';
 import { SMBD_SCENARIOS } from './smbd-scenarios.js';
 import { NFSRDMA_SCENARIOS } from './nfsrdma-scenarios.js';
+import { ISER_SCENARIOS } from './iser-scenarios.js';
 
 export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   MPA_SCENARIOS,
@@ -19,6 +20,7 @@ export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   TUF_SCENARIOS,
   SMBD_SCENARIOS,
   NFSRDMA_SCENARIOS,
+  ISER_SCENARIOS,
 ];
 
 export function allScenarios(): Scenario[] {
