@@ -30,6 +30,7 @@ const E2E = [
   'test/robustness/*.test.ts',
   'test/tuf/cli.test.ts',
   'test/ulp/tshark-ulp.test.ts',
+  'test/iser/tshark-iscsi.test.ts',
   'test/tui/tui-*.test.ts',
 ];
 

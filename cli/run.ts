@@ -48,7 +48,7 @@ import { defaultThreads } from '../src/analysis/parallel/thread-count.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
-export type SrtRequest = { kind: 'smb2' } | { kind: 'rpc'; program: number; version: number };
+export type SrtRequest = { kind: 'smb2' } | { kind: 'scsi' } | { kind: 'rpc'; program: number; version: number };
 
 export interface RunOptions {
   /** Capture path, '-' for standard input. */

@@ -22,7 +22,7 @@ import {
   type IserHello,
 } from './decode.js';
 import { F, I, S } from './fields.js';
-import { hex32, LOGIN_STATUS_NAMES, nameOf, OP, OPCODE_NAMES, SCSI_OPCODE_NAMES, STATUS_NAMES } from './names.js';
+import { hex32, isTargetOpcode, LOGIN_STATUS_NAMES, nameOf, OP, OPCODE_NAMES, SCSI_OPCODE_NAMES, STATUS_NAMES } from './names.js';
 
 const hex2 = (v: number): string => `0x${v.toString(16).padStart(2, '0')}`;
 
@@ -134,6 +134,13 @@ export function iscsiNode(b: Uint8Array, h: Bhs, base: number, x: TaskExtras = {
     case OP.dataIn:
       kids.push(
         treeNode(I.ttt, h.word20, { offset: o + 20, length: 4, display: hex32(h.word20) }),
+        ...(h.opcode === OP.dataOut
+          ? [treeNode(I.expStatSn, h.sn28, { offset: o + 28, length: 4 })]
+          : [
+              treeNode(I.statSn, h.sn24, { offset: o + 24, length: 4 }),
+              treeNode(I.expCmdSn, h.sn28, { offset: o + 28, length: 4 }),
+              treeNode(I.maxCmdSn, h.word32, { offset: o + 32, length: 4 }),
+            ]),
         treeNode(I.dataSn, h.word36, { offset: o + 36, length: 4 }),
         treeNode(I.bufferOffset, h.word40, { offset: o + 40, length: 4 }),
       );
@@ -171,6 +178,17 @@ export function iscsiNode(b: Uint8Array, h: Bhs, base: number, x: TaskExtras = {
       kids.push(...keyNodes(b, h, o));
       break;
     default:
+      if (isTargetOpcode(h.opcode))
+        kids.push(
+          treeNode(I.statSn, h.sn24, { offset: o + 24, length: 4 }),
+          treeNode(I.expCmdSn, h.sn28, { offset: o + 28, length: 4 }),
+          treeNode(I.maxCmdSn, h.word32, { offset: o + 32, length: 4 }),
+        );
+      else
+        kids.push(
+          treeNode(I.cmdSn, h.sn24, { offset: o + 24, length: 4 }),
+          treeNode(I.expStatSn, h.sn28, { offset: o + 28, length: 4 }),
+        );
       break;
   }
   if (x.requestFrame !== undefined) kids.push(treeNode(I.requestFrame, x.requestFrame));

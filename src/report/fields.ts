@@ -79,6 +79,9 @@ export const REPORT_FIELDS: readonly FieldDef[] = [
   f('finding.seq', 'Sequence number', 'uint', 'Absolute TCP sequence number the finding points at'),
 ];
 
+/** Names of the upper layers' fields: read off a record's tree like the iwarp_ ones. */
+const ULP_FIELD_NAMES: ReadonlySet<string> = new Set(ULP_SPECS.flatMap((s) => s.fields.map((f) => f.abbrev)));
+
 /** Every name a filter may use, declared once. */
 export const FILTER_FIELDS: ReadonlyMap<string, FieldDef> = indexFields(
   MPA_FIELD_LIST,
@@ -236,7 +239,8 @@ export class EventFields {
     return (name) => {
       const v = base.get(name);
       if (v) return v;
-      if (!name.startsWith('iwarp_') && name !== 'tuf' && !name.startsWith('tuf.')) return undefined;
+      if (!name.startsWith('iwarp_') && name !== 'tuf' && !name.startsWith('tuf.') && !ULP_FIELD_NAMES.has(name))
+        return undefined;
       if (tree === null) {
         tree = new Map();
         flatten(tree, recordTree(r));

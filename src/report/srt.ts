@@ -135,10 +135,12 @@ export function srtTable(title: string, filter: string, column: string, rows: re
 
 /** One `-z` service response time table: SMB2 by command, or one RPC program and version by procedure. */
 export function srtText(
-  q: { kind: 'smb2' } | { kind: 'rpc'; program: number; version: number },
+  q: { kind: 'smb2' } | { kind: 'scsi' } | { kind: 'rpc'; program: number; version: number },
   c: SrtCollector,
 ): string {
   if (q.kind === 'smb2') return srtTable('SMB2', 'smb2.cmd', 'Commands', c.rows('SMB2'));
+  // tshark -z scsi,srt,0 (SBC): "SCSI SRT Statistics", filter scsi_sbc.opcode, column Procedure.
+  if (q.kind === 'scsi') return srtTable('SCSI', 'scsi_sbc.opcode', 'Procedure', c.rows('SCSI'));
   const label = programLabel(q.program, q.version);
   const filter = q.program === 100003 ? `nfs.procedure_v${q.version}` : `rpc.program == ${q.program}`;
   return srtTable('RPC', filter, 'Procedure', c.rows(label));
