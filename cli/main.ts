@@ -50,7 +50,8 @@ function srtList(v: readonly string[] | undefined): SrtRequest[] {
     if (/^smb2,srt(,.*)?$/.test(z)) out.push({ kind: 'smb2' });
     // tshark's is scsi,srt,CMDSET (0: SBC, the block commands iSER serves); plain scsi,srt is the same.
     else if (/^scsi,srt(,0)?$/.test(z)) out.push({ kind: 'scsi' });
-    else if (/^scsi,srt,/.test(z)) throw new UsageError(`-z ${z.slice(0, 60)}: only command set 0 (SBC) is kept: give scsi,srt or scsi,srt,0`);
+    else if (/^scsi,srt,/.test(z))
+      throw new UsageError(`-z ${z.slice(0, 60)}: only command set 0 (SBC) is kept: give scsi,srt or scsi,srt,0`);
     else if (/^rpc,srt(,|$)/.test(z)) {
       const m = /^rpc,srt,(\d{1,10}),(\d{1,10})(,.*)?$/.exec(z);
       if (!m)

@@ -16,7 +16,8 @@ export const FLAG_REJ = 0x01;
 /** iSER version carried in Hello / HelloReply (both nibbles; Wireshark accepts only 10). */
 export const ISER_VERSION = 10;
 
-const be32 = (b: Uint8Array, o: number): number => ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
+const be32 = (b: Uint8Array, o: number): number =>
+  ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
 const be16 = (b: Uint8Array, o: number): number => (b[o]! << 8) | b[o + 1]!;
 const be64 = (b: Uint8Array, o: number): bigint => (BigInt(be32(b, o)) << 32n) | BigInt(be32(b, o + 4));
 
@@ -149,7 +150,7 @@ export function pduLength(h: Bhs): number {
 /** The LUN's first level, as Wireshark shows it in Info ("LUN: 0x00"): peripheral/flat addressing. */
 export function lunNumber(lun: bigint): number {
   const hi = Number(lun >> 48n) & 0xffff;
-  return (hi >> 14) === 1 ? hi & 0x3fff : hi & 0xff;
+  return hi >> 14 === 1 ? hi & 0x3fff : hi & 0xff;
 }
 
 /** The CDB of a SCSI Command: its operation and, for READ/WRITE, the LBA and transfer length. */

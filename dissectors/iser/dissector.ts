@@ -66,7 +66,9 @@ interface Task extends TrackedRequest {
   unsolicitedTold: boolean;
 }
 
-type At = Pick<SendMessage, 'seq' | 'frames' | 'from'> | { seq: number | null; frames: readonly number[]; from?: string };
+type At =
+  | Pick<SendMessage, 'seq' | 'frames' | 'from'>
+  | { seq: number | null; frames: readonly number[]; from?: string };
 
 const PROTOCOL = 'iser';
 
@@ -105,7 +107,11 @@ export class IserDissector implements UpperLayerDissector {
     }
     this.fromStart = c.initiatorDir !== null;
     if (this.cm?.reservedSet) {
-      this.report(R.cmReserved, { seq: null, frames: [] }, `iSER CM REQ private data flags 0x${this.cm.flags.toString(16).padStart(2, '0')} or its reserved octets are not zero`);
+      this.report(
+        R.cmReserved,
+        { seq: null, frames: [] },
+        `iSER CM REQ private data flags 0x${this.cm.flags.toString(16).padStart(2, '0')} or its reserved octets are not zero`,
+      );
     }
     this.checkStreamingLogin();
   }
@@ -159,7 +165,11 @@ export class IserDissector implements UpperLayerDissector {
     const op = b[0]! >> 4;
     if (op === ISER_OP.hello || op === ISER_OP.helloReply) return this.helloMessage(m, nodes);
     if (op !== ISER_OP.control) {
-      this.report(R.opcodeUnknown, m, `iSER opcode 0x${op.toString(16)} (flags 0x${b[0]!.toString(16).padStart(2, '0')})`);
+      this.report(
+        R.opcodeUnknown,
+        m,
+        `iSER opcode 0x${op.toString(16)} (flags 0x${b[0]!.toString(16).padStart(2, '0')})`,
+      );
       return { protocol: PROTOCOL, info: `iSER unknown opcode 0x${op.toString(16)}`, tree: nodes };
     }
     const ih = decodeIserHeader(b);
@@ -170,14 +180,19 @@ export class IserDissector implements UpperLayerDissector {
     }
     nodes.push(iserHeaderNode(ih));
     if ((ih.flags & 0x03) !== 0 || ih.reserved !== 0) {
-      this.report(R.flagsReserved, m, `iSER flags 0x${ih.flags.toString(16).padStart(2, '0')}, octets 1-3 0x${ih.reserved.toString(16).padStart(6, '0')}: reserved bits set`);
+      this.report(
+        R.flagsReserved,
+        m,
+        `iSER flags 0x${ih.flags.toString(16).padStart(2, '0')}, octets 1-3 0x${ih.reserved.toString(16).padStart(6, '0')}: reserved bits set`,
+      );
     }
     if (this.hello === 'sent' && m.dir === this.initiator) {
       this.report(R.helloOrder, m, 'iSCSI control-type PDU sent before the target answered the iSER Hello');
     }
     const h = decodeBhs(b, ISER_HDR_LEN);
     if (!h) {
-      if (m.payloadComplete) this.report(R.bhsShort, m, `${m.length}-octet Send: iSER header and BHS need ${ISER_HDR_LEN + BHS_LEN}`);
+      if (m.payloadComplete)
+        this.report(R.bhsShort, m, `${m.length}-octet Send: iSER header and BHS need ${ISER_HDR_LEN + BHS_LEN}`);
       else this.skip('iSCSI BHS', m);
       return { protocol: PROTOCOL, info: 'iSER iSCSI Control-Type PDU', tree: nodes };
     }
@@ -185,18 +200,35 @@ export class IserDissector implements UpperLayerDissector {
     const bare = ISER_HDR_LEN + BHS_LEN + h.ahsLength + h.dataLength;
     const padded = ISER_HDR_LEN + pduLength(h);
     if (m.payloadComplete && (m.length < bare || m.length > padded)) {
-      this.report(R.pduLength, m, `TotalAHSLength ${h.ahsLength} and DataSegmentLength ${h.dataLength} make a ${bare}-octet iSER message; the Send has ${m.length}`);
+      this.report(
+        R.pduLength,
+        m,
+        `TotalAHSLength ${h.ahsLength} and DataSegmentLength ${h.dataLength} make a ${bare}-octet iSER message; the Send has ${m.length}`,
+      );
     } else if (!m.payloadComplete && bare > b.length) this.skip('PDU lengths', m);
     const fromTarget = m.dir !== this.initiator;
     if (fromTarget !== isTargetOpcode(h.opcode)) {
-      this.report(R.wrongSide, m, `${nameOf(OPCODE_NAMES, h.opcode)} (0x${h.opcode.toString(16).padStart(2, '0')}) sent by the ${fromTarget ? 'target' : 'initiator'}`);
+      this.report(
+        R.wrongSide,
+        m,
+        `${nameOf(OPCODE_NAMES, h.opcode)} (0x${h.opcode.toString(16).padStart(2, '0')}) sent by the ${fromTarget ? 'target' : 'initiator'}`,
+      );
     }
     if (this.firstControl && !fromTarget) {
       this.firstControl = false;
-      if (this.env.connection.initiatorDir !== null && !this.streaming[this.initiator] && h.opcode !== OP.loginRequest) {
-        this.report(R.firstNotLogin, m, `the initiator's first iSCSI PDU is ${nameOf(OPCODE_NAMES, h.opcode)}, not a Login Request`);
+      if (
+        this.env.connection.initiatorDir !== null &&
+        !this.streaming[this.initiator] &&
+        h.opcode !== OP.loginRequest
+      ) {
+        this.report(
+          R.firstNotLogin,
+          m,
+          `the initiator's first iSCSI PDU is ${nameOf(OPCODE_NAMES, h.opcode)}, not a Login Request`,
+        );
       }
-      if (this.fromStart && (h.opcode === OP.loginRequest || this.streaming[this.initiator])) this.env.ledger.strict = true;
+      if (this.fromStart && (h.opcode === OP.loginRequest || this.streaming[this.initiator]))
+        this.env.ledger.strict = true;
       else if (h.opcode !== OP.loginRequest) this.fromStart = false;
     }
     if (h.opcode === OP.loginRequest || h.opcode === OP.loginResponse) this.login.pdu(b, h);
@@ -214,7 +246,11 @@ export class IserDissector implements UpperLayerDissector {
         break;
       case OP.dataIn:
       case OP.r2t:
-        this.report(R.dataPdu, m, `${nameOf(OPCODE_NAMES, h.opcode)} for ITT ${hex32(h.itt)} in a Send: over iSER the target uses RDMA ${h.opcode === OP.dataIn ? 'Write' : 'Read Requests'}`);
+        this.report(
+          R.dataPdu,
+          m,
+          `${nameOf(OPCODE_NAMES, h.opcode)} for ITT ${hex32(h.itt)} in a Send: over iSER the target uses RDMA ${h.opcode === OP.dataIn ? 'Write' : 'Read Requests'}`,
+        );
         command = this.tasks.get(h.itt)?.command;
         break;
       default:
@@ -228,20 +264,31 @@ export class IserDissector implements UpperLayerDissector {
     const h = decodeHello(m.payload)!;
     nodes.push(helloNode(h));
     if (h.maxVer !== ISER_VERSION || h.minVer !== ISER_VERSION) {
-      this.report(R.helloVersion, m, `${h.reply ? 'HelloReply MaxVer/CurVer' : 'Hello MaxVer/MinVer'} ${h.maxVer}/${h.minVer}; iSER is version 10`);
+      this.report(
+        R.helloVersion,
+        m,
+        `${h.reply ? 'HelloReply MaxVer/CurVer' : 'Hello MaxVer/MinVer'} ${h.maxVer}/${h.minVer}; iSER is version 10`,
+      );
     }
     const reservedMask = h.reply ? 0x0e : 0x0f;
-    if ((h.flags & reservedMask) !== 0) this.report(R.flagsReserved, m, `${h.reply ? 'HelloReply' : 'Hello'} flags 0x${h.flags.toString(16).padStart(2, '0')}: reserved bits set`);
+    if ((h.flags & reservedMask) !== 0)
+      this.report(
+        R.flagsReserved,
+        m,
+        `${h.reply ? 'HelloReply' : 'Hello'} flags 0x${h.flags.toString(16).padStart(2, '0')}: reserved bits set`,
+      );
     const fromInitiator = m.dir === this.initiator;
     if (!h.reply) {
       if (!fromInitiator) this.report(R.helloOrder, m, 'the target sent an iSER Hello; the initiator sends it');
-      else if (this.hello !== 'none' || !this.firstControl) this.report(R.helloOrder, m, 'iSER Hello after the first message of the connection');
+      else if (this.hello !== 'none' || !this.firstControl)
+        this.report(R.helloOrder, m, 'iSER Hello after the first message of the connection');
       else {
         this.hello = 'sent';
         this.helloIrd = h.irdOrd;
       }
     } else {
-      if (fromInitiator) this.report(R.helloOrder, m, 'the initiator sent an iSER HelloReply; the target answers the Hello');
+      if (fromInitiator)
+        this.report(R.helloOrder, m, 'the initiator sent an iSER HelloReply; the target answers the Hello');
       else if (this.hello !== 'sent') this.report(R.helloOrder, m, 'iSER HelloReply without an outstanding Hello');
       else {
         this.hello = 'answered';
@@ -278,8 +325,13 @@ export class IserDissector implements UpperLayerDissector {
     if (read && edtl > 0 && readStag === null && !write)
       this.report(R.stagFlags, m, `${label}: R bit with ${edtl} octets expected but no Read STag (RSV clear)`);
     if (solicited && writeStag === null)
-      this.report(R.stagFlags, m, `${label}: W bit with ${edtl - immediate} octets beyond the immediate data but no Write STag (WSV clear)`);
-    if (immediate > edtl) this.report(R.unsolicited, m, `${label}: ${immediate} octets of immediate data, more than the EDTL ${edtl}`);
+      this.report(
+        R.stagFlags,
+        m,
+        `${label}: W bit with ${edtl - immediate} octets beyond the immediate data but no Write STag (WSV clear)`,
+      );
+    if (immediate > edtl)
+      this.report(R.unsolicited, m, `${label}: ${immediate} octets of immediate data, more than the EDTL ${edtl}`);
     const task: Task = {
       program: 'SCSI',
       command: name,
@@ -304,12 +356,20 @@ export class IserDissector implements UpperLayerDissector {
     };
     const before = this.tasks.start(h.itt, task);
     if (before) {
-      this.report(R.ittReused, m, `${label}: ITT already names the outstanding ${before.label} (frame ${before.frames[0] ?? '?'})`);
+      this.report(
+        R.ittReused,
+        m,
+        `${label}: ITT already names the outstanding ${before.label} (frame ${before.frames[0] ?? '?'})`,
+      );
       this.forget(before);
     }
     if (this.tasks.dropped > 0 && !this.cappedTold) {
       this.cappedTold = true;
-      this.report(R.tasksCapped, m, `more than ${MAX_TASKS} SCSI Commands outstanding on the connection; the oldest are no longer tracked`);
+      this.report(
+        R.tasksCapped,
+        m,
+        `more than ${MAX_TASKS} SCSI Commands outstanding on the connection; the oldest are no longer tracked`,
+      );
       this.env.ledger.strict = false;
       this.fromStart = false;
     }
@@ -344,7 +404,11 @@ export class IserDissector implements UpperLayerDissector {
     t.unsolicited += h.dataLength;
     if (t.unsolicited > t.edtl && !t.unsolicitedTold) {
       t.unsolicitedTold = true;
-      this.report(R.unsolicited, m, `${t.label}: ${t.unsolicited} octets of immediate and unsolicited data, more than the EDTL ${t.edtl}`);
+      this.report(
+        R.unsolicited,
+        m,
+        `${t.label}: ${t.unsolicited} octets of immediate and unsolicited data, more than the EDTL ${t.edtl}`,
+      );
     }
     return t.command;
   }
@@ -353,36 +417,64 @@ export class IserDissector implements UpperLayerDissector {
     const t = this.tasks.finish(h.itt, m.time);
     const inv = m.invalidateStag;
     if (inv !== null && this.cm?.sendInvalidateNotSupported) {
-      this.report(R.invalidateNotAllowed, m, `Send with Invalidate of STag ${hex32(inv)}; the initiator's iSER CM private data says Send with Invalidate is not supported`);
+      this.report(
+        R.invalidateNotAllowed,
+        m,
+        `Send with Invalidate of STag ${hex32(inv)}; the initiator's iSER CM private data says Send with Invalidate is not supported`,
+      );
     }
     if (!t) {
       const answered = this.answered.get(h.itt);
-      if (answered !== undefined) this.report(R.duplicate, m, `SCSI Response for ITT ${hex32(h.itt)}, already answered in frame ${answered}`);
-      else if (this.fromStart) this.report(R.orphan, m, `SCSI Response for ITT ${hex32(h.itt)}, which no outstanding SCSI Command has`);
+      if (answered !== undefined)
+        this.report(R.duplicate, m, `SCSI Response for ITT ${hex32(h.itt)}, already answered in frame ${answered}`);
+      else if (this.fromStart)
+        this.report(R.orphan, m, `SCSI Response for ITT ${hex32(h.itt)}, which no outstanding SCSI Command has`);
       return { x: {} };
     }
     this.answered.set(h.itt, m.frames[0] ?? 0);
     if (this.answered.size > ANSWERED_KEPT) this.answered.delete(this.answered.keys().next().value!);
     if (inv !== null && inv !== t.readStag && inv !== t.writeStag) {
-      this.report(R.invalidateWrong, m, `Send with Invalidate of STag ${hex32(inv)} answering ${t.label}, whose STags are ${[t.readStag, t.writeStag].filter((s) => s !== null).map((s) => hex32(s!)).join(', ') || 'none'}`);
+      this.report(
+        R.invalidateWrong,
+        m,
+        `Send with Invalidate of STag ${hex32(inv)} answering ${t.label}, whose STags are ${
+          [t.readStag, t.writeStag]
+            .filter((s) => s !== null)
+            .map((s) => hex32(s!))
+            .join(', ') || 'none'
+        }`,
+      );
     }
     this.env.ledger.retire(this.initiator, h.itt);
     this.forget(t);
     const flags = h.flags;
-    if ((flags & RSP_OVER) !== 0 && (flags & RSP_UNDER) !== 0 || ((flags & RSP_BIDI_OVER) !== 0 && (flags & RSP_BIDI_UNDER) !== 0)) {
+    if (
+      ((flags & RSP_OVER) !== 0 && (flags & RSP_UNDER) !== 0) ||
+      ((flags & RSP_BIDI_OVER) !== 0 && (flags & RSP_BIDI_UNDER) !== 0)
+    ) {
       this.report(R.residualFlags, m, `SCSI Response for ${t.label} sets both overflow and underflow`);
     }
     const moved = t.entries.reduce((n, e) => n + e.moved, 0);
     const status = b[ISER_HDR_LEN + 3] ?? 0;
     const response = b[ISER_HDR_LEN + 2] ?? 0;
-    const countable = t.entries.every((e) => !e.dropped) && this.fromStart && m.intact && status === 0 && response === 0;
+    const countable =
+      t.entries.every((e) => !e.dropped) && this.fromStart && m.intact && status === 0 && response === 0;
     const total = moved + (t.write ? t.unsolicited : 0);
     if (countable) {
       const residual = h.word44;
       const expected = (flags & RSP_UNDER) !== 0 ? t.edtl - residual : t.edtl;
       if (total !== expected) {
-        const why = (flags & RSP_UNDER) !== 0 ? `EDTL ${t.edtl} less the residual underflow ${residual}` : (flags & RSP_OVER) !== 0 ? `EDTL ${t.edtl} (residual overflow ${residual})` : `EDTL ${t.edtl}, no residual`;
-        this.report(R.residual, m, `${t.label}: ${total} octets moved (${moved} by RDMA${t.write ? `, ${t.unsolicited} immediate/unsolicited` : ''}); the response says ${Math.max(0, expected)} (${why})`);
+        const why =
+          (flags & RSP_UNDER) !== 0
+            ? `EDTL ${t.edtl} less the residual underflow ${residual}`
+            : (flags & RSP_OVER) !== 0
+              ? `EDTL ${t.edtl} (residual overflow ${residual})`
+              : `EDTL ${t.edtl}, no residual`;
+        this.report(
+          R.residual,
+          m,
+          `${t.label}: ${total} octets moved (${moved} by RDMA${t.write ? `, ${t.unsolicited} immediate/unsolicited` : ''}); the response says ${Math.max(0, expected)} (${why})`,
+        );
       }
     }
     return {
@@ -410,7 +502,12 @@ export class IserDissector implements UpperLayerDissector {
       for (const p of s.pdus) kids.push(iscsiNode(s.bytes, p.bhs, p.bhs.at, {}));
     }
     if (kids.length === 0) return null;
-    return { field: F.streaming, value: kids.length, display: `${kids.length} Login PDUs before MPA, ${this.login.done ? 'Full Feature Phase reached' : 'login unfinished'}`, children: kids };
+    return {
+      field: F.streaming,
+      value: kids.length,
+      display: `${kids.length} Login PDUs before MPA, ${this.login.done ? 'Full Feature Phase reached' : 'login unfinished'}`,
+      children: kids,
+    };
   }
 
   end(lastTime: number): void {
@@ -419,8 +516,14 @@ export class IserDissector implements UpperLayerDissector {
     let n = 0;
     for (const t of this.tasks.outstanding()) {
       if (n++ < UNANSWERED_LISTED) {
-        const age = Number.isFinite(lastTime - t.time) ? `; waiting ${(lastTime - t.time).toFixed(6)} s when the capture ended` : '';
-        this.report(R.unanswered, { seq: t.seq, frames: t.frames, from: t.from }, `${t.label} was never answered${age}`);
+        const age = Number.isFinite(lastTime - t.time)
+          ? `; waiting ${(lastTime - t.time).toFixed(6)} s when the capture ended`
+          : '';
+        this.report(
+          R.unanswered,
+          { seq: t.seq, frames: t.frames, from: t.from },
+          `${t.label} was never answered${age}`,
+        );
       }
       this.env.timing({
         program: t.program,
@@ -433,9 +536,20 @@ export class IserDissector implements UpperLayerDissector {
         response: Number.NaN,
       });
     }
-    if (n > UNANSWERED_LISTED) this.report(R.unanswered, { seq: null, frames: [] }, `${n - UNANSWERED_LISTED} more SCSI Commands were never answered`);
+    if (n > UNANSWERED_LISTED)
+      this.report(
+        R.unanswered,
+        { seq: null, frames: [] },
+        `${n - UNANSWERED_LISTED} more SCSI Commands were never answered`,
+      );
     if (!this.streaming[this.initiator] && this.login.requested && !this.login.done) {
-      this.report(R.loginUnfinished, { seq: null, frames: [] }, this.login.failed !== null ? `iSER-assisted login failed with status 0x${this.login.failed.toString(16).padStart(4, '0')}` : 'the iSER-assisted login never reached Full Feature Phase');
+      this.report(
+        R.loginUnfinished,
+        { seq: null, frames: [] },
+        this.login.failed !== null
+          ? `iSER-assisted login failed with status 0x${this.login.failed.toString(16).padStart(4, '0')}`
+          : 'the iSER-assisted login never reached Full Feature Phase',
+      );
     }
     if (this.firstSkipped) {
       const list = [...this.skipped].map(([what, k]) => `${what} (${k}×)`).join('; ');
@@ -449,6 +563,12 @@ export class IserDissector implements UpperLayerDissector {
   }
 
   private report(rule: string, at: At, message: string): void {
-    this.env.sink.report(rule, { flow: this.env.connection.flow, from: at.from ?? null, frames: at.frames, seq: at.seq, message });
+    this.env.sink.report(rule, {
+      flow: this.env.connection.flow,
+      from: at.from ?? null,
+      frames: at.frames,
+      seq: at.seq,
+      message,
+    });
   }
 }

@@ -49,7 +49,7 @@ function framesAt(l: LeadingOctets, from: number, to: number): number[] {
 
 /** The iSCSI PDUs of a direction's leading octets, or null when they do not start with one. */
 export function parseLeading(l: LeadingOctets | null | undefined): LeadingLogin | null {
-  if (!l || !l.fromStart || l.bytes.length < 48) return null;
+  if (!l?.fromStart || l.bytes.length < 48) return null;
   const b = l.bytes;
   const pdus: LeadingPdu[] = [];
   let at = 0;

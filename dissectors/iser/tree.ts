@@ -22,7 +22,16 @@ import {
   type IserHello,
 } from './decode.js';
 import { F, I, S } from './fields.js';
-import { hex32, isTargetOpcode, LOGIN_STATUS_NAMES, nameOf, OP, OPCODE_NAMES, SCSI_OPCODE_NAMES, STATUS_NAMES } from './names.js';
+import {
+  hex32,
+  isTargetOpcode,
+  LOGIN_STATUS_NAMES,
+  nameOf,
+  OP,
+  OPCODE_NAMES,
+  SCSI_OPCODE_NAMES,
+  STATUS_NAMES,
+} from './names.js';
 
 const hex2 = (v: number): string => `0x${v.toString(16).padStart(2, '0')}`;
 
@@ -105,7 +114,8 @@ export function iscsiNode(b: Uint8Array, h: Bhs, base: number, x: TaskExtras = {
     treeNode(I.dataLength, h.dataLength, { offset: o + 5, length: 3 }),
   ];
   const lunOk = h.opcode !== OP.loginRequest && h.opcode !== OP.loginResponse;
-  if (lunOk) kids.push(treeNode(S.lun, lunNumber(h.lun), { offset: o + 8, length: 8, display: hex2(lunNumber(h.lun)) }));
+  if (lunOk)
+    kids.push(treeNode(S.lun, lunNumber(h.lun), { offset: o + 8, length: 8, display: hex2(lunNumber(h.lun)) }));
   kids.push(treeNode(I.itt, h.itt, { offset: o + 16, length: 4, display: hex32(h.itt) }));
   switch (h.opcode) {
     case OP.scsiCommand: {
@@ -243,9 +253,7 @@ function flagNodes(h: Bhs, o: number): TreeNode[] {
 function keyNodes(b: Uint8Array, h: Bhs, o: number): TreeNode[] {
   const from = o + BHS_LEN + h.ahsLength;
   const { keys } = decodeKeys(b, from, from + h.dataLength);
-  return keys.map((k) =>
-    treeNode(I.keyValue, `${k.key}=${k.value}`, { offset: k.offset, length: k.length }),
-  );
+  return keys.map((k) => treeNode(I.keyValue, `${k.key}=${k.value}`, { offset: k.offset, length: k.length }));
 }
 
 function cdbNodes(c: Cdb): TreeNode[] {

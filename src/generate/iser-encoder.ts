@@ -427,6 +427,8 @@ export function iserHelloReply(ord: number, rej = false): Uint8Array {
  * iSER CM REQ private data (RFC 7145 §9.1; Linux struct iser_cm_hdr): octet 0 flags, 0x80 ZBVA
  * not supported, 0x40 Send with Invalidate not supported; octets 1-3 reserved.
  */
-export function iserCmPrivateData(o: { zbvaNotSupported?: boolean; sendInvalidateNotSupported?: boolean } = {}): Uint8Array {
+export function iserCmPrivateData(
+  o: { zbvaNotSupported?: boolean; sendInvalidateNotSupported?: boolean } = {},
+): Uint8Array {
   return new Uint8Array([(o.zbvaNotSupported ? 0x80 : 0) | (o.sendInvalidateNotSupported ? 0x40 : 0), 0, 0, 0]);
 }

@@ -125,7 +125,14 @@ export class IserSession {
       statSn: this.statSn++,
       expCmdSn: this.cmdSn,
       maxCmdSn: this.cmdSn + 63,
-      keys: E.keys(rdma ? [['RDMAExtensions', 'Yes'], ['TargetPortalGroupTag', '1']] : [['TargetPortalGroupTag', '1']]),
+      keys: E.keys(
+        rdma
+          ? [
+              ['RDMAExtensions', 'Yes'],
+              ['TargetPortalGroupTag', '1'],
+            ]
+          : [['TargetPortalGroupTag', '1']],
+      ),
     });
     return [req, rsp];
   }
@@ -205,7 +212,10 @@ export class IserSession {
    * STag at the solicited part (base + unsolicited octets), the target's RDMA Read Requests and
    * their Responses, then the SCSI Response.
    */
-  write(blocks: number, t: TaskOpts = {}): { cmd: number; dataOut: number | null; reads: number[]; rsp: number; itt: number; stag: number } {
+  write(
+    blocks: number,
+    t: TaskOpts = {},
+  ): { cmd: number; dataOut: number | null; reads: number[]; rsp: number; itt: number; stag: number } {
     const itt = t.itt ?? this.nextItt();
     const len = blocks * BLOCK;
     const imm = t.immediate ?? 0;
@@ -258,7 +268,9 @@ export class IserSession {
       reads.push(rq);
       off += n;
     }
-    const rsp = t.unanswered ? -1 : this.response(itt, solicited > 0 ? t : { ...t, invalidate: t.invalidate ?? null }, stag, t.serveUs ?? 40);
+    const rsp = t.unanswered
+      ? -1
+      : this.response(itt, solicited > 0 ? t : { ...t, invalidate: t.invalidate ?? null }, stag, t.serveUs ?? 40);
     return { cmd, dataOut, reads, rsp, itt, stag };
   }
 
@@ -269,7 +281,14 @@ export class IserSession {
     const base = this.nextBase(alloc);
     const cmd = this.pdu(
       CLIENT,
-      E.scsiCommand({ itt, cdb: E.inquiry(alloc), edtl: alloc, read: true, cmdSn: this.cmdSn++, expStatSn: this.statSn }),
+      E.scsiCommand({
+        itt,
+        cdb: E.inquiry(alloc),
+        edtl: alloc,
+        read: true,
+        cmdSn: this.cmdSn++,
+        expStatSn: this.statSn,
+      }),
       { read: { stag, base } },
       30,
     );
@@ -282,7 +301,12 @@ export class IserSession {
   nop(): [number, number] {
     const itt = this.nextItt();
     const a = this.pdu(CLIENT, E.nopOut({ itt, cmdSn: this.cmdSn, expStatSn: this.statSn }), {}, 200);
-    const b = this.pdu(SERVER, E.nopIn({ itt, statSn: this.statSn++, expCmdSn: this.cmdSn, maxCmdSn: this.cmdSn + 63 }), {}, 15);
+    const b = this.pdu(
+      SERVER,
+      E.nopIn({ itt, statSn: this.statSn++, expCmdSn: this.cmdSn, maxCmdSn: this.cmdSn + 63 }),
+      {},
+      15,
+    );
     return [a, b];
   }
 
@@ -300,7 +324,12 @@ export class IserSession {
 
   /** A bare SCSI Response for `itt` (for duplicate / orphan responses). */
   bareResponse(itt: number): number {
-    return this.pdu(SERVER, E.scsiResponse({ itt, statSn: this.statSn++, expCmdSn: this.cmdSn, maxCmdSn: this.cmdSn + 63 }), {}, 20);
+    return this.pdu(
+      SERVER,
+      E.scsiResponse({ itt, statSn: this.statSn++, expCmdSn: this.cmdSn, maxCmdSn: this.cmdSn + 63 }),
+      {},
+      20,
+    );
   }
 
   spec(): UlpConnectionSpec {

@@ -208,10 +208,7 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     sends.push({ dir: l.dir, bytes: l.bytes, cut: [l.bytes.length], delayUs: 40 });
     lead[l.dir] += l.bytes.length;
   }
-  sends.push(
-    { dir: 0, bytes: request },
-    { dir: 1, bytes: reply, delayUs: 60 },
-  );
+  sends.push({ dir: 0, bytes: request }, { dir: 1, bytes: reply, delayUs: 60 });
   spec.events.forEach((e, i) => {
     const s = span[i]!;
     const f = enc[s.dir].fpdus;

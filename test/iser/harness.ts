@@ -67,7 +67,12 @@ export class Wire {
 
   constructor(readonly conn: UlpConnection = connection()) {
     this.ledger = new BufferLedger(conn.flow, this.sink);
-    this.dissector = ISER.create({ connection: conn, sink: this.sink, ledger: this.ledger, timing: (t) => this.timings.push(t) });
+    this.dissector = ISER.create({
+      connection: conn,
+      sink: this.sink,
+      ledger: this.ledger,
+      timing: (t) => this.timings.push(t),
+    });
   }
 
   private base(dir: Dir, length: number) {
@@ -75,7 +80,17 @@ export class Wire {
     this.time += 0.001;
     const seq = this.seq;
     this.seq += length + 10;
-    return { flow: this.conn.flow, dir, from: dir === 0 ? '10.0.0.1:40000' : '10.0.0.2:3260', seq, lastSeq: seq, frames: [frame], time: this.time, length, intact: true };
+    return {
+      flow: this.conn.flow,
+      dir,
+      from: dir === 0 ? '10.0.0.1:40000' : '10.0.0.2:3260',
+      seq,
+      lastSeq: seq,
+      frames: [frame],
+      time: this.time,
+      length,
+      intact: true,
+    };
   }
 
   sendMessage(dir: Dir, payload: Uint8Array, o: { invalidate?: number; captured?: number } = {}): SendMessage {
@@ -113,7 +128,16 @@ export class Wire {
     this.feed({ ...this.base(1, length), kind: 'write', opcode: 0, stag, to });
   }
   readRequest(stag: number, to: bigint, readSize: number): void {
-    this.feed({ ...this.base(1, 28), kind: 'read-request', opcode: 1, sinkStag: 0x5000, sinkTo: 0n, sourceStag: stag, sourceTo: to, readSize });
+    this.feed({
+      ...this.base(1, 28),
+      kind: 'read-request',
+      opcode: 1,
+      sinkStag: 0x5000,
+      sinkTo: 0n,
+      sourceStag: stag,
+      sourceTo: to,
+      readSize,
+    });
   }
   end(): void {
     this.dissector.end(this.time);

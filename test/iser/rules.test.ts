@@ -12,9 +12,30 @@ import * as E from '../../src/generate/iser-encoder.js';
 import { connection, leading, Wire } from './harness.js';
 
 const login = (): Uint8Array =>
-  E.loginRequest({ itt: 1, transit: true, csg: 1, nsg: 3, tsih: 0, cmdSn: 1, expStatSn: 0, keys: E.keys([['RDMAExtensions', 'Yes']]) });
+  E.loginRequest({
+    itt: 1,
+    transit: true,
+    csg: 1,
+    nsg: 3,
+    tsih: 0,
+    cmdSn: 1,
+    expStatSn: 0,
+    keys: E.keys([['RDMAExtensions', 'Yes']]),
+  });
 const loginOk = (): Uint8Array =>
-  E.loginResponse({ itt: 1, transit: true, csg: 1, nsg: 3, tsih: 9, cmdSn: 1, expStatSn: 0, statSn: 0, expCmdSn: 1, maxCmdSn: 64, keys: E.keys([['RDMAExtensions', 'Yes']]) });
+  E.loginResponse({
+    itt: 1,
+    transit: true,
+    csg: 1,
+    nsg: 3,
+    tsih: 9,
+    cmdSn: 1,
+    expStatSn: 0,
+    statSn: 0,
+    expCmdSn: 1,
+    maxCmdSn: 64,
+    keys: E.keys([['RDMAExtensions', 'Yes']]),
+  });
 const ctl = (bhs: Uint8Array, h: E.IserHdr = {}): Uint8Array => E.cat(E.iserHeader(h), bhs);
 const read10 = (itt: number, blocks: number): Uint8Array =>
   E.scsiCommand({ itt, cdb: E.read10(0x100, blocks), edtl: blocks * 512, read: true, cmdSn: itt, expStatSn: 1 });
@@ -40,7 +61,20 @@ describe('a clean READ and WRITE', () => {
     const r = w.target(ctl(rsp(5)), { invalidate: 0x100 });
     const t3 = w.time;
     expect(r!.info).toBe('SCSI: Response LUN: 0x00 (Read(10)) (Good)');
-    w.initiator(ctl(E.scsiCommand({ itt: 6, cdb: E.write10(0, 4), edtl: 2048, write: true, cmdSn: 6, expStatSn: 2, immediateData: new Uint8Array(512) }), { write: { stag: 0x200, base: 0x9200n } }));
+    w.initiator(
+      ctl(
+        E.scsiCommand({
+          itt: 6,
+          cdb: E.write10(0, 4),
+          edtl: 2048,
+          write: true,
+          cmdSn: 6,
+          expStatSn: 2,
+          immediateData: new Uint8Array(512),
+        }),
+        { write: { stag: 0x200, base: 0x9200n } },
+      ),
+    );
     w.readRequest(0x200, 0x9200n, 1536);
     w.target(ctl(rsp(6)), { invalidate: 0x200 });
     w.end();
@@ -106,7 +140,8 @@ describe('hostile input, bounded', () => {
   it(`more than ${MAX_TASKS} outstanding tasks: said once, the oldest forgotten, the rest still answered`, () => {
     const w = loggedIn();
     const n = MAX_TASKS + 500;
-    for (let i = 0; i < n; i++) w.initiator(ctl(E.scsiCommand({ itt: i + 100, cdb: E.testUnitReady(), edtl: 0, cmdSn: i, expStatSn: 1 })));
+    for (let i = 0; i < n; i++)
+      w.initiator(ctl(E.scsiCommand({ itt: i + 100, cdb: E.testUnitReady(), edtl: 0, cmdSn: i, expStatSn: 1 })));
     expect(w.sink.rules()).toEqual(['iscsi.tasks-capped']);
     w.target(ctl(rsp(n + 99)));
     // A response to a forgotten task is no error once tasks were forgotten.
@@ -123,7 +158,18 @@ describe('hostile input, bounded', () => {
     const pdus: Uint8Array[] = [];
     // Text-less Login Requests with C=1 forever (a login that never ends).
     for (let i = 0; i < 2000; i++)
-      pdus.push(E.loginRequest({ itt: 1, transit: false, csg: 1, nsg: 0, tsih: 0, cmdSn: 1, expStatSn: 0, keys: E.keys([['X', 'y'.repeat(40)]]) }));
+      pdus.push(
+        E.loginRequest({
+          itt: 1,
+          transit: false,
+          csg: 1,
+          nsg: 0,
+          tsih: 0,
+          cmdSn: 1,
+          expStatSn: 0,
+          keys: E.keys([['X', 'y'.repeat(40)]]),
+        }),
+      );
     const all = E.cat(...pdus);
     const kept = all.subarray(0, LEADING_KEEP);
     const l = parseLeading(leading(kept, all.length))!;
@@ -154,6 +200,8 @@ describe('choosing iSER for a connection', () => {
     expect(hasIserEvidence(connection())).toBe(true);
     expect(hasIserEvidence(connection({ serverPort: 5445 }))).toBe(false);
     expect(hasIserEvidence(connection({ requestPrivateData: new Uint8Array([0, 0, 1, 0]) }))).toBe(false);
-    expect(hasIserEvidence(connection({ serverPort: 9999, requestPrivateData: null, leading: [leading(login()), null] }))).toBe(true);
+    expect(
+      hasIserEvidence(connection({ serverPort: 9999, requestPrivateData: null, leading: [leading(login()), null] })),
+    ).toBe(true);
   });
 });

@@ -53,11 +53,17 @@ describe('iSER scenarios round trip', () => {
           continue;
         }
         const got = await analyzedWithSeqs(g.capture);
-        const seqs = Object.fromEntries(Object.entries(g.truth.fpduSeqs ?? {}).filter(([, v]) => v.length > 0).sort());
+        const seqs = Object.fromEntries(
+          Object.entries(g.truth.fpduSeqs ?? {})
+            .filter(([, v]) => v.length > 0)
+            .sort(),
+        );
         got.fpduSeqs = Object.fromEntries(Object.entries(got.fpduSeqs).sort());
         const want = { findings: g.truth.findings, flows: g.truth.flows, fpduSeqs: seqs };
         if (JSON.stringify(got) !== JSON.stringify(want))
-          failures.push(`${name} seed ${seed} ${JSON.stringify(settings(seed))}\n  got  ${JSON.stringify(got.findings)}\n  want ${JSON.stringify(want.findings)}`);
+          failures.push(
+            `${name} seed ${seed} ${JSON.stringify(settings(seed))}\n  got  ${JSON.stringify(got.findings)}\n  want ${JSON.stringify(want.findings)}`,
+          );
       }
     }
     expect(failures.slice(0, 3).join('\n')).toBe('');
@@ -65,20 +71,27 @@ describe('iSER scenarios round trip', () => {
   it('rule scenarios expect an iSER/iSCSI or ledger finding', () => {
     for (const n of names.filter((x) => !/-(clean|streaming-login|no-invalidate)$/.test(x))) {
       const g = generate(n, {}, 1, 'pcap');
-      expect(g.truth.findings.some((f) => /^(iser|iscsi|ulp)\./.test(f.rule)), n).toBe(true);
+      expect(
+        g.truth.findings.some((f) => /^(iser|iscsi|ulp)\./.test(f.rule)),
+        n,
+      ).toBe(true);
     }
   });
 });
 
 describe('clean iSER captures in the analyzer', () => {
   const dir = mkdtempSync(join(tmpdir(), 'iser-'));
-  for (const n of ['iser-clean', 'iser-streaming-login']) writeFileSync(join(dir, `${n}.pcap`), generate(n, {}, 1, 'pcap').capture);
+  for (const n of ['iser-clean', 'iser-streaming-login'])
+    writeFileSync(join(dir, `${n}.pcap`), generate(n, {}, 1, 'pcap').capture);
 
   it('JSON names iSER chosen from the private data, with its messages', () => {
     for (const n of ['iser-clean', 'iser-streaming-login']) {
       const r = cli(['--json', `${n}.pcap`], { cwd: dir });
       expect(r.code).toBe(0);
-      const doc = JSON.parse(r.stdout) as { findings: unknown[]; flows: Array<{ mpa: { ulp?: { protocol: string; basis: string; messages: number } } }> };
+      const doc = JSON.parse(r.stdout) as {
+        findings: unknown[];
+        flows: Array<{ mpa: { ulp?: { protocol: string; basis: string; messages: number } } }>;
+      };
       expect(doc.findings).toEqual([]);
       expect(doc.flows[0]!.mpa.ulp).toMatchObject({ protocol: 'iser', basis: 'private-data' });
       expect(doc.flows[0]!.mpa.ulp!.messages).toBeGreaterThan(10);
@@ -105,7 +118,20 @@ describe('clean iSER captures in the analyzer', () => {
   });
 
   it('-Y and -T fields read the iSCSI fields', () => {
-    const r = cli(['-T', 'fields', '-e', 'iscsi.initiatortasktag', '-e', 'scsi_sbc.opcode', '-Y', 'iscsi.opcode == 0x01', 'iser-clean.pcap'], { cwd: dir });
+    const r = cli(
+      [
+        '-T',
+        'fields',
+        '-e',
+        'iscsi.initiatortasktag',
+        '-e',
+        'scsi_sbc.opcode',
+        '-Y',
+        'iscsi.opcode == 0x01',
+        'iser-clean.pcap',
+      ],
+      { cwd: dir },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n').length).toBe(5);
   });
@@ -115,7 +141,8 @@ describe('clean iSER captures in the analyzer', () => {
       const r = cli(['-q', '-z', z, 'iser-clean.pcap'], { cwd: dir });
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('SCSI SRT Statistics:');
-      for (const op of ['Inquiry', 'Read(10)', 'Write(10)', 'Read(16)', 'Write(16)']) expect(r.stdout).toMatch(new RegExp(`\\n\\s+\\d+\\s+${op.replace(/[()]/g, '\\$&')}\\s+1 `));
+      for (const op of ['Inquiry', 'Read(10)', 'Write(10)', 'Read(16)', 'Write(16)'])
+        expect(r.stdout).toMatch(new RegExp(`\\n\\s+\\d+\\s+${op.replace(/[()]/g, '\\$&')}\\s+1 `));
     }
   });
 });

@@ -76,16 +76,42 @@ describe('tshark oracle: iSCSI over TCP twin of the iSER capture', () => {
     s.assistedLogin();
     iserTasks(s);
     const pdus = s.events.flatMap((e) =>
-      e.op === 'send' && e.payload[0]! >> 4 === 1 ? [{ dir: e.dir, bytes: e.payload.subarray(28), cut: [e.payload.length - 28], delayUs: 50 }] : [],
+      e.op === 'send' && e.payload[0]! >> 4 === 1
+        ? [{ dir: e.dir, bytes: e.payload.subarray(28), cut: [e.payload.length - 28], delayUs: 50 }]
+        : [],
     );
-    const twin = buildScenario(pdus, { client: { addr: '10.0.0.1', port: 50123 }, server: { addr: '10.0.0.2', port: 3260 }, mss: 9000 });
+    const twin = buildScenario(pdus, {
+      client: { addr: '10.0.0.1', port: 50123 },
+      server: { addr: '10.0.0.2', port: 3260 },
+      mss: 9000,
+    });
     writeFileSync(join(dir, 'twin.pcap'), twin.pcap);
     writeFileSync(join(dir, 'iser.pcap'), generate('iser-clean', {}, 1, 'pcap').capture);
     const all = [...FIELDS, ...COMMAND_ONLY];
-    const args = ['-r', join(dir, 'twin.pcap'), '-d', 'tcp.port==3260,iscsi', '-Y', 'iscsi', '-T', 'fields', '-e', 'frame.number'];
+    const args = [
+      '-r',
+      join(dir, 'twin.pcap'),
+      '-d',
+      'tcp.port==3260,iscsi',
+      '-Y',
+      'iscsi',
+      '-T',
+      'fields',
+      '-e',
+      'frame.number',
+    ];
     for (const f of all) args.push('-e', f);
     const theirs = rows((await run('tshark', args, { maxBuffer: 16 << 20 })).stdout, all);
-    const ourArgs = ['-T', 'fields', '-e', 'frame.number', ...all.flatMap((f) => ['-e', f]), '-Y', 'iscsi.opcode', 'iser.pcap'];
+    const ourArgs = [
+      '-T',
+      'fields',
+      '-e',
+      'frame.number',
+      ...all.flatMap((f) => ['-e', f]),
+      '-Y',
+      'iscsi.opcode',
+      'iser.pcap',
+    ];
     const r = cli(ourArgs, { cwd: dir });
     expect(r.code).toBe(0);
     const ours = rows(r.stdout, all);
