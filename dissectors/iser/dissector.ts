@@ -261,7 +261,14 @@ export class IserDissector implements UpperLayerDissector {
   }
 
   private helloMessage(m: SendMessage, nodes: TreeNode[]): UlpRecord {
-    const h = decodeHello(m.payload)!;
+    const h = decodeHello(m.payload);
+    if (!h) {
+      // Fewer than the 4 octets that hold the versions and IRD/ORD.
+      if (m.payloadComplete)
+        this.report(R.headerShort, m, `${m.length}-octet iSER Hello/HelloReply: 4 octets at least`);
+      else this.skip('iSER Hello headers', m);
+      return { protocol: PROTOCOL, info: `iSER Hello/HelloReply (${m.length} octets)`, tree: nodes };
+    }
     nodes.push(helloNode(h));
     if (h.maxVer !== ISER_VERSION || h.minVer !== ISER_VERSION) {
       this.report(

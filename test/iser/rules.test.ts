@@ -127,6 +127,16 @@ describe('hostile input, bounded', () => {
     expect(w.sink.rules()).toEqual(['iscsi.pdu-length-mismatch']);
   });
 
+  it('a Hello of 2 octets, and one cut by the capture: a finding or a skip, no exception', () => {
+    const w = new Wire();
+    w.initiator(E.iserHello(8).subarray(0, 2));
+    expect(w.sink.rules()).toEqual(['iser.header-short']);
+    const v = new Wire();
+    v.initiator(E.iserHello(8), { captured: 2 });
+    v.end();
+    expect(v.sink.rules()).toEqual(['iser.not-captured']);
+  });
+
   it('ITT reuse while outstanding: said, and the first task is replaced, not leaked', () => {
     const w = loggedIn();
     w.initiator(ctl(read10(4, 8), { read: { stag: 0x100, base: 0n } }));
