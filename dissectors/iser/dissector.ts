@@ -84,6 +84,8 @@ export class IserDissector implements UpperLayerDissector {
   private streamingShown = false;
   private hello: 'none' | 'sent' | 'answered' = 'none';
   private helloIrd: number | null = null;
+  /** A control-type PDU before the HelloReply was reported (once per connection). */
+  private helloOrderTold = false;
   private firstControl = true;
   /** The connection is followed from its start: unknown ITTs and STags are errors. */
   private fromStart: boolean;
@@ -156,7 +158,11 @@ export class IserDissector implements UpperLayerDissector {
       const s = this.streamingNode();
       if (s) nodes.push(s);
     }
-    if (!m.intact && m.dir === this.initiator) this.fromStart = false;
+    if (!m.intact && m.dir === this.initiator) {
+      // A command may be unseen or cut before its STags: its ITT and buffers are unknown from here on.
+      this.fromStart = false;
+      this.env.ledger.strict = false;
+    }
     const b = m.payload;
     if (b.length === 0) {
       if (m.length > 0) this.skip('iSER headers', m);
@@ -186,7 +192,8 @@ export class IserDissector implements UpperLayerDissector {
         `iSER flags 0x${ih.flags.toString(16).padStart(2, '0')}, octets 1-3 0x${ih.reserved.toString(16).padStart(6, '0')}: reserved bits set`,
       );
     }
-    if (this.hello === 'sent' && m.dir === this.initiator) {
+    if (this.hello === 'sent' && m.dir === this.initiator && !this.helloOrderTold) {
+      this.helloOrderTold = true;
       this.report(R.helloOrder, m, 'iSCSI control-type PDU sent before the target answered the iSER Hello');
     }
     const h = decodeBhs(b, ISER_HDR_LEN);
@@ -361,6 +368,7 @@ export class IserDissector implements UpperLayerDissector {
       unsolicited: immediate,
       unsolicitedTold: immediate > edtl,
     };
+    this.answered.delete(h.itt);
     const before = this.tasks.start(h.itt, task);
     if (before) {
       this.report(

@@ -100,6 +100,15 @@ describe('rules the scenarios do not show', () => {
     expect(w.sink.findings[0]!.message).toContain('iSCSI BHS (2×)');
   });
 
+  it('a command cut before its BHS: its data and response are no error (ledger and tasks no longer strict)', () => {
+    const w = loggedIn();
+    w.initiator(ctl(read10(11, 8), { read: { stag: 0x400, base: 0n } }), { captured: 20 });
+    w.write(0x400, 0n, 4096);
+    w.target(ctl(rsp(11)), { invalidate: 0x400 });
+    w.end();
+    expect(w.sink.rules()).toEqual(['iser.not-captured']);
+  });
+
   it('iscsi.residual-mismatch stays silent with a correct underflow, fires with a wrong one', () => {
     const w = loggedIn();
     w.initiator(ctl(read10(9, 8), { read: { stag: 0x100, base: 0n } }));

@@ -117,6 +117,17 @@ describe('clean iSER captures in the analyzer', () => {
     expect(s.stdout).toContain('KeyValue: RDMAExtensions=Yes');
   });
 
+  it('--ulp proto=iser forces it (basis forced), proto=none turns it off', () => {
+    const forced = JSON.parse(
+      cli(['--json', '--ulp', 'flow=all,proto=iser', 'iser-clean.pcap'], { cwd: dir }).stdout,
+    ) as {
+      flows: Array<{ mpa: { ulp?: { protocol: string; basis: string } } }>;
+    };
+    expect(forced.flows[0]!.mpa.ulp).toMatchObject({ protocol: 'iser', basis: 'forced' });
+    const off = cli(['--ulp', 'flow=all,proto=none', 'iser-clean.pcap'], { cwd: dir });
+    expect(off.stdout).not.toContain('SCSI:');
+  });
+
   it('-Y and -T fields read the iSCSI fields', () => {
     const r = cli(
       [
