@@ -514,7 +514,8 @@ export class IserDissector implements UpperLayerDissector {
     for (const d of [this.initiator, this.initiator === 0 ? 1 : 0] as const) {
       const s = this.streaming[d];
       if (!s) continue;
-      for (const p of s.pdus) kids.push(iscsiNode(s.bytes, p.bhs, p.bhs.at, {}));
+      // Offsets would point into the Send's octets (-x): the login's octets are elsewhere in the stream.
+      for (const p of s.pdus) kids.push(withoutOffsets(iscsiNode(s.bytes, p.bhs, p.bhs.at, {})));
     }
     if (kids.length === 0) return null;
     return {
@@ -586,4 +587,13 @@ export class IserDissector implements UpperLayerDissector {
       message,
     });
   }
+}
+
+function withoutOffsets(n: TreeNode): TreeNode {
+  const out: TreeNode = { field: n.field, value: n.value };
+  return {
+    ...out,
+    ...(n.display !== undefined ? { display: n.display } : {}),
+    ...(n.children ? { children: n.children.map(withoutOffsets) } : {}),
+  };
 }
