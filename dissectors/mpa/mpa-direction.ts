@@ -80,6 +80,8 @@ const F_FRAMING_LOST_OPEN = 32;
 const DIRECTION_RARE = {
   /** Stream offset of the startup frame being collected. */
   startupAt: 0,
+  /** Octets sent before the startup frame (RFC 5046 streaming mode), for the layer above; bounded. */
+  leading: null as LeadingOctets | null,
   scanFrom: 0,
   lastTry: 0,
   huntScanned: 0,
@@ -339,9 +341,6 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     if (at > this.log.base && this.leading === null) this.keepLeading(at);
     this.log.dropBefore(at);
   }
-
-  /** Octets sent before the startup frame (RFC 5046 streaming mode), for the layer above; bounded. */
-  leading: LeadingOctets | null = null;
 
   private keepLeading(at: number): void {
     const base = this.log.base;
