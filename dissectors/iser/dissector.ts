@@ -39,11 +39,19 @@ import {
   RSP_UNDER,
   type Bhs,
 } from './decode.js';
-import { F } from './fields.js';
 import { type IserCm, iserCmOf, type LeadingLogin, LoginState, parseLeading } from './login.js';
 import { hex32, ISER_OP, isTargetOpcode, nameOf, OP, OPCODE_NAMES } from './names.js';
 import { R } from './rules.js';
-import { helloInfo, helloNode, iscsiInfo, iscsiNode, iserHeaderNode, scsiOpName, type TaskExtras } from './tree.js';
+import {
+  helloInfo,
+  helloNode,
+  iscsiInfo,
+  iscsiNode,
+  iserHeaderNode,
+  scsiOpName,
+  streamingLoginNode,
+  type TaskExtras,
+} from './tree.js';
 
 /** Outstanding tasks kept per connection; beyond it the oldest is forgotten (said once). */
 export const MAX_TASKS = 16384;
@@ -510,20 +518,8 @@ export class IserDissector implements UpperLayerDissector {
   }
 
   private streamingNode(): TreeNode | null {
-    const kids: TreeNode[] = [];
-    for (const d of [this.initiator, this.initiator === 0 ? 1 : 0] as const) {
-      const s = this.streaming[d];
-      if (!s) continue;
-      // Offsets would point into the Send's octets (-x): the login's octets are elsewhere in the stream.
-      for (const p of s.pdus) kids.push(withoutOffsets(iscsiNode(s.bytes, p.bhs, p.bhs.at, {})));
-    }
-    if (kids.length === 0) return null;
-    return {
-      field: F.streaming,
-      value: kids.length,
-      display: `${kids.length} Login PDUs before MPA, ${this.login.done ? 'Full Feature Phase reached' : 'login unfinished'}`,
-      children: kids,
-    };
+    const target: Dir = this.initiator === 0 ? 1 : 0;
+    return streamingLoginNode([this.streaming[this.initiator], this.streaming[target]], this.login.done);
   }
 
   end(lastTime: number): void {
@@ -587,13 +583,4 @@ export class IserDissector implements UpperLayerDissector {
       message,
     });
   }
-}
-
-function withoutOffsets(n: TreeNode): TreeNode {
-  const out: TreeNode = { field: n.field, value: n.value };
-  return {
-    ...out,
-    ...(n.display !== undefined ? { display: n.display } : {}),
-    ...(n.children ? { children: n.children.map(withoutOffsets) } : {}),
-  };
 }

@@ -22,6 +22,7 @@ import {
   type IserHello,
 } from './decode.js';
 import { F, I, S } from './fields.js';
+import type { LeadingLogin } from './login.js';
 import {
   hex32,
   isTargetOpcode,
@@ -316,4 +317,25 @@ export function iscsiInfo(b: Uint8Array, h: Bhs, command: string | undefined): s
     default:
       return nameOf(OPCODE_NAMES, h.opcode);
   }
+}
+
+/**
+ * The login done in streaming mode before MPA (RFC 5046 §5.1), initiator's PDUs first: shown once,
+ * with the first iSER message. Its nodes carry no offsets: its octets are not the Send's (-x).
+ */
+export function streamingLoginNode(sides: ReadonlyArray<LeadingLogin | null>, done: boolean): TreeNode | null {
+  const kids: TreeNode[] = [];
+  for (const s of sides) if (s) for (const p of s.pdus) kids.push(withoutOffsets(iscsiNode(s.bytes, p.bhs, p.bhs.at)));
+  if (kids.length === 0) return null;
+  return treeNode(F.streaming, kids.length, {
+    display: `${kids.length} Login PDUs before MPA, ${done ? 'Full Feature Phase reached' : 'login unfinished'}`,
+    children: kids,
+  });
+}
+
+function withoutOffsets(n: TreeNode): TreeNode {
+  return treeNode(n.field, n.value, {
+    ...(n.display !== undefined ? { display: n.display } : {}),
+    ...(n.children ? { children: n.children.map(withoutOffsets) } : {}),
+  });
 }
