@@ -32,6 +32,7 @@ const E2E = [
   'test/ulp/tshark-ulp.test.ts',
   'test/ulp/latency-tshark.test.ts',
   'test/ulp/tshark-nvme.test.ts',
+  'test/iser/tshark-iscsi.test.ts',
   'test/tui/tui-*.test.ts',
 ];
 

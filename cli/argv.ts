@@ -7,7 +7,7 @@ import yargs from 'yargs';
 import { isatty } from 'node:tty';
 import { STAT_NAMES } from '../src/report/stats.js';
 import { BACKENDS } from '../src/capture/live/open-live.js';
-import { UsageError } from './options.js';
+import { ULP_PROTOS, UsageError } from './options.js';
 import { unknownOptionMessage } from './suggest.js';
 import { DASH, OPTION_DEFAULTS } from './argv-conventions.js';
 
@@ -142,8 +142,7 @@ export async function parseArgv(rawArgv: string[]) {
       type: 'string',
       array: true,
       nargs: 1,
-      describe:
-        "Upper layer decoded above RDMAP on a flow, as Wireshark's Decode As: flow=SEL,proto=smb-direct|rpc-rdma|none (default: chosen from private data, then the first Send)",
+      describe: `Upper layer decoded above RDMAP on a flow, as Wireshark's Decode As: flow=SEL,proto=${ULP_PROTOS.join('|')} (default: chosen from private data, then the first Send)`,
     })
     .option('checksums', {
       type: 'boolean',

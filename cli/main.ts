@@ -42,13 +42,17 @@ const TSHARK_STATS: ReadonlyArray<readonly [RegExp, StatName]> = [
   [/^expert(,(error|warn|note|chat|comment))?$/, 'rules'],
 ];
 
-/** tshark's service response time statistics: `-z smb2,srt`, `-z nvme,srt` and `-z rpc,srt,PROGRAM,VERSION`. */
+/** tshark's service response time statistics: `-z smb2,srt`, `-z nvme,srt`, `-z scsi,srt[,0]` and `-z rpc,srt,PROGRAM,VERSION`. */
 function srtList(v: readonly string[] | undefined): SrtRequest[] {
   const out: SrtRequest[] = [];
   for (const value of v ?? []) {
     const z = value.trim();
     if (/^smb2,srt(,.*)?$/.test(z)) out.push({ kind: 'smb2' });
     else if (/^nvme,srt(,.*)?$/.test(z)) out.push({ kind: 'nvme' });
+    // tshark's is scsi,srt,CMDSET (0: SBC, the block commands iSER serves); plain scsi,srt is the same.
+    else if (/^scsi,srt(,0)?$/.test(z)) out.push({ kind: 'scsi' });
+    else if (/^scsi,srt,/.test(z))
+      throw new UsageError(`-z ${z.slice(0, 60)}: only command set 0 (SBC) is kept: give scsi,srt or scsi,srt,0`);
     else if (/^rpc,srt(,|$)/.test(z)) {
       const m = /^rpc,srt,(\d{1,10}),(\d{1,10})(,.*)?$/.exec(z);
       if (!m)
@@ -65,7 +69,7 @@ function statsList(v: readonly string[] | undefined): StatName[] {
     if (!out.includes(n)) out.push(n);
   };
   for (const value of v ?? []) {
-    if (/^(smb2|nvme|rpc),srt(,|$)/.test(value.trim())) continue; // srtList's
+    if (/^(smb2|nvme|rpc|scsi),srt(,|$)/.test(value.trim())) continue; // srtList's
     const whole = TSHARK_STATS.find(([re]) => re.test(value.trim()));
     if (whole) {
       push(whole[1]);

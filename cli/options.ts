@@ -118,7 +118,7 @@ export function parseForcedTuf(text: string): ForcedTufSpec {
 export const ULP_PROTOS: readonly string[] = [...ULP_IDS, 'none'];
 
 /**
- * `--ulp [flow=SEL,]proto=smb-direct|rpc-rdma|none`: the upper layer decoded above RDMAP on the
+ * `--ulp [flow=SEL,]proto=smb-direct|rpc-rdma|iser|none` (ULP_PROTOS): the upper layer decoded above RDMAP on the
  * flows SEL names, as Wireshark's Decode As (none: no upper layer at all there).
  */
 export function parseUlp(text: string): UlpOverride {

@@ -4,6 +4,7 @@
  * reading frames back) is set up only when that output is asked for, so a plain --json run pays
  * for none of it.
  */
+import type { SrtQuery } from '../src/report/srt.js';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { analyze, type AnalysisOptions, type AnalysisResult } from '../src/analysis/pipeline.js';
 import { defaultUpper } from '../src/analysis/upper.js';
@@ -49,7 +50,7 @@ import { ulpAllOff } from '../src/analysis/ulp-registry.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
-export type SrtRequest = { kind: 'smb2' } | { kind: 'nvme' } | { kind: 'rpc'; program: number; version: number };
+export type SrtRequest = SrtQuery;
 
 export interface RunOptions {
   /** Capture path, '-' for standard input. */

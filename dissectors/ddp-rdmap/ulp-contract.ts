@@ -11,10 +11,12 @@
  */
 import type { FieldDef, TreeNode } from '../../src/vocabulary/fields.js';
 import type { FindingSink, RuleDef } from '../../src/vocabulary/findings.js';
+import type { LeadingOctets } from '../mpa/mpa-types.js';
 import type { BufferLedger } from './buffer-ledger.js';
 import type { Dir, RdmapMessage, SendMessage } from './rdmap-message.js';
 
 export * from './rdmap-message.js';
+export type { LeadingOctets } from '../mpa/mpa-types.js';
 
 /** Connection facts an upper layer may read: roles, ports, MPA private data, IRD/ORD. */
 export interface UlpConnection {
@@ -35,6 +37,11 @@ export interface UlpConnection {
   readonly requestOrd: number | null;
   readonly replyIrd: number | null;
   readonly replyOrd: number | null;
+  /**
+   * Octets each direction (by Dir) sent before its MPA startup frame: the streaming-mode phase
+   * RFC 5046 §5.1 defines (the iSCSI login over plain TCP), null when none. Absent: not known.
+   */
+  readonly leading?: readonly [LeadingOctets | null, LeadingOctets | null];
 }
 
 /** Direction of the MPA Initiator, or the TCP client when the startup was not captured. */
@@ -137,7 +144,7 @@ export interface UlpEnvironment {
  * registry) so the command line can check a name without loading every dissector; a test keeps it
  * equal to src/analysis/ulp-specs.ts.
  */
-export const ULP_IDS = ['smb-direct', 'rpc-rdma', 'nvme'] as const;
+export const ULP_IDS = ['smb-direct', 'rpc-rdma', 'nvme', 'iser'] as const;
 export type UlpId = (typeof ULP_IDS)[number];
 
 /**

@@ -188,6 +188,22 @@ export class ByteLog implements LentBytesHolder {
     return out;
   }
 
+  /**
+   * Where each frame's octets begin in [from, to): flattened pairs (offset relative to `from`,
+   * frame), at most `max` pairs (the rest are left out).
+   */
+  frameMap(from: number, to: number, max: number): number[] {
+    this.own();
+    const out: number[] = [];
+    const p = this.pieces;
+    for (let i = 0; i < p.length && out.length < 2 * max; i += 3) {
+      const s = this.base + p[i]!;
+      const e = this.base + (i + 3 < p.length ? p[i + 3]! : this.used);
+      if (e > from && s < to && out[out.length - 1] !== p[i + 1]) out.push(Math.max(0, s - from), p[i + 1]!);
+    }
+    return out;
+  }
+
   /** Hands out the held pieces from stream offset `from` on, in order, as the reassembler would. */
   replay(
     from: number,

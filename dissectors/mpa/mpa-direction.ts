@@ -8,7 +8,7 @@ import { ByteLog } from './byte-log.js';
 import { FpduFramer, type FpduSink, type FramedFpdu, type FramerParams } from './framer.js';
 import type { LockSearch } from './lock-on.js';
 import { KEY_PREFIX, type StartupRecord } from './startup.js';
-import type { FpduRecord, MpaDirectionSummary } from './mpa-types.js';
+import { LEADING_KEEP, type FpduRecord, type LeadingOctets, type MpaDirectionSummary } from './mpa-types.js';
 import { defineRareFields, type RareFields } from '../../src/vocabulary/rare-fields.js';
 
 export type State = 'scan' | 'startup' | 'await' | 'frame' | 'diagnose' | 'hunt' | 'streaming' | 'ended';
@@ -80,6 +80,8 @@ const F_FRAMING_LOST_OPEN = 32;
 const DIRECTION_RARE = {
   /** Stream offset of the startup frame being collected. */
   startupAt: 0,
+  /** Octets sent before the startup frame (RFC 5046 streaming mode), for the layer above; bounded. */
+  leading: null as LeadingOctets | null,
   scanFrom: 0,
   lastTry: 0,
   huntScanned: 0,
@@ -336,7 +338,20 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   beginStartup(at: number): void {
     this.state = 'startup';
     this.startupAt = at;
+    if (at > this.log.base && this.leading === null) this.keepLeading(at);
     this.log.dropBefore(at);
+  }
+
+  private keepLeading(at: number): void {
+    const base = this.log.base;
+    const n = Math.min(at - base, LEADING_KEEP);
+    this.leading = {
+      bytes: this.log.bytes.slice(0, n),
+      length: at - base,
+      seq: this.seqOf(base),
+      fromStart: base === 0,
+      frames: this.log.frameMap(base, base + n, 256),
+    };
   }
 
   get startupOffset(): number {

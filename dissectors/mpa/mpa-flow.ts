@@ -23,6 +23,7 @@ import type { MpaContext } from './ulpdu.js';
 import type {
   EnablementPoint,
   ForcedMpa,
+  LeadingOctets,
   MpaFlowSummary,
   MpaFramingOptions,
   MpaOutputs,
@@ -109,6 +110,11 @@ export class MpaFlow implements FlowConsumer, FlowHost {
 
   get reply(): StartupRecord | null {
     return this.neg?.reply ?? null;
+  }
+
+  /** Octets each direction sent before its startup frame (streaming mode), null when none. */
+  get leading(): readonly [LeadingOctets | null, LeadingOctets | null] {
+    return [this.dir0?.leading ?? null, this.dir1?.leading ?? null];
   }
 
   get rejected(): boolean {

@@ -141,3 +141,24 @@ export interface EnablementPoint {
   /** The rule the direction's markers follow: counted from the FPDU's first octet (draft-00) or from ULPDU_Length (RFC 5044). */
   fpduptrRule: 'draft-00' | 'rfc5044' | null;
 }
+
+/**
+ * Octets a direction sent before its MPA startup frame: an upper layer's streaming-mode phase
+ * (RFC 5046 §5.1: the iSCSI login over plain TCP before the transition to MPA), kept for the layer
+ * above, bounded.
+ */
+export interface LeadingOctets {
+  /** The first octets (at most LEADING_KEEP). */
+  readonly bytes: Uint8Array;
+  /** Octets the direction sent before the startup frame (may exceed bytes.length). */
+  readonly length: number;
+  /** Absolute TCP sequence number of bytes[0]. */
+  readonly seq: number;
+  /** The stream's first octet was captured: bytes[0] is the connection's first octet. */
+  readonly fromStart: boolean;
+  /** Flattened pairs (offset in bytes, frame) where each frame's octets begin. */
+  readonly frames: readonly number[];
+}
+
+/** Octets before the startup frame kept for the layer above (a login that never ends is cut here). */
+export const LEADING_KEEP = 64 * 1024;

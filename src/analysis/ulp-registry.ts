@@ -44,6 +44,7 @@ export function connectionOf(f: MpaFlow, ctx: MpaContext): UlpConnection {
     requestOrd: ctx.requestOrd,
     replyIrd: ctx.replyIrd,
     replyOrd: ctx.replyOrd,
+    leading: f.leading,
   };
 }
 

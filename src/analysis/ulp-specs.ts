@@ -6,8 +6,9 @@ import type { UlpId, UpperLayerSpec } from '../../dissectors/ddp-rdmap/ulp-contr
 import { SMB_DIRECT } from '../../dissectors/smb-direct/index.js';
 import { RPC_RDMA } from '../../dissectors/rpc-rdma/index.js';
 import { NVME_RDMA } from '../../dissectors/nvme-rdma/index.js';
+import { ISER } from '../../dissectors/iser/index.js';
 
-export const ULP_SPECS: readonly UpperLayerSpec[] = [SMB_DIRECT, RPC_RDMA, NVME_RDMA];
+export const ULP_SPECS: readonly UpperLayerSpec[] = [SMB_DIRECT, RPC_RDMA, NVME_RDMA, ISER];
 
 export function ulpSpec(id: UlpId): UpperLayerSpec | undefined {
   return ULP_SPECS.find((s) => s.id === id);

@@ -11,6 +11,7 @@ import { TUF_SCENARIOS } from './tuf-scenarios.js';
 import { SMBD_CUT_SCENARIOS, SMBD_SCENARIOS } from './smbd-scenarios.js';
 import { NFSRDMA_CUT_SCENARIOS, NFSRDMA_SCENARIOS } from './nfsrdma-scenarios.js';
 import { NVME_SCENARIOS } from './nvme-rdma-scenarios.js';
+import { ISER_SCENARIOS } from './iser-scenarios.js';
 
 export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   MPA_SCENARIOS,
@@ -21,6 +22,7 @@ export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   SMBD_SCENARIOS,
   NFSRDMA_SCENARIOS,
   NVME_SCENARIOS,
+  ISER_SCENARIOS,
   SMBD_CUT_SCENARIOS,
   NFSRDMA_CUT_SCENARIOS,
 ];

@@ -100,6 +100,11 @@ export interface UlpConnectionSpec {
    * before the cut (RDMAP passes on a message whose segments did not all arrive).
    */
   readonly cutFpdu?: number;
+  /**
+   * Octets each side sends over plain TCP before the MPA Request/Reply (RFC 5046 §5.1 streaming
+   * mode: the iSCSI login), in order; each entry one TCP segment.
+   */
+  readonly leading?: ReadonlyArray<{ readonly dir: Dir; readonly bytes: Uint8Array }>;
 }
 
 /** Octets of a frame a snaplen-cut capture keeps (what hardware tracers keep: headers and a little data). */
@@ -219,10 +224,13 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
   });
 
   // --- TCP: each message's FPDUs as segments, cut by the segmentation knob ---
-  const sends: Send[] = [
-    { dir: 0, bytes: request },
-    { dir: 1, bytes: reply, delayUs: 60 },
-  ];
+  const lead: [number, number] = [0, 0];
+  const sends: Send[] = [];
+  for (const l of spec.leading ?? []) {
+    sends.push({ dir: l.dir, bytes: l.bytes, cut: [l.bytes.length], delayUs: 40 });
+    lead[l.dir] += l.bytes.length;
+  }
+  sends.push({ dir: 0, bytes: request }, { dir: 1, bytes: reply, delayUs: 60 });
   spec.events.forEach((e, i) => {
     const s = span[i]!;
     const f = enc[s.dir].fpdus;
@@ -279,7 +287,10 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
   });
 
   // --- the truth ---
-  const seqStart: [number, number] = [(res.dataSeq[0] + request.length) >>> 0, (res.dataSeq[1] + reply.length) >>> 0];
+  const seqStart: [number, number] = [
+    (res.dataSeq[0] + lead[0] + request.length) >>> 0,
+    (res.dataSeq[1] + lead[1] + reply.length) >>> 0,
+  ];
   const fpduSeq = (d: Dir, idx: number) => (seqStart[d] + enc[d].fpdus[idx]!.lenRel) >>> 0;
   const findings: TruthFinding[] = spec.expect.map((x) => {
     if (x.at !== null && spec.events[x.at]?.dir !== x.dir)

@@ -79,6 +79,8 @@ export const REPORT_FIELDS: readonly FieldDef[] = [
   f('finding.seq', 'Sequence number', 'uint', 'Absolute TCP sequence number the finding points at'),
 ];
 
+/** Names of the upper layers' fields: read off a record's tree like the iwarp_ ones. */
+
 /** Every name a filter may use, declared once. */
 export const FILTER_FIELDS: ReadonlyMap<string, FieldDef> = indexFields(
   MPA_FIELD_LIST,

@@ -134,20 +134,25 @@ export function srtTable(title: string, filter: string, column: string, rows: re
 }
 
 /** The program name a `-z ...,srt` table reports (the RequestTiming `program` it selects). */
-export function srtProgram(
-  q: { kind: 'smb2' } | { kind: 'nvme' } | { kind: 'rpc'; program: number; version: number },
-): string {
-  return q.kind === 'smb2' ? 'SMB2' : q.kind === 'nvme' ? 'NVMe' : programLabel(q.program, q.version);
+/** A `-z ...,srt` request: SMB2, NVMe or SCSI by command, or one RPC program and version by procedure. */
+export type SrtQuery =
+  | { kind: 'smb2' }
+  | { kind: 'nvme' }
+  | { kind: 'scsi' }
+  | { kind: 'rpc'; program: number; version: number };
+
+export function srtProgram(q: SrtQuery): string {
+  if (q.kind === 'rpc') return programLabel(q.program, q.version);
+  return q.kind === 'smb2' ? 'SMB2' : q.kind === 'nvme' ? 'NVMe' : 'SCSI';
 }
 
 /** One `-z` service response time table: SMB2 by command, or one RPC program and version by procedure. */
-export function srtText(
-  q: { kind: 'smb2' } | { kind: 'nvme' } | { kind: 'rpc'; program: number; version: number },
-  c: SrtCollector,
-): string {
+export function srtText(q: SrtQuery, c: SrtCollector): string {
   if (q.kind === 'smb2') return srtTable('SMB2', 'smb2.cmd', 'Commands', c.rows('SMB2'));
   // NVMe by command: Index is the opcode, 0x7F00 + FCTYPE for a Fabrics command (all queues together).
   if (q.kind === 'nvme') return srtTable('NVMe', 'nvme.cmd.opc', 'Commands', c.rows('NVMe'));
+  // tshark -z scsi,srt,0 (SBC): "SCSI SRT Statistics", filter scsi_sbc.opcode, column Procedure.
+  if (q.kind === 'scsi') return srtTable('SCSI', 'scsi_sbc.opcode', 'Procedure', c.rows('SCSI'));
   const label = programLabel(q.program, q.version);
   const filter = q.program === 100003 ? `nfs.procedure_v${q.version}` : `rpc.program == ${q.program}`;
   return srtTable('RPC', filter, 'Procedure', c.rows(label));
