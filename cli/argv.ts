@@ -292,7 +292,8 @@ export async function parseArgv(rawArgv: string[]) {
     .fail((msg, err) => {
       if (err) throw err;
       const unknown = unknownOptionMessage(msg ?? '', longOptions(), shortOptions(), rawArgv);
-      throw new UsageError(unknown ?? msg);
+      // One line: yargs words a bad choice over three ("Invalid values:\n  Argument: ...").
+      throw new UsageError(unknown ?? (msg ?? '').replace(/:?\s*\n\s*/g, ': '));
     });
   // Option names for "did you mean", from yargs' own table so a new option is suggested too.
   // getOptions() is public yargs API but missing from @types/yargs.

@@ -12,6 +12,7 @@ import { generate } from '../src/generate/generate.js';
 import { KNOBS, KnobError } from '../src/generate/knobs.js';
 import { allScenarios } from '../src/generate/registry.js';
 import { UsageError } from './options.js';
+import { resolve } from 'node:path';
 
 /** `generate --list`: scenarios (name, what it shows, its presets), then the knobs. */
 export function listText(): string {
@@ -82,6 +83,9 @@ export async function runGenerateCli(argv: string[], out: (s: string | Uint8Arra
     );
   if (a.o === undefined || a.o === '')
     throw new UsageError('generate: -o FILE is required (the capture to write; - for standard output)');
+  // The same file twice would leave only the truth JSON where the capture should be.
+  if (a.truth !== undefined && a.o !== '-' && resolve(a.truth) === resolve(a.o))
+    throw new UsageError(`generate: -o and --truth name the same file (${a.o.slice(0, 200)}): give two files`);
   let format: CaptureFormat = formatOf(a.o);
   if (a.format !== undefined) {
     if (a.format !== 'pcap' && a.format !== 'pcapng')

@@ -202,7 +202,9 @@ async function main(rawArgv: string[]): Promise<number> {
   const readFile = needValue(undash(args.r), '-r', 'a capture file name (-r FILE, or - for standard input)');
   // Checked with one capture too (where it has nothing to do), so a script's typo shows at once.
   if (args.jobs !== undefined && (!Number.isInteger(args.jobs) || args.jobs < 1 || args.jobs > 1024))
-    throw new UsageError(`--jobs: ${args.jobs} is not a number of workers between 1 and 1024`);
+    throw new UsageError(
+      `--jobs: ${Number.isNaN(args.jobs) ? 'not a number' : `${args.jobs} is not a number of workers`}: give a whole number of workers from 1 to 1024`,
+    );
   if (several) {
     const what = positionals.length > 1 ? `${positionals.length} captures` : `a directory (${positionals[0]})`;
     if (cmd === 'tui') throw new UsageError(`tui browses one capture; ${what} given`);
