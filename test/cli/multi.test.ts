@@ -246,7 +246,11 @@ describe('options that make no sense with several captures: one line, exit 2', (
     ['-r and more', ['-r', 'sample.pcap', 'golden.pcap', 'errors.pcap'], /-r reads one capture/],
     ['-i and captures', ['-i', 'lo', 'sample.pcap', 'golden.pcap'], /-i lo captures live/],
     ['standard input twice', ['-', '-'], /standard input can be read once/],
-    ['bad --jobs', ['--jobs', '0', 'sample.pcap', 'golden.pcap'], /--jobs: 0 is not a number of workers: give a whole number/],
+    [
+      'bad --jobs',
+      ['--jobs', '0', 'sample.pcap', 'golden.pcap'],
+      /--jobs: 0 is not a number of workers: give a whole number/,
+    ],
     ['a directory with no capture', ['sample.pcap', '../src'], /\.\.\/src: is a directory holding no capture files/],
   ];
   for (const [name, args, msg] of cases) {
