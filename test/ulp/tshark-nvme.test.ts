@@ -216,6 +216,8 @@ describe.skipIf(!HAVE_TSHARK)('tshark decodes the same capsules as NVMe/TCP: its
   });
 });
 
-describe.skipIf(HAVE_TSHARK)('tshark NVMe/TCP oracle', () => {
-  it.skip('tshark is not installed: the NVMe/TCP twin comparison did not run', () => {});
-});
+// Registered only without tshark: with it, the comparison above runs and nothing is skipped.
+if (!HAVE_TSHARK)
+  describe('tshark NVMe/TCP oracle', () => {
+    it.skip('tshark is not installed: the NVMe/TCP twin comparison did not run', () => {});
+  });
