@@ -1,157 +1,30 @@
-/**
- * Feeds RdmapMessage records to the NVMe/RDMA dissector as the RDMAP side would: each RDMA Write,
- * Read Request and Send with Invalidate goes to a real BufferLedger first, then the message goes to
- * the upper layer. Findings are collected against the rule catalogs (unknown ids throw).
- */
-import { BufferLedger } from '../../dissectors/ddp-rdmap/buffer-ledger.js';
-import { LEDGER_RULES } from '../../dissectors/ddp-rdmap/ledger-rules.js';
-import type {
-  Dir,
-  RdmapMessage,
-  RequestTiming,
-  SendMessage,
-  UlpConnection,
-  UlpRecord,
-  UpperLayerDissector,
-} from '../../dissectors/ddp-rdmap/ulp-contract.js';
+/** The NVMe/RDMA dissector on the shared upper-layer harness (test/helpers/ulp-wire.ts): the host sends commands, the controller completions. */
+import type { UlpConnection, UlpRecord } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import { NVME_RDMA } from '../../dissectors/nvme-rdma/index.js';
-import type { Finding, FindingInput, FindingSink } from '../../src/vocabulary/findings.js';
+import { RuleSink, type SendOpts, ulpConnection, UlpWire } from '../helpers/ulp-wire.js';
 
-const RULES = new Map([...NVME_RDMA.rules, ...LEDGER_RULES].map((r) => [r.id, r]));
-
-export class CollectSink implements FindingSink {
-  readonly findings: Finding[] = [];
-  report(ruleId: string, f: FindingInput): void {
-    const r = RULES.get(ruleId);
-    if (!r) throw new Error(`unknown rule ${ruleId}`);
-    this.findings.push({ rule: ruleId, severity: r.severity, rfcErrorCode: null, ...f, frames: [...f.frames] });
-  }
-  rules(): string[] {
-    return this.findings.map((f) => f.rule);
-  }
-  of(rule: string): Finding[] {
-    return this.findings.filter((f) => f.rule === rule);
+export class CollectSink extends RuleSink {
+  constructor() {
+    super(NVME_RDMA.rules);
   }
 }
 
 export function connection(o: Partial<UlpConnection> = {}): UlpConnection {
-  return {
-    flow: 3,
-    initiatorDir: 0,
-    ports: [40000, 4420],
-    serverPort: 4420,
-    requestPrivateData: null,
-    replyPrivateData: null,
-    rejected: false,
-    requestIrd: null,
-    requestOrd: null,
-    replyIrd: null,
-    replyOrd: null,
-    ...o,
-  };
+  return ulpConnection(3, 4420, o);
 }
 
-export class Wire {
-  readonly sink: CollectSink;
-  readonly ledger: BufferLedger;
-  readonly dissector: UpperLayerDissector;
-  readonly records: (UlpRecord | null)[] = [];
-  readonly timings: RequestTiming[] = [];
-  private frame = 1;
-  time = 1000;
-  private seq = 1;
-  private msn: [number, number] = [1, 1];
-
-  constructor(
-    readonly conn: UlpConnection = connection(),
-    shared?: Map<string, unknown>,
-    sink?: CollectSink,
-  ) {
-    this.sink = sink ?? new CollectSink();
-    this.ledger = new BufferLedger(conn.flow, this.sink);
-    this.dissector = NVME_RDMA.create({
-      connection: conn,
-      sink: this.sink,
-      ledger: this.ledger,
-      timing: (t) => this.timings.push(t),
-      ...(shared ? { shared } : {}),
-    });
-  }
-
-  private base(dir: Dir, length: number) {
-    const frame = this.frame++;
-    this.time += 0.001;
-    const seq = this.seq;
-    this.seq += length + 10;
-    return {
-      flow: this.conn.flow,
-      dir,
-      from: dir === 0 ? '10.0.0.1:40000' : '10.0.0.2:4420',
-      seq,
-      lastSeq: seq,
-      frames: [frame],
-      time: this.time,
-      length,
-      intact: true,
-    };
-  }
-
-  sendMessage(dir: Dir, payload: Uint8Array, o: { invalidate?: number; captured?: number } = {}): SendMessage {
-    const length = payload.length;
-    const kept = payload.subarray(0, o.captured ?? payload.length);
-    return {
-      ...this.base(dir, length),
-      kind: 'send',
-      opcode: o.invalidate === undefined ? 3 : 4,
-      qn: 0,
-      msn: this.msn[dir]++,
-      solicited: false,
-      invalidateStag: o.invalidate ?? null,
-      payload: kept,
-      payloadComplete: kept.length === length,
-      intact: kept.length === length,
-    };
-  }
-
-  feed(m: RdmapMessage): UlpRecord | null {
-    if (m.kind === 'write') this.ledger.write(m);
-    else if (m.kind === 'read-request') this.ledger.readRequest(m);
-    else if (m.kind === 'send') this.ledger.sendInvalidate(m);
-    const r = this.dissector.message(m);
-    this.records.push(r);
-    return r;
+export class Wire extends UlpWire<CollectSink> {
+  constructor(conn: UlpConnection = connection(), shared?: Map<string, unknown>, sink?: CollectSink) {
+    super(NVME_RDMA, conn, sink ?? new CollectSink(), shared);
   }
 
   /** A command capsule from the host (direction 0). */
   command(payload: Uint8Array, o: { captured?: number } = {}): UlpRecord | null {
-    return this.feed(this.sendMessage(0, payload, o));
+    return this.send(0, payload, o);
   }
 
   /** A response capsule from the controller. */
-  complete(payload: Uint8Array, o: { invalidate?: number; captured?: number } = {}): UlpRecord | null {
-    return this.feed(this.sendMessage(1, payload, o));
-  }
-
-  /** An RDMA Write from the controller into the host's buffer, with the data placed when given. */
-  write(stag: number, to: bigint, length: number, data?: Uint8Array): UlpRecord | null {
-    return this.feed({ ...this.base(1, length), kind: 'write', opcode: 0, stag, to, ...(data ? { data } : {}) });
-  }
-
-  /** An RDMA Read Request from the controller whose Data Source is the host's buffer. */
-  readRequest(stag: number, to: bigint, readSize: number): UlpRecord | null {
-    return this.feed({
-      ...this.base(1, 28),
-      kind: 'read-request',
-      opcode: 1,
-      sinkStag: 0x5000,
-      sinkTo: 0n,
-      sourceStag: stag,
-      sourceTo: to,
-      readSize,
-    });
-  }
-
-  end(): void {
-    this.dissector.end(this.time);
+  complete(payload: Uint8Array, o: SendOpts = {}): UlpRecord | null {
+    return this.send(1, payload, o);
   }
 }

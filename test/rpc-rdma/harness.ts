@@ -1,175 +1,32 @@
-/**
- * Feeds RdmapMessage records to the RPC-over-RDMA dissector as the RDMAP side would: each RDMA
- * Write, Read Request and Send with Invalidate goes to a real BufferLedger first, then the message
- * goes to the upper layer. Findings are collected against the rule catalogs (unknown ids throw).
- */
-import { BufferLedger } from '../../dissectors/ddp-rdmap/buffer-ledger.js';
-import { LEDGER_RULES } from '../../dissectors/ddp-rdmap/ledger-rules.js';
-import type {
-  Dir,
-  RdmapMessage,
-  RequestTiming,
-  SendMessage,
-  UlpConnection,
-  UlpRecord,
-  UpperLayerDissector,
-} from '../../dissectors/ddp-rdmap/ulp-contract.js';
+/** The RPC-over-RDMA dissector on the shared upper-layer harness (test/helpers/ulp-wire.ts): the client calls, the server replies. */
+import type { UlpConnection, UlpRecord } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import { RPC_RDMA } from '../../dissectors/rpc-rdma/index.js';
-import type { Finding, FindingInput, FindingSink } from '../../src/vocabulary/findings.js';
+import { RuleSink, type SendOpts, ulpConnection, UlpWire } from '../helpers/ulp-wire.js';
 
-const RULES = new Map([...RPC_RDMA.rules, ...LEDGER_RULES].map((r) => [r.id, r]));
+export type { SendOpts };
 
-export class CollectSink implements FindingSink {
-  readonly findings: Finding[] = [];
-  report(ruleId: string, f: FindingInput): void {
-    const r = RULES.get(ruleId);
-    if (!r) throw new Error(`unknown rule ${ruleId}`);
-    this.findings.push({ rule: ruleId, severity: r.severity, rfcErrorCode: null, ...f, frames: [...f.frames] });
-  }
-  rules(): string[] {
-    return this.findings.map((f) => f.rule);
-  }
-  of(rule: string): Finding[] {
-    return this.findings.filter((f) => f.rule === rule);
+export class CollectSink extends RuleSink {
+  constructor() {
+    super(RPC_RDMA.rules);
   }
 }
 
 export function connection(o: Partial<UlpConnection> = {}): UlpConnection {
-  return {
-    flow: 7,
-    initiatorDir: 0,
-    ports: [40000, 20049],
-    serverPort: 20049,
-    requestPrivateData: null,
-    replyPrivateData: null,
-    rejected: false,
-    requestIrd: null,
-    requestOrd: null,
-    replyIrd: null,
-    replyOrd: null,
-    ...o,
-  };
+  return ulpConnection(7, 20049, o);
 }
 
-export interface SendOpts {
-  invalidate?: number;
-  /** Octets of the message actually captured (snaplen); the rest is counted, not kept. */
-  captured?: number;
-  /** Length of the message on the wire, when larger than the payload given. */
-  length?: number;
-}
-
-export class Wire {
-  readonly sink = new CollectSink();
-  readonly ledger: BufferLedger;
-  readonly dissector: UpperLayerDissector;
-  readonly records: (UlpRecord | null)[] = [];
-  readonly timings: RequestTiming[] = [];
-  private frame = 1;
-  private time = 1000;
-  private seq = 1;
-  private msn: [number, number] = [1, 1];
-  /** Send with Invalidate to the ledger after the upper layer instead of before. */
-  invalidateAfter = false;
-
-  constructor(readonly conn: UlpConnection = connection()) {
-    this.ledger = new BufferLedger(conn.flow, this.sink);
-    this.dissector = RPC_RDMA.create({
-      connection: conn,
-      sink: this.sink,
-      ledger: this.ledger,
-      timing: (t) => this.timings.push(t),
-    });
-  }
-
-  private base(dir: Dir, length: number) {
-    const frame = this.frame++;
-    this.time += 0.001;
-    const seq = this.seq;
-    this.seq += length + 10;
-    return {
-      flow: this.conn.flow,
-      dir,
-      from: dir === 0 ? '10.0.0.1:40000' : '10.0.0.2:20049',
-      seq,
-      lastSeq: seq,
-      frames: [frame],
-      frame,
-      time: this.time,
-      length,
-      intact: true,
-    };
-  }
-
-  sendMessage(dir: Dir, payload: Uint8Array, o: SendOpts = {}): SendMessage {
-    const length = o.length ?? payload.length;
-    const kept = payload.subarray(0, o.captured ?? payload.length);
-    return {
-      ...this.base(dir, length),
-      kind: 'send',
-      opcode: o.invalidate === undefined ? 3 : 4,
-      qn: 0,
-      msn: this.msn[dir]++,
-      solicited: false,
-      invalidateStag: o.invalidate ?? null,
-      payload: kept,
-      payloadComplete: kept.length === length,
-      intact: kept.length === length,
-    };
-  }
-
-  feed(m: RdmapMessage): UlpRecord | null {
-    if (m.kind === 'write') this.ledger.write(m);
-    else if (m.kind === 'read-request') this.ledger.readRequest(m);
-    else if (m.kind === 'send' && !this.invalidateAfter) this.ledger.sendInvalidate(m);
-    const r = this.dissector.message(m);
-    if (m.kind === 'send' && this.invalidateAfter) this.ledger.sendInvalidate(m);
-    this.records.push(r);
-    return r;
+export class Wire extends UlpWire<CollectSink> {
+  constructor(conn: UlpConnection = connection()) {
+    super(RPC_RDMA, conn, new CollectSink());
   }
 
   /** A Send from the client (the MPA Initiator, direction 0). */
   call(payload: Uint8Array, o: SendOpts = {}): UlpRecord | null {
-    return this.feed(this.sendMessage(0, payload, o));
+    return this.send(0, payload, o);
   }
 
   /** A Send from the server. */
   reply(payload: Uint8Array, o: SendOpts = {}): UlpRecord | null {
-    return this.feed(this.sendMessage(1, payload, o));
-  }
-
-  /** An RDMA Write from the server into the client's buffer. */
-  write(stag: number, to: bigint, length: number): UlpRecord | null {
-    return this.feed({ ...this.base(1, length), kind: 'write', opcode: 0, stag, to });
-  }
-
-  /** An RDMA Read Request from the server whose Data Source is the client's buffer. */
-  readRequest(stag: number, to: bigint, readSize: number): UlpRecord | null {
-    return this.feed({
-      ...this.base(1, 28),
-      kind: 'read-request',
-      opcode: 1,
-      sinkStag: 0x5000,
-      sinkTo: 0n,
-      sourceStag: stag,
-      sourceTo: to,
-      readSize,
-    });
-  }
-
-  /** The client's Read Response to a Read Request of `stag` at `to` (the read chunk's octets going to the server). */
-  readResponse(stag: number, to: bigint, length: number): UlpRecord | null {
-    return this.feed({
-      ...this.base(0, length),
-      kind: 'read-response',
-      opcode: 2,
-      stag: 0x5000,
-      to: 0n,
-      request: { sourceStag: stag, sourceTo: to, readSize: length, seq: 0, frames: [] },
-    });
-  }
-
-  end(): void {
-    this.dissector.end(this.time);
+    return this.send(1, payload, o);
   }
 }
