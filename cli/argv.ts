@@ -100,6 +100,10 @@ export async function parseArgv(rawArgv: string[]) {
       type: 'string',
       describe: 'Also write a JUnit XML file: one testsuite per flow, one testcase per rule',
     })
+    .option('html', {
+      type: 'string',
+      describe: 'Also write a self-contained HTML report: verdict, flows, findings, plots per MPA direction',
+    })
     .option('fail-on', {
       choices: ['error', 'warning', 'never'] as const,
       default: OPTION_DEFAULTS['fail-on'],
@@ -259,6 +263,7 @@ export async function parseArgv(rawArgv: string[]) {
       'octets of the FPDUs with a wrong FPDUPTR, markers marked',
     )
     .example('$0 -q --junit mpa.xml capture.pcap', 'CI gate: exit 1 on an error, JUnit file for the dashboard')
+    .example('$0 -q --html report.html capture.pcap', 'A page to open from the CI artifacts: flows, findings, plots')
     .example(
       '$0 --json --rules ci.json capture.pcap > report.json',
       'CI gate with a rules file (severities, alignment minimum)',

@@ -11,6 +11,7 @@ import type { AnalysisResult } from '../src/analysis/pipeline.js';
 import { CaptureOpenError } from '../src/capture/read-capture.js';
 import { digestOf, unopenedDigest, type CaptureDigest } from '../src/report/capture-digest.js';
 import { reportHead, SCHEMA_ID, TOOL, writeReport, type ReportDocument } from '../src/report/json-report.js';
+import type { CaptureView } from '../src/report/html/model.js';
 import { writeAllSync } from './output.js';
 import { run, type RunOptions } from './run.js';
 
@@ -23,6 +24,8 @@ export interface CaptureJob {
   tagNdjson: boolean;
   /** Keep flows and findings in the digest (the run writes --junit). */
   junit: boolean;
+  /** Send back the capture's HTML page data (the run writes --html). */
+  html?: boolean;
 }
 
 export interface CaptureJobResult {
@@ -30,6 +33,8 @@ export interface CaptureJobResult {
   stderr: string;
   digest: CaptureDigest;
   seconds: number;
+  /** The capture's HTML page data, when asked for and the capture was analysed. */
+  html?: CaptureView;
 }
 
 /** `{"type":...}` → `{"capturePath":"x.pcap","type":...}`, for each whole line of `s`. */
@@ -62,11 +67,18 @@ async function runJob(job: CaptureJob): Promise<CaptureJobResult> {
     wrote = true;
     writeAllSync(fd, Buffer.from(tag ? tag(s) : s, 'utf8'));
   };
-  const got: { result: AnalysisResult | null } = { result: null };
+  const got: { result: AnalysisResult | null; html?: CaptureView } = { result: null };
   let code: number;
   let openError: string | null = null;
   try {
-    code = await run({ ...o, onAnalysis: (r) => (got.result = r) }, { out, err: (s) => (stderr += s) });
+    code = await run(
+      {
+        ...o,
+        onAnalysis: (r) => (got.result = r),
+        ...(job.html ? { onHtml: (v: CaptureView) => (got.html = v) } : {}),
+      },
+      { out, err: (s) => (stderr += s) },
+    );
   } catch (e) {
     // What the single-capture CLI would print as its one line before exiting 2.
     const msg = e instanceof Error ? e.message : String(e);
@@ -86,7 +98,7 @@ async function runJob(job: CaptureJob): Promise<CaptureJobResult> {
       r !== null
         ? digestOf({ ...reportHead(r), flows: r.flows.map((f) => f.tcp) }, job.junit)
         : unopenedDigest(o.capture, openError ?? 'not analysed');
-    return { code, stderr, digest, seconds: (Date.now() - started) / 1000 };
+    return { code, stderr, digest, seconds: (Date.now() - started) / 1000, ...(got.html ? { html: got.html } : {}) };
   } finally {
     closeSync(fd);
   }

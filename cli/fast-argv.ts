@@ -31,6 +31,7 @@ const VALUES: Readonly<Record<string, readonly string[]>> = {
   '-Y': ['Y', 'display-filter', 'displayFilter'],
   '-w': ['w'],
   '--junit': ['junit'],
+  '--html': ['html'],
   '--rules': ['rules'],
   '--write-filter': ['write-filter', 'writeFilter'],
 };

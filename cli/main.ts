@@ -225,6 +225,7 @@ async function main(rawArgv: string[]): Promise<number> {
       ['-w', args.w],
       ['--write-filter', args['write-filter']],
       ['--junit', args.junit],
+      ['--html', args.html],
       ['--json', args.json],
       ['--ndjson', args.ndjson],
       ['-V', args.V],
@@ -251,6 +252,8 @@ async function main(rawArgv: string[]): Promise<number> {
     });
   const write = needValue(undash(args.w), '-w', 'a file name (-w FILE)');
   const junit = needValue(undash(args.junit), '--junit', 'a file name (--junit FILE)');
+  const html = needValue(undash(args.html), '--html', 'a file name (--html FILE)');
+  if (html === '-') throw new UsageError('--html needs a file name; standard output carries the text or JSON output');
   needValue(undash(args.rules), '--rules', 'a rules file name (--rules FILE)');
   // The field table (and the dissector trees behind it) is loaded only for -T.
   const filterFields = args.T !== undefined ? (await import('../src/report/fields.js')).FILTER_FIELDS : null;
@@ -260,6 +263,7 @@ async function main(rawArgv: string[]): Promise<number> {
     json: args.json === true,
     ndjson: args.ndjson === true,
     junit: junit ?? null,
+    html: html ?? null,
     displayFilter: undash(args.Y) ?? null,
     verbose: args.V === true,
     hex: args.x === true,
@@ -426,26 +430,27 @@ async function multiCommand(
   base.mpa.forEach(parseForcedMpa);
   if (base.rules !== null) (await import('../src/report/rules-file.js')).loadRulesFile(base.rules);
   await compileOption('-Y', base.displayFilter);
-  if (base.junit !== null) checkJUnitPath(base.junit, list);
+  if (base.junit !== null) checkOutputPath(base.junit, list, '--junit');
+  if (base.html) checkOutputPath(base.html, list, '--html');
   const streamingToTerminal = isatty(1) && !base.json && !base.quiet;
   const progress = args.progress ?? (isatty(2) && !process.env['CI'] && !streamingToTerminal);
   const { runMulti } = await import('./multi.js');
   return runMulti(
     base,
     list,
-    { jobs, junit: base.junit, progress },
+    { jobs, junit: base.junit, progress, html: base.html ?? null },
     { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );
 }
 
-/** --junit FILE with several captures: writable, and none of the captures. */
-function checkJUnitPath(path: string, captures: readonly string[]): void {
+/** --junit or --html FILE with several captures: writable, and none of the captures. */
+function checkOutputPath(path: string, captures: readonly string[], flag: string): void {
   for (const c of captures) {
     try {
       const a = statSync(path);
       const b = statSync(c);
       if (a.ino === b.ino && a.dev === b.dev)
-        throw new UsageError(`--junit ${path}: that is a capture being read; choose another file`);
+        throw new UsageError(`${flag} ${path}: that is a capture being read; choose another file`);
     } catch (e) {
       if (e instanceof UsageError) throw e;
     }
@@ -453,7 +458,7 @@ function checkJUnitPath(path: string, captures: readonly string[]): void {
   try {
     closeSync(openSync(path, 'a'));
   } catch (e) {
-    throw new UsageError(`--junit ${path}: cannot write: ${writeReason(e)}`);
+    throw new UsageError(`${flag} ${path}: cannot write: ${writeReason(e)}`);
   }
 }
 

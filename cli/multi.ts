@@ -28,6 +28,8 @@ import { CapturesProgress } from '../src/report/progress.js';
 import type { CaptureJob, CaptureJobResult } from './capture-worker.js';
 import { erasingFirst, writeFileOrFail, type RunIo } from './output.js';
 import { loadRulesFile } from '../src/report/rules-file.js';
+import { TOOL } from '../src/report/json-report.js';
+import type { CaptureView } from '../src/report/html/model.js';
 import type { RunOptions } from './run.js';
 import { WorkerPool } from './worker-pool.js';
 
@@ -38,6 +40,8 @@ export interface MultiOptions {
   junit: string | null;
   /** A line on standard error: captures done of how many (CapturesProgress). */
   progress: boolean;
+  /** --html FILE: one page for all captures (an overview, then a section per capture). */
+  html?: string | null;
 }
 
 /** Octets of every capture, or null when one is standard input or cannot be sized. */
@@ -117,10 +121,11 @@ export async function runMulti(
     const pending = captures.map((capture, i) => {
       const { onAnalysis: _drop, live: _live, ...plain } = base;
       const job: CaptureJob = {
-        options: { ...plain, capture, junit: null, write: null, progress: false },
+        options: { ...plain, capture, junit: null, write: null, html: null, progress: false },
         outPath: join(dir, `${i}.out`),
         tagNdjson: base.ndjson,
         junit: m.junit !== null,
+        html: (m.html ?? null) !== null,
       };
       const p = pool.run(job, capture === '-');
       if (bar) {
@@ -141,6 +146,7 @@ export async function runMulti(
     const disabled = base.rules !== null ? [...loadRulesFile(base.rules).overrides.disabled] : [];
     const digests: CaptureDigest[] = [];
     const junit: JUnitOptions[] = [];
+    const pages: CaptureView[] = [];
     let worst = 0;
     if (base.json) io.out(combinedJsonHead());
     for (let i = 0; i < captures.length; i++) {
@@ -161,6 +167,8 @@ export async function runMulti(
       worst = Math.max(worst, r.code);
       digests.push(r.digest);
       if (m.junit !== null) junit.push(digestJUnit(r.digest, base.failOn, disabled, r.seconds));
+      if (m.html)
+        pages.push(r.html ?? (await import('../src/report/html/collect.js')).unanalysedView(r.digest, r.code));
     }
     bar?.done();
     const summary: CombinedSummary = combine(digests, base.failOn, base.allowTruncated === true);
@@ -168,7 +176,17 @@ export async function runMulti(
     else if (base.ndjson) io.out(JSON.stringify({ type: 'combined-summary', ...summary }) + '\n');
     else io.out(`\n${combinedText(summary, st)}\n`);
     if (m.junit !== null) writeFileOrFail(m.junit, '--junit', buildJUnitCaptures(junit, (Date.now() - started) / 1000));
-    return Math.max(worst, summary.exit);
+    const code = Math.max(worst, summary.exit);
+    if (m.html) {
+      const { htmlPage, severalWhy } = await import('../src/report/html/page.js');
+      const exit = { code, why: severalWhy(pages, code) };
+      writeFileOrFail(
+        m.html,
+        '--html',
+        htmlPage(pages, { exit, tool: `${TOOL.name} ${TOOL.version}`, generated: new Date() }),
+      );
+    }
+    return code;
   } finally {
     for (const sig of signals) process.off(sig, onSignal);
     await pool.close();

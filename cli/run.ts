@@ -12,7 +12,7 @@ import { SEVERITY_RANK, type Finding, type Severity } from '../src/vocabulary/fi
 import type { PacketRecord } from '../src/capture/packet.js';
 import { isGzipFile, openReason, readErrorRule } from '../src/capture/read-capture.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
-import { buildReport, writeReport } from '../src/report/json-report.js';
+import { buildReport, TOOL, writeReport } from '../src/report/json-report.js';
 import {
   CaptureOrder,
   EventAssembler,
@@ -47,6 +47,7 @@ import type { LiveHooks } from './live.js';
 import { flowJson } from '../src/report/json-report.js';
 import { defaultThreads } from '../src/analysis/parallel/thread-count.js';
 import { ulpAllOff } from '../src/analysis/ulp-registry.js';
+import type { CaptureView } from '../src/report/html/model.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
@@ -97,6 +98,10 @@ export interface RunOptions {
   threads?: number;
   /** Called once with the whole analysis (thresholds judged) before the closing outputs: a multi-capture run digests it. */
   onAnalysis?: (r: AnalysisResult) => void;
+  /** --html FILE: the self-contained HTML report of this run (src/report/html/). */
+  html?: string | null;
+  /** Called once with this capture's HTML page data (a multi-capture run puts every capture on one page). */
+  onHtml?: (v: CaptureView) => void;
 }
 
 function failed(r: AnalysisResult, failOn: FailOn): boolean {
@@ -192,6 +197,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const ndjson = o.ndjson ? await import('../src/report/ndjson.js') : null;
   const statsMod = o.stats.length > 0 ? await import('../src/report/stats.js') : null;
   if (o.junit !== null) checkWritable(o.junit, '--junit', o.capture);
+  const htmlPath = o.html ?? null;
+  if (htmlPath !== null) checkWritable(htmlPath, '--html', o.capture);
+  // The HTML report's sink: bounded aggregates, O(1) per FPDU (src/report/html/collect.ts).
+  const htmlMod = htmlPath !== null || o.onHtml ? await import('../src/report/html/collect.js') : null;
+  const html = htmlMod ? new htmlMod.HtmlCollector() : null;
   if (o.write !== null && !o.live) checkWritable(o.write, '-w', o.capture); // live: the ring writer opens its files
   const started = Date.now();
   const st: Style = makeStyle(o.color);
@@ -355,11 +365,12 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     assembler?.time(p.tsSec, p.tsNsec, p.frame);
     store?.note(p);
     progress?.tick(p.fileOffset, p.frame);
+    html?.packet(p);
   };
 
   // Service response times: for -z ...,srt and for the JSON report's ulp.srt.
   // The latency collector holds the SRT one and adds histograms, phases, queues, never-answered requests.
-  const srtMod = (o.srt?.length ?? 0) > 0 || o.json ? await import('../src/report/srt.js') : null;
+  const srtMod = (o.srt?.length ?? 0) > 0 || o.json || html ? await import('../src/report/srt.js') : null;
   const latMod = srtMod ? await import('../src/report/latency.js') : null;
   const latency = latMod ? new latMod.LatencyCollector() : null;
   const srt = latency?.srt ?? null;
@@ -388,6 +399,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
         ? { onFpdu: (f) => sizes.add(f) }
         : {}),
   };
+  if (html) {
+    opts.onStartup = also(opts.onStartup, html.startup);
+    opts.onFpdu = also(opts.onFpdu, html.fpdu);
+    opts.onFinding = also(opts.onFinding, html.finding);
+  }
   if (o.maxPackets !== undefined) opts.maxPackets = o.maxPackets;
   opts.threads = o.live ? 1 : (o.threads ?? defaultThreads(o.capture, stream));
   // Upper layers above RDMAP run on one thread (their records and request timings are not carried
@@ -436,6 +452,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
         ? ' (no capture was named, so standard input was read: name a capture file)'
         : '';
     io.err(errLine.replace(/\n$/, `${why}\n`));
+    await writeHtml(o, r, html, 2);
     return 2;
   }
 
@@ -488,13 +505,43 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   store?.close();
 
+  let code = failed(r, o.failOn) ? 1 : 0;
   if (capErr) {
     io.err(errLine);
     // tshark exits 2 on a capture it could not read to the end; a gate must not pass on half a capture.
     // --allow-truncated accepts a capture stopped mid-record (Ctrl-C), judging it by its findings.
-    if (!(o.allowTruncated === true && readErrorRule(capErr) === 'capture.truncated')) return 2;
+    if (!(o.allowTruncated === true && readErrorRule(capErr) === 'capture.truncated')) code = 2;
   }
-  return failed(r, o.failOn) ? 1 : 0;
+  await writeHtml(o, r, html, code);
+  return code;
+}
+
+/** Both callbacks, the first one first (the HTML sink added beside the other outputs). */
+function also<T>(first: ((x: T) => void) | undefined, second: (x: T) => void): (x: T) => void {
+  if (!first) return second;
+  return (x) => {
+    first(x);
+    second(x);
+  };
+}
+
+/** The HTML page (--html) or its data (a multi-capture run's onHtml), with the exit status in words. */
+async function writeHtml(
+  o: RunOptions,
+  r: AnalysisResult,
+  html: import('../src/report/html/collect.js').HtmlCollector | null,
+  code: number,
+): Promise<void> {
+  if (!html) return;
+  const { exitWhy } = await import('../src/report/html/collect.js');
+  const c = r.capture.error;
+  const capErr = c ? `${c.file}: offset ${c.offset}, frame ${c.frame}: ${c.message}` : null;
+  const view = html.view(r, { code, why: exitWhy(code, r, o.failOn, capErr) }, o.live !== undefined);
+  o.onHtml?.(view);
+  if (!o.html) return;
+  const { htmlPage } = await import('../src/report/html/page.js');
+  const page = htmlPage([view], { exit: view.exit, tool: `${TOOL.name} ${TOOL.version}`, generated: new Date() });
+  writeFileOrFail(o.html, '--html', page);
 }
 
 async function writeJUnit(o: RunOptions, r: AnalysisResult, seconds: number): Promise<void> {
