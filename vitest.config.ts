@@ -27,6 +27,7 @@ const E2E = [
   'test/mpa/{crc-tshark,rdmac,tshark}.test.ts',
   'test/parallel/threads-{equality,failures}.test.ts',
   'test/report/{filter-hostile,filter-tshark,merge,merge-hostile,rules-file-hostile}.test.ts',
+  'test/report/html/*.test.ts',
   'test/robustness/*.test.ts',
   'test/tuf/cli.test.ts',
   'test/ulp/tshark-ulp.test.ts',
