@@ -22,7 +22,7 @@ const PAD_B = 30;
 const PAD_T = 8;
 
 function svgOpen(h = H, label = ''): string {
-  return `<svg class="chart" viewBox="0 0 ${W} ${h}" role="img" aria-label="${esc(label)}" xmlns="http://www.w3.org/2000/svg">`;
+  return `<svg class="chart" viewBox="0 0 ${W} ${h}" role="img" aria-label="${esc(label)}">`;
 }
 
 function rect(x: number, y: number, w: number, h: number, fill: string, tip: string): string {
