@@ -26,7 +26,7 @@ async function main(): Promise<number> {
     const page = join(dir, 'report.html');
     const r = spawnSync(
       process.execPath,
-      [join(root, 'dist', 'cli', 'main.js'), '-q', '--html', page, ...SCREENSHOT_CAPTURES.map((c) => join(root, c))],
+      [join(root, 'dist', 'cli', 'main.js'), '-q', '--html', page, ...SCREENSHOT_CAPTURES],
       { cwd: root, encoding: 'utf8' },
     );
     if (r.status !== 0 && r.status !== 1) {

@@ -103,6 +103,8 @@ export function lineChart(
   axis: (x: number) => string,
   describe: (b: SampledLine['bins'][number], range: string) => string,
   extra: (b: SampledLine['bins'][number], x: number, bw: number, y0: number) => string = () => '',
+  /** Legend entries for what `extra` draws. */
+  extraLegend: readonly Series[] = [],
 ): string {
   const bins = line.bins;
   const last = bins.length ? bins[bins.length - 1]!.x + line.width : line.width;
@@ -131,7 +133,7 @@ export function lineChart(
   });
   for (const f of [0, 0.5, 1])
     body += `<text x="${(PAD_L + f * plotW).toFixed(1)}" y="${y0 + 12}" class="tick" text-anchor="${f === 0 ? 'start' : f === 1 ? 'end' : 'middle'}">${esc(axis(f * last))}</text>`;
-  return `<figure><figcaption>${esc(title)}</figcaption>${svgOpen(H, title)}${body}</svg>${legend(series)}</figure>`;
+  return `<figure><figcaption>${esc(title)}</figcaption>${svgOpen(H, title)}${body}</svg>${legend([...series, ...extraLegend])}</figure>`;
 }
 
 /** FPDUs along the connection: CRC verdicts stacked, mismatched markers as a purple tick above. */
@@ -150,10 +152,14 @@ export function alongChart(p: DirectionPlot): string {
       `stream octets ${range}: ${num(b.n[0]! + b.n[1]! + b.n[2]!)} FPDUs (CRC good ${num(b.n[0]!)}, bad ${num(b.n[1]!)}, unchecked ${num(b.n[2]!)}), markers ${num(b.n[3]!)} (${num(b.n[4]!)} mismatched); ${b.n[1]! + b.n[4]! > 0 ? 'first bad' : 'first'}: frame ${b.frame}, seq ${b.seq}`,
     (b, x, bw) =>
       b.n[4]! > 0
-        ? `<rect x="${x.toFixed(1)}" y="${PAD_T - 6}" width="${Math.max(2, bw).toFixed(1)}" height="5" fill="${COLORS.marker}"/>`
+        ? `<rect x="${x.toFixed(1)}" y="0" width="${Math.max(3, bw).toFixed(1)}" height="7" fill="${COLORS.marker}"/>`
         : b.n[3]! > 0
-          ? `<rect x="${x.toFixed(1)}" y="${PAD_T - 3}" width="${Math.max(1, bw).toFixed(1)}" height="2" fill="#ce93d8"/>`
+          ? `<rect x="${x.toFixed(1)}" y="2" width="${Math.max(1, bw).toFixed(1)}" height="3" fill="#ce93d8"/>`
           : '',
+    [
+      { name: 'markers', color: '#ce93d8', values: [] },
+      { name: 'FPDUPTR mismatched', color: COLORS.marker, values: [] },
+    ],
   );
 }
 
