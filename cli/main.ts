@@ -340,8 +340,8 @@ async function main(rawArgv: string[]): Promise<number> {
       // `cat x.pcap | mpa-dissect`: a pipeline that forgets the "-" must not analyze the sample and pass.
       capture = '-';
     } else {
-      // A terminal: nothing to read. Writing -w or --junit about the sample would only mislead.
-      if (write !== undefined || junit !== undefined) {
+      // A terminal: nothing to read. Writing -w, --junit or --html about the sample would only mislead.
+      if (write !== undefined || junit !== undefined || html !== undefined) {
         throw new UsageError(
           `no capture given (and standard input is a terminal): give one as the argument or with -r, or pipe one in`,
         );
