@@ -113,6 +113,7 @@ function hostileView(): CaptureView {
         spans: [1, 0, 0, 0, 0],
         alignment: { segments: 1, fpduAligned: 1, headerAligned: 1, spanning: 0 },
         along: { width: 1, bins: [{ x: 0, n: [1, 0, 0, 0, 0], frame: 1, seq: 1, label: EVIL }] },
+        findings: { width: 1, bins: [{ x: 0, n: [1, 0, 0], frame: 1, seq: 1, label: EVIL }] },
       },
     ],
     plotsOmitted: 0,

@@ -164,14 +164,14 @@ export function alongChart(p: DirectionPlot): string {
 }
 
 /** Findings over time (seconds from the first packet), by severity. */
-export function timelineChart(line: SampledLine): string {
+export function timelineChart(line: SampledLine, title = 'Findings over time (seconds from the first packet)'): string {
   const series: Series[] = [
     { name: 'error', color: COLORS.bad, values: [] },
     { name: 'warning', color: COLORS.warning, values: [] },
     { name: 'info', color: COLORS.info, values: [] },
   ];
   return lineChart(
-    'Findings over time (seconds from the first packet)',
+    title,
     line,
     series,
     (x) => seconds(x),

@@ -41,6 +41,7 @@ const SEV_SERIES: Readonly<Record<Severity, number>> = { error: 0, warning: 1, i
 interface DirAgg {
   plot: DirectionPlot;
   along: AdaptiveBins;
+  findings: AdaptiveBins;
 }
 
 export class HtmlCollector {
@@ -123,8 +124,10 @@ export class HtmlCollector {
           spans: new Array<number>(SPAN_LABELS.length).fill(0),
           alignment: { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0 },
           along: { width: 1, bins: [] },
+          findings: { width: 1, bins: [] },
         },
         along: new AdaptiveBins(ALONG_SERIES.length, HTML_LIMITS.bins, 64),
+        findings: new AdaptiveBins(3, HTML_LIMITS.bins, 1e-6),
       };
       pair[f.dir] = d;
     }
@@ -150,7 +153,14 @@ export class HtmlCollector {
       c[SEV_SERIES[f.severity]]!++;
     }
     const t = this.rel();
-    this.timeline.add(t, SEV_SERIES[f.severity], f.frames[0] ?? 0, f.seq ?? 0, f.severity === 'error', f.rule);
+    const sev = SEV_SERIES[f.severity];
+    this.timeline.add(t, sev, f.frames[0] ?? 0, f.seq ?? 0, f.severity === 'error', f.rule);
+    // The direction whose sender the finding names, when it is drawn.
+    if (f.flow !== null && f.from !== null) {
+      const pair = this.dirs.get(f.flow);
+      const d = pair?.[0]?.plot.from === f.from ? pair[0] : pair?.[1]?.plot.from === f.from ? pair[1] : null;
+      d?.findings.add(t, sev, f.frames[0] ?? 0, f.seq ?? 0, f.severity === 'error', f.rule);
+    }
     const list = this.kept[f.severity];
     if (list.length < HTML_LIMITS.findings)
       list.push({
@@ -186,6 +196,7 @@ export class HtmlCollector {
         const sum = fr?.mpa?.directions[d.plot.dir];
         if (sum) d.plot.alignment = { ...sum.alignment };
         d.plot.along = d.along.view();
+        d.plot.findings = d.findings.view();
         plots.push(d.plot);
       }
     const flows = r.flows.map((f) => this.flowView(f));

@@ -48,6 +48,8 @@ export interface DirectionPlot {
   alignment: { segments: number; fpduAligned: number; headerAligned: number; spanning: number };
   /** Along the stream (octet offset): series [CRC good, CRC bad, CRC unchecked, markers, markers mismatched]. */
   along: SampledLine;
+  /** Findings this direction's sender caused, over time (seconds from the first packet): series [error, warning, info]. */
+  findings: SampledLine;
 }
 
 export interface FlowView {

@@ -143,7 +143,9 @@ function directionPlots(p: DirectionPlot): string {
       ['segments starting with its header whole', a.headerAligned, a.segments],
       ['FPDUs spanning several segments', a.spanning, p.fpdus],
     ],
-  )}${alongChart(p)}</div></div>`;
+  )}${alongChart(p)}${
+    p.findings.bins.length ? timelineChart(p.findings, "Findings on this direction's sender over time (seconds)") : ''
+  }</div></div>`;
 }
 
 function flowPlots(v: CaptureView, flowName: (flow: number | null) => string): string {

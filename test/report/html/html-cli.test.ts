@@ -91,6 +91,13 @@ describe('--html', () => {
     const html = readFileSync(page, 'utf8');
     for (const f of doc.findings) expect(html).toContain(`data-rule="${f.rule}"`);
     expect([...html.matchAll(/<tr class="finding"/g)].length).toBe(doc.findings.length);
+    // Each direction's findings time line names the first finding its sender caused (hover text).
+    const directions = html.split('<div class="direction"').slice(1);
+    for (const f of doc.findings.filter((x) => x.from !== null)) {
+      const dir = directions.find((d) => d.includes(`<h5>${f.from} →`));
+      const first = doc.findings.find((x) => x.from === f.from && x.flow === f.flow)!;
+      expect(dir).toContain(`first ${first.rule}: frame ${first.frames[0]}, seq ${first.seq}`);
+    }
   });
 
   it('an unwritable path: one line and exit 2, before the capture is read', () => {
