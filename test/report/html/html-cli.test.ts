@@ -100,6 +100,15 @@ describe('--html', () => {
     }
   });
 
+  it('--threads 2: the same page as one thread (but for its time of writing)', () => {
+    const pages = ['1', '2'].map((n) => {
+      const page = join(dir, `threads-${n}.html`);
+      cli(['-q', '--threads', n, '--ulp', 'flow=all,proto=none', '--html', page, corpus('bad-fpduptr.pcap')]);
+      return readFileSync(page, 'utf8').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/, '');
+    });
+    expect(pages[1]).toBe(pages[0]);
+  });
+
   it('an unwritable path: one line and exit 2, before the capture is read', () => {
     for (const [path, why] of [
       [join(dir, 'no', 'such', 'dir', 'r.html'), 'no such file or directory'],
