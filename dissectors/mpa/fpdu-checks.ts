@@ -24,20 +24,23 @@ export function checkFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boole
     notePlausible(flow, d, f);
     return true;
   }
-  const crcOk = f.crcStatus === 'good' || f.crcStatus === 'byte-swapped';
+  // An FPDU cut by the snaplen before its DDP control octets shows nothing to judge: the chain of
+  // ULPDU_Length fields across the hole is all the evidence there is.
+  const trusted =
+    f.crcStatus === 'good' || f.crcStatus === 'byte-swapped' || (f.notCaptured !== undefined && f.head.length < 2);
   if (d.exemptStart === f.start) d.exemptStart = null;
-  else if (flow.detection !== 'forced' && !crcOk && !flow.framingPlausible(f.head, f.ulpduLength)) {
+  else if (flow.detection !== 'forced' && !trusted && !flow.framingPlausible(f.head, f.ulpduLength)) {
     // An FPDU that cannot be one: hold it (a verified CRC proves the framing; a bad CRC alone is
     // reported as such).
     holdBreak(flow, d, f, false);
     return false;
-  } else if (flow.detection !== 'forced' && !crcOk && markersImplausible(f)) {
+  } else if (flow.detection !== 'forced' && !trusted && markersImplausible(f)) {
     // A bad CRC with markers that are not markers where the grid puts them: the sender's marker
     // placement may be the mistake (markers missing at grid points, a wrong phase). Held and
     // diagnosed; a lone corrupted FPDU is framed as it is once its successors frame.
     holdBreak(flow, d, f, false);
     return false;
-  } else if (flow.detection !== 'forced' && !crcOk && successorImplausible(flow, d, f)) {
+  } else if (flow.detection !== 'forced' && !trusted && successorImplausible(flow, d, f)) {
     // The octets after this FPDU cannot start one: its own trailer (PAD, length) may be the
     // sender's mistake. Held, not reported yet, so that it is reported once and right.
     holdBreak(flow, d, f, true);
@@ -123,6 +126,7 @@ function emitFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
   d.ulpduBytes += f.ulpduLength;
   if (d.afterErrorFlag) d.afterError++;
   const afterError = d.afterErrorFlag;
+  if (f.crcStatus === 'not-captured') d.crcNotCaptured++;
   if (f.crcStatus === 'bad') {
     d.crcErrors++;
     flow.find(
@@ -278,8 +282,9 @@ function emitFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
     head: f.head,
     body: fr?.bodyOf(f) ?? null,
     frames: f.frames,
-    crc: f.crcStatus === 'unchecked' ? 'unchecked' : crcBad ? 'bad' : 'good',
+    crc: f.crcStatus === 'unchecked' || f.crcStatus === 'not-captured' ? 'unchecked' : crcBad ? 'bad' : 'good',
     afterError,
+    ...(f.notCaptured !== undefined ? { notCaptured: f.notCaptured } : {}),
   });
   if (fr && upper?.bodyBytes) fr.bodyBound = upper.bodyBytes(d.dir);
   if (flow.out.fpdu) {

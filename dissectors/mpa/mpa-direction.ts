@@ -27,7 +27,7 @@ export interface DirectionHost {
   onFpdu(d: MpaDirection, f: FramedFpdu): boolean;
   /** `d`'s framer stopped itself. */
   afterFramerStop(d: MpaDirection): void;
-  onGap(d: MpaDirection, offset: number, length: number): void;
+  onGap(d: MpaDirection, offset: number, length: number, cut: boolean): void;
   onEnd(d: MpaDirection, reason: EndReason, frame: number | null): void;
 }
 
@@ -87,6 +87,7 @@ const DIRECTION_RARE = {
   huntScanned: 0,
   huntReason: 'midstream' as 'gap' | 'error' | 'midstream' | 'negotiation',
   crcErrors: 0,
+  crcNotCaptured: 0,
   markerErrors: 0,
   afterError: 0,
   bytesSkipped: 0,
@@ -312,9 +313,9 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     this.flow.progress(this, false);
   }
 
-  gap(offset: number, _seq: number, length: number): void {
+  gap(offset: number, _seq: number, length: number, cut = false): void {
     if (this.state === 'ended') return;
-    this.flow.onGap(this, offset, length);
+    this.flow.onGap(this, offset, length, cut);
   }
 
   end(reason: EndReason, frame: number | null): void {
@@ -429,6 +430,7 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
       fpdus: this.fpdus,
       ulpduBytes: this.ulpduBytes,
       crcErrors: this.crcErrors,
+      ...(this.crcNotCaptured > 0 ? { crcNotCaptured: this.crcNotCaptured } : {}),
       markerErrors: this.markerErrors,
       markerCount: r.markers + (f?.markerCount ?? 0),
       afterError: this.afterError,
