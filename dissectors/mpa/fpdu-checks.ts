@@ -124,6 +124,7 @@ function emitFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
   const crcBad = f.crcStatus === 'bad' || f.crcStatus === 'byte-swapped';
   d.fpdus++;
   d.ulpduBytes += f.ulpduLength;
+  if (f.markers.length > 0 || f.markersNotCaptured) d.markersFramed += f.markers.length + (f.markersNotCaptured ?? 0);
   if (d.afterErrorFlag) d.afterError++;
   const afterError = d.afterErrorFlag;
   if (f.crcStatus === 'not-captured') d.crcNotCaptured++;
@@ -319,5 +320,10 @@ const NONE: readonly MarkerInfo[] = [];
 /** A marker whose 32 bits, read least significant octet first, are exactly the FPDUPTR expected (Reserved 0). */
 function isHostOrderMarker(m: MarkerInfo): boolean {
   if (m.expected === 0) return false; // a zero marker reads the same in either order
-  return byteSwap32(((m.reserved << 16) | m.fpduptr) >>> 0) === m.expected;
+  // The whole 32-bit word least significant octet first, or (a struct of two 16-bit fields, as OSC
+  // iWarp sends it) Reserved zero and FPDUPTR alone in host order.
+  const swapped16 = ((m.fpduptr & 0xff) << 8) | (m.fpduptr >> 8);
+  return (
+    byteSwap32(((m.reserved << 16) | m.fpduptr) >>> 0) === m.expected || (m.reserved === 0 && swapped16 === m.expected)
+  );
 }

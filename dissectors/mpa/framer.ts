@@ -91,6 +91,8 @@ export interface FramedFpdu {
    * before the first missing one.
    */
   notCaptured?: number | undefined;
+  /** Markers inside the FPDU that a snaplen cut (counted, not in `markers`); absent when none. */
+  markersNotCaptured?: number | undefined;
 }
 
 /** PAD octets RFC 5044 §4.2 requires after a ULPDU of `len` octets: ULPDU_Length + PAD + 2 a multiple of 4. */
@@ -182,6 +184,8 @@ export class FpduFramer {
   private capturedPrefix = 0;
   /** The marker in progress lost octets to a skipped hole: counted, never checked. */
   private markerCut = false;
+  /** Markers of the FPDU in progress lost to a skipped hole. */
+  private cutMarkers = 0;
   /**
    * Octets of an untagged ULPDU longer than its head to keep for an upper layer (SMB Direct,
    * RPC-over-RDMA, ...): 0 keeps none. Set by the direction from what the layer above asks for; it
@@ -364,6 +368,7 @@ export class FpduFramer {
       // Part of it was never captured: it is there (counted), its value unknown (not checked).
       this.markerCut = false;
       this.markerCount++;
+      this.cutMarkers++;
       this.mGot = 0;
       this.mWord = 0;
       this.nextMarker += MARKER_INTERVAL;
@@ -533,6 +538,10 @@ export class FpduFramer {
       senderMistake: this.mistaken ? this.params.mistake!.id : null,
     };
     if (missing > 0) f.notCaptured = missing;
+    if (this.cutMarkers > 0) {
+      f.markersNotCaptured = this.cutMarkers;
+      this.cutMarkers = 0;
+    }
     this.bodyFpdu = f;
     this.lastBody = bodyLen > 0 ? this.scratch.subarray(0, bodyLen) : null;
     this.bodyLen = 0;

@@ -88,6 +88,11 @@ const DIRECTION_RARE = {
   huntReason: 'midstream' as 'gap' | 'error' | 'midstream' | 'negotiation',
   crcErrors: 0,
   crcNotCaptured: 0,
+  /**
+   * Markers inside the FPDUs handed on (a snaplen-cut one included): counted per FPDU, so that
+   * markers a framer consumed in an FPDU it never finished (a break diagnosed, a resync) are not.
+   */
+  markersFramed: 0,
   markerErrors: 0,
   afterError: 0,
   bytesSkipped: 0,
@@ -113,7 +118,7 @@ const DIRECTION_RARE = {
   pendingPad: null as { seq: number; frames: number[]; message: string } | null,
 };
 
-const NO_RETIRED = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 } as const;
+const NO_RETIRED = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0 } as const;
 
 /** One direction of an MPA connection. */
 export interface MpaDirection extends RareFields<typeof DIRECTION_RARE> {}
@@ -163,8 +168,7 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   fpdus = 0;
   ulpduBytes = 0;
   // alignment counters of framers that have been retired
-  retired: { segments: number; fpduAligned: number; headerAligned: number; spanning: number; markers: number } | null =
-    null;
+  retired: { segments: number; fpduAligned: number; headerAligned: number; spanning: number } | null = null;
   /** Bad FPDUs in a row (read for every FPDU: a field of its own, not a rare one). */
   consecutiveBad = 0;
   firstFpduFirstFrame: number | null = null;
@@ -389,12 +393,11 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     this.framerAt = null; // a framer never made framed nothing
     const f = this.fr;
     if (!f) return;
-    const r = (this.retired ??= { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 });
+    const r = (this.retired ??= { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0 });
     r.segments += f.segments;
     r.fpduAligned += f.fpduAligned;
     r.headerAligned += f.headerAligned;
     r.spanning += f.spanning;
-    r.markers += f.markerCount;
     this.fr = null;
   }
 
@@ -424,7 +427,9 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     return {
       from: this.info.from,
       to: this.info.to,
-      markers: this.params ? this.params.markers : null,
+      // FPDUs of this direction carry markers (report schema): those framed with them, or markers
+      // seen before a sender stopped inserting them (mpa.markers-missing after some).
+      markers: this.params ? this.params.markers || this.markersFramed > 0 : null,
       seqStart: this.seqStartOffset === null ? null : this.seqOf(this.seqStartOffset),
       seqStartExact: this.seqStartExact,
       fpdus: this.fpdus,
@@ -432,7 +437,7 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
       crcErrors: this.crcErrors,
       ...(this.crcNotCaptured > 0 ? { crcNotCaptured: this.crcNotCaptured } : {}),
       markerErrors: this.markerErrors,
-      markerCount: r.markers + (f?.markerCount ?? 0),
+      markerCount: this.markersFramed,
       afterError: this.afterError,
       bytesSkipped: this.bytesSkipped,
       senderMistake: this.senderMistake,
