@@ -125,6 +125,18 @@ export class DdpFlowAnalyzer extends FlowCore {
       );
     }
 
+    if (pdu.kind === 'truncated' && pdu.length >= pdu.need) {
+      // The header is on the wire (ULPDU_Length covers it) but the capture's snaplen cut it off:
+      // nothing the sender did, and nothing of it to check.
+      rec.skipped = 'not captured';
+      st.lossEpoch++;
+      st.lastLoss = `the segment at seq ${u.seq} (${framesText(u.frames)}) whose header the capture cut off`;
+      st.lastLossKind = 'capture';
+      this.ulp?.captureGap(u.dir);
+      return;
+    }
+    // A Send whose payload the snaplen cut: the upper layer may miss what it advertised there.
+    if (u.notCaptured !== undefined && pdu.kind === 'untagged') this.ulp?.captureGap(u.dir);
     if (pdu.kind === 'truncated') {
       st.malformed++;
       if (!bad) this.emit('ddp.truncated', u, rec, pdu.reason);

@@ -125,6 +125,8 @@ export function checkHeader(a: FlowCore, u: Ulpdu, rec: DdpSegmentRecord, p: Tag
   }
   const b = p.body;
   if (b.type === 'truncated') {
+    // ULPDU_Length covers the header: the capture's snaplen cut it, the sender did nothing wrong.
+    if (p.length >= b.need) return;
     a.emit(
       immediate ? 'rdmap.immediate-length' : 'rdmap.truncated-header',
       u,

@@ -402,6 +402,8 @@ export function ddpSummary(rec: DdpPdu | DdpSegmentRecord): string {
   const p = 'pdu' in rec ? rec.pdu : rec;
   if (p.kind === 'truncated') {
     const op = p.rdmap ? `${opcodeName(p.rdmap.opcode)} ` : '';
+    // ULPDU_Length covers the header: only the capture (its snaplen) cut it short.
+    if (p.length >= p.need) return `${op}[DDP header not captured: ${p.available} of ${p.need} octets]`;
     return `${op}[Malformed DDP segment: ${p.reason}]`;
   }
   const l = p.ddp.l ? ' L' : '';
@@ -428,7 +430,11 @@ export function ddpSummary(rec: DdpPdu | DdpSegmentRecord): string {
     if (p.invalidateStag !== null) s += ` inval=${hex32(p.invalidateStag)}`;
     if (b.type === 'immediate') s += ` data=0x${hexBytes(b.data)}`;
   }
-  if (b.type === 'truncated') s += ` [Malformed: ${b.what} needs ${b.need} octets, has ${b.have}]`;
+  if (b.type === 'truncated')
+    s +=
+      p.length >= b.need
+        ? ` [${b.what} not captured: ${b.have} of ${b.need} octets]`
+        : ` [Malformed: ${b.what} needs ${b.need} octets, has ${b.have}]`;
   // Flag a buffer model the opcode does not use (a Send sent tagged, say) right in the Info text.
   const spec = OPCODE_SPECS[op];
   if (spec && spec.tagged !== (p.kind === 'tagged')) s += p.kind === 'tagged' ? ' [tagged!]' : ' [untagged!]';

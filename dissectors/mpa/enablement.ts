@@ -153,7 +153,10 @@ export function findEnablement(q: EnablementQuery): Enablement | null {
       const r = probe(q, off, params);
       work += 64 + r.framed;
       if (!r.bad && r.count < NEED && open < 0) open = off;
-      if (r.count >= NEED || (q.final && r.count >= 1 && r.endsAtEnd)) {
+      // One FPDU whose CRC verifies over its zero marker, its markers and a DDP header is proof
+      // enough (a 32-bit check): what breaks after it is the sender's framing to diagnose, not a
+      // reason to look for MPA elsewhere. Without a CRC, two chained FPDUs must frame.
+      if (r.count >= NEED || (q.final && r.count >= 1 && r.endsAtEnd) || (crc && r.count >= 1)) {
         // The rule the sender follows: draft-00's unless its markers only fit RFC 5044's.
         if (r.rfc > r.draft) params.fpduptrFrom = 'length';
         return {

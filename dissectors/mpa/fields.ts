@@ -103,7 +103,7 @@ export const MPA_FIELDS = {
     'iwarp_mpa.crc_status',
     'CRC status',
     'string',
-    '"good", "bad", "byte-swapped" or "unchecked" (CRC not negotiated)',
+    '"good", "bad", "byte-swapped", "unchecked" (CRC not negotiated) or "not-captured" (octets of the FPDU cut by the capture\'s snaplen)',
   ),
   markerRes: f('iwarp_mpa.marker_res', 'Reserved', 'uint', 'Marker: Reserved', { base: 'hex', width: 16 }),
   markerFpduptr: f('iwarp_mpa.marker_fpduptr', 'FPDU back pointer', 'uint', 'Marker: FPDU Pointer', { width: 16 }),

@@ -24,20 +24,23 @@ export function checkFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boole
     notePlausible(flow, d, f);
     return true;
   }
-  const crcOk = f.crcStatus === 'good' || f.crcStatus === 'byte-swapped';
+  // An FPDU cut by the snaplen before its DDP control octets shows nothing to judge: the chain of
+  // ULPDU_Length fields across the hole is all the evidence there is.
+  const trusted =
+    f.crcStatus === 'good' || f.crcStatus === 'byte-swapped' || (f.notCaptured !== undefined && f.head.length < 2);
   if (d.exemptStart === f.start) d.exemptStart = null;
-  else if (flow.detection !== 'forced' && !crcOk && !flow.framingPlausible(f.head, f.ulpduLength)) {
+  else if (flow.detection !== 'forced' && !trusted && !flow.framingPlausible(f.head, f.ulpduLength)) {
     // An FPDU that cannot be one: hold it (a verified CRC proves the framing; a bad CRC alone is
     // reported as such).
     holdBreak(flow, d, f, false);
     return false;
-  } else if (flow.detection !== 'forced' && !crcOk && markersImplausible(f)) {
+  } else if (flow.detection !== 'forced' && !trusted && markersImplausible(f)) {
     // A bad CRC with markers that are not markers where the grid puts them: the sender's marker
     // placement may be the mistake (markers missing at grid points, a wrong phase). Held and
     // diagnosed; a lone corrupted FPDU is framed as it is once its successors frame.
     holdBreak(flow, d, f, false);
     return false;
-  } else if (flow.detection !== 'forced' && !crcOk && successorImplausible(flow, d, f)) {
+  } else if (flow.detection !== 'forced' && !trusted && successorImplausible(flow, d, f)) {
     // The octets after this FPDU cannot start one: its own trailer (PAD, length) may be the
     // sender's mistake. Held, not reported yet, so that it is reported once and right.
     holdBreak(flow, d, f, true);
@@ -121,8 +124,10 @@ function emitFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
   const crcBad = f.crcStatus === 'bad' || f.crcStatus === 'byte-swapped';
   d.fpdus++;
   d.ulpduBytes += f.ulpduLength;
+  if (f.markers.length > 0 || f.markersNotCaptured) d.markersFramed += f.markers.length + (f.markersNotCaptured ?? 0);
   if (d.afterErrorFlag) d.afterError++;
   const afterError = d.afterErrorFlag;
+  if (f.crcStatus === 'not-captured') d.crcNotCaptured++;
   if (f.crcStatus === 'bad') {
     d.crcErrors++;
     flow.find(
@@ -278,8 +283,9 @@ function emitFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
     head: f.head,
     body: fr?.bodyOf(f) ?? null,
     frames: f.frames,
-    crc: f.crcStatus === 'unchecked' ? 'unchecked' : crcBad ? 'bad' : 'good',
+    crc: f.crcStatus === 'unchecked' || f.crcStatus === 'not-captured' ? 'unchecked' : crcBad ? 'bad' : 'good',
     afterError,
+    ...(f.notCaptured !== undefined ? { notCaptured: f.notCaptured } : {}),
   });
   if (fr && upper?.bodyBytes) fr.bodyBound = upper.bodyBytes(d.dir);
   if (flow.out.fpdu) {
@@ -310,6 +316,9 @@ function emitFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
       afterError,
       upper: upperRec ?? null,
     };
+    // Rare (a snaplen cut): added only when set, so the common record keeps one shape.
+    if (f.notCaptured !== undefined) rec.notCaptured = f.notCaptured;
+    if (f.markersNotCaptured !== undefined) rec.markersNotCaptured = f.markersNotCaptured;
     d.lastRecord = rec; // marked later if a diagnosed mistake turns out to cover it
     flow.out.fpdu(rec);
   }
@@ -330,5 +339,10 @@ const NONE: readonly MarkerInfo[] = [];
 /** A marker whose 32 bits, read least significant octet first, are exactly the FPDUPTR expected (Reserved 0). */
 function isHostOrderMarker(m: MarkerInfo): boolean {
   if (m.expected === 0) return false; // a zero marker reads the same in either order
-  return byteSwap32(((m.reserved << 16) | m.fpduptr) >>> 0) === m.expected;
+  // The whole 32-bit word least significant octet first, or (a struct of two 16-bit fields, as OSC
+  // iWarp sends it) Reserved zero and FPDUPTR alone in host order.
+  const swapped16 = ((m.fpduptr & 0xff) << 8) | (m.fpduptr >> 8);
+  return (
+    byteSwap32(((m.reserved << 16) | m.fpduptr) >>> 0) === m.expected || (m.reserved === 0 && swapped16 === m.expected)
+  );
 }

@@ -50,7 +50,11 @@ export interface MarkerInfo {
   expected: number;
 }
 
-export type CrcStatus = 'good' | 'bad' | 'byte-swapped' | 'unchecked';
+/**
+ * 'not-captured': octets of the FPDU were cut off by the capture's snaplen, so the CRC cannot be
+ * computed (Wireshark's "unverified").
+ */
+export type CrcStatus = 'good' | 'bad' | 'byte-swapped' | 'unchecked' | 'not-captured';
 
 /** One framed FPDU. */
 export interface FramedFpdu {
@@ -81,6 +85,14 @@ export interface FramedFpdu {
   head: Uint8Array;
   /** Rule id of the diagnosed sender mistake this FPDU was framed under, when it changed its framing (optional: records built elsewhere may leave it out). */
   senderMistake?: string | null | undefined;
+  /**
+   * Octets of the FPDU (markers included) the capture did not keep (a snaplen cut framed across,
+   * FpduFramer.skip); absent or 0 when all were captured. `head` then holds only the ULPDU octets
+   * before the first missing one.
+   */
+  notCaptured?: number | undefined;
+  /** Markers inside the FPDU that a snaplen cut (counted, not in `markers`); absent when none. */
+  markersNotCaptured?: number | undefined;
 }
 
 /** PAD octets RFC 5044 §4.2 requires after a ULPDU of `len` octets: ULPDU_Length + PAD + 2 a multiple of 4. */
@@ -167,6 +179,13 @@ export class FpduFramer {
    */
   private head: Uint8Array = EMPTY_HEAD;
   private stopped = false;
+  /** Octets of the FPDU in progress skipped as not captured, and the ULPDU+PAD octets seen before the first. */
+  private missing = 0;
+  private capturedPrefix = 0;
+  /** The marker in progress lost octets to a skipped hole: counted, never checked. */
+  private markerCut = false;
+  /** Markers of the FPDU in progress lost to a skipped hole. */
+  private cutMarkers = 0;
   /**
    * Octets of an untagged ULPDU longer than its head to keep for an upper layer (SMB Direct,
    * RPC-over-RDMA, ...): 0 keeps none. Set by the direction from what the layer above asks for; it
@@ -345,6 +364,16 @@ export class FpduFramer {
   }
 
   private finishMarker(): void {
+    if (this.markerCut) {
+      // Part of it was never captured: it is there (counted), its value unknown (not checked).
+      this.markerCut = false;
+      this.markerCount++;
+      this.cutMarkers++;
+      this.mGot = 0;
+      this.mWord = 0;
+      this.nextMarker += MARKER_INTERVAL;
+      return;
+    }
     const w = this.mWord;
     const origin = this.params.fpduptrFrom === 'fpdu' ? this.fpduStart : this.lenOffset;
     if (this.markers === NO_MARKERS) this.markers = [];
@@ -363,6 +392,79 @@ export class FpduFramer {
     this.mGot = 0;
     this.mWord = 0;
     this.nextMarker += MARKER_INTERVAL;
+  }
+
+  /**
+   * Octets [offset, offset + length) were sent but the capture did not keep them (a snaplen cut: the
+   * TCP layer knows exactly how many). When they fall after the ULPDU_Length field of the FPDU in
+   * progress and end no later than its CRC, framing goes on across them: the next FPDU starts where
+   * ULPDU_Length says (RFC 5044 §4.1), markers where SeqStart says (§4.3). The FPDU is handed on with
+   * its CRC 'not-captured'. Returns false, consuming nothing, when the hole reaches the next FPDU's
+   * ULPDU_Length field (or this one's): only a search can find framing again then.
+   */
+  skip(offset: number, length: number): boolean {
+    if (this.stopped || offset !== this.pos || this.phase === PH_LEN || length <= 0) return false;
+    if (offset + length > this.pendingEnd()) return false;
+    const markers = this.params.markers;
+    if (this.missing === 0) {
+      this.capturedPrefix =
+        this.phase === PH_BODY ? this.ulpduLength + this.pad - this.bodyLeft : this.ulpduLength + this.pad;
+    }
+    this.missing += length;
+    let left = length;
+    while (left > 0) {
+      if (markers && (this.mGot > 0 || this.pos === this.nextMarker)) {
+        if (this.mGot === 0) this.mOffset = this.pos;
+        const k = Math.min(MARKER_LEN - this.mGot, left);
+        this.markerCut = true;
+        this.mGot += k;
+        this.pos += k;
+        left -= k;
+        if (this.mGot === MARKER_LEN) this.finishMarker();
+        continue;
+      }
+      const room = markers ? Math.min(left, this.nextMarker - this.pos) : left;
+      if (this.phase === PH_BODY) {
+        const k = Math.min(room, this.bodyLeft);
+        this.bodyLeft -= k;
+        this.pos += k;
+        left -= k;
+        if (this.bodyLeft === 0) {
+          this.phase = PH_CRC;
+          this.got = 0;
+        }
+      } else {
+        const k = Math.min(room, 4 - this.got);
+        this.got += k;
+        this.pos += k;
+        left -= k;
+        if (this.got === 4) {
+          this.finishFpdu();
+          if (this.stopped) return true;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Stream offset just past the CRC of the FPDU in progress (its ULPDU_Length known). */
+  private pendingEnd(): number {
+    let q = this.pos;
+    let rem = this.bodyLeft + (this.phase === PH_BODY ? 4 : 4 - this.got);
+    if (!this.params.markers) return q + rem;
+    let nm = this.nextMarker;
+    if (this.mGot > 0) {
+      q = this.mOffset + MARKER_LEN;
+      nm = this.mOffset + MARKER_INTERVAL;
+    }
+    // A marker that starts before the CRC's last octet sits inside the FPDU and pushes it on; one
+    // right after the CRC belongs to the next FPDU.
+    while (nm < q + rem) {
+      rem -= nm - q;
+      q = nm + MARKER_LEN;
+      nm += MARKER_INTERVAL;
+    }
+    return q + rem;
   }
 
   /**
@@ -398,8 +500,25 @@ export class FpduFramer {
     const wire = this.crcWire;
     this.crcWire = 0;
     const computed = crc32cFinal(this.reg);
+    const missing = this.missing;
     let status: CrcStatus = 'unchecked';
-    if (this.params.crc) status = computed === wire ? 'good' : byteSwap32(computed) === wire ? 'byte-swapped' : 'bad';
+    if (this.params.crc)
+      status =
+        missing > 0
+          ? 'not-captured'
+          : computed === wire
+            ? 'good'
+            : byteSwap32(computed) === wire
+              ? 'byte-swapped'
+              : 'bad';
+    let head = this.head;
+    let bodyLen = this.bodyLen;
+    if (missing > 0) {
+      // Only the octets before the first missing one are known: nothing after a hole is made up.
+      if (this.capturedPrefix < head.length) head = head.subarray(0, this.capturedPrefix);
+      if (this.capturedPrefix < bodyLen) bodyLen = this.capturedPrefix;
+      this.missing = 0;
+    }
     if (this.frames.length > 1) this.spanning++;
     const f: FramedFpdu = {
       start: this.fpduStart,
@@ -415,11 +534,16 @@ export class FpduFramer {
       markers: this.markers,
       padNonZero: this.padNonZero,
       frames: this.frames === NO_FRAMES ? [] : this.frames,
-      head: this.head,
+      head,
       senderMistake: this.mistaken ? this.params.mistake!.id : null,
     };
+    if (missing > 0) f.notCaptured = missing;
+    if (this.cutMarkers > 0) {
+      f.markersNotCaptured = this.cutMarkers;
+      this.cutMarkers = 0;
+    }
     this.bodyFpdu = f;
-    this.lastBody = this.bodyLen > 0 ? this.scratch.subarray(0, this.bodyLen) : null;
+    this.lastBody = bodyLen > 0 ? this.scratch.subarray(0, bodyLen) : null;
     this.bodyLen = 0;
     this.mistaken = false;
     this.phase = PH_LEN;

@@ -146,8 +146,9 @@ function restartAt(d: MpaDirection, params: FramerParams, at: number): void {
   d.replayInto(at);
 }
 
-/** Who negotiated this direction's markers, in words: the peer's startup frame. */
-function peerStartupName(flow: FlowHost, d: MpaDirection): string {
+/** Who negotiated this direction's markers, in words: the peer's startup frame (null: MPA enabled without them). */
+function peerStartupName(flow: FlowHost, d: MpaDirection): string | null {
   const p = flow.peer(d).startupRec;
-  return p ? `the peer's MPA ${p.kind === 'request' ? 'Request' : 'Reply'} (frame ${p.frame})` : 'the peer';
+  if (p) return `the peer's MPA ${p.kind === 'request' ? 'Request' : 'Reply'} (frame ${p.frame})`;
+  return d.enabledAt !== null ? null : 'the peer';
 }

@@ -12,8 +12,22 @@ import { diagnoseCut, stepDiagnose } from './framing-breaks.js';
 import { stepHunt } from './framing-search.js';
 import type { MpaDirection, State } from './mpa-direction.js';
 
-export function handleGap(flow: FlowHost, d: MpaDirection, offset: number, length: number): void {
+export function handleGap(flow: FlowHost, d: MpaDirection, offset: number, length: number, cut = false): void {
   const end = offset + length;
+  // A snaplen cut inside an FPDU whose ULPDU_Length was captured: framing goes on across it, and
+  // the FPDU reaches the layer above marked as not captured whole (that layer judges what it lost).
+  if (cut && d.state === 'frame' && d.framer!.skip(offset, length)) {
+    if (!d.framer!.isStopped) return;
+    // The FPDU completed in the hole could not be one (its captured header is implausible): what
+    // it held is unknown, so framing is looked for again after the hole.
+    d.brk = null;
+    d.retireFramer();
+    d.state = 'hunt';
+    d.huntReason = 'gap';
+    d.log.reset(end);
+    d.resetHuntTries();
+    return;
+  }
   if (flow.isMpa) flow.upperInstance?.noteCaptureGap?.(d.dir, d.seqOf(offset), length);
   switch (d.state) {
     case 'frame': {
@@ -45,7 +59,7 @@ export function handleGap(flow: FlowHost, d: MpaDirection, offset: number, lengt
     case 'await':
       leaveAwait(flow, d, true);
       if ((d.state as State) === 'frame' || (d.state as State) === 'hunt') {
-        handleGap(flow, d, offset, length);
+        handleGap(flow, d, offset, length, cut);
         return;
       }
       d.log.reset(end);
@@ -53,7 +67,7 @@ export function handleGap(flow: FlowHost, d: MpaDirection, offset: number, lengt
     case 'diagnose':
       stepDiagnose(flow, d, true);
       if ((d.state as State) !== 'diagnose') {
-        handleGap(flow, d, offset, length);
+        handleGap(flow, d, offset, length, cut);
         return;
       }
       d.log.reset(end);
@@ -61,7 +75,7 @@ export function handleGap(flow: FlowHost, d: MpaDirection, offset: number, lengt
     case 'hunt':
       stepHunt(flow, d, true);
       if ((d.state as State) === 'frame') {
-        handleGap(flow, d, offset, length);
+        handleGap(flow, d, offset, length, cut);
         return;
       }
       d.huntReason = 'gap';

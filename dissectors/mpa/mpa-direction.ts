@@ -27,7 +27,7 @@ export interface DirectionHost {
   onFpdu(d: MpaDirection, f: FramedFpdu): boolean;
   /** `d`'s framer stopped itself. */
   afterFramerStop(d: MpaDirection): void;
-  onGap(d: MpaDirection, offset: number, length: number): void;
+  onGap(d: MpaDirection, offset: number, length: number, cut: boolean): void;
   onEnd(d: MpaDirection, reason: EndReason, frame: number | null): void;
 }
 
@@ -87,6 +87,12 @@ const DIRECTION_RARE = {
   huntScanned: 0,
   huntReason: 'midstream' as 'gap' | 'error' | 'midstream' | 'negotiation',
   crcErrors: 0,
+  crcNotCaptured: 0,
+  /**
+   * Markers inside the FPDUs handed on (a snaplen-cut one included): counted per FPDU, so that
+   * markers a framer consumed in an FPDU it never finished (a break diagnosed, a resync) are not.
+   */
+  markersFramed: 0,
   markerErrors: 0,
   afterError: 0,
   bytesSkipped: 0,
@@ -112,7 +118,7 @@ const DIRECTION_RARE = {
   pendingPad: null as { seq: number; frames: number[]; message: string } | null,
 };
 
-const NO_RETIRED = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 } as const;
+const NO_RETIRED = { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0 } as const;
 
 /** One direction of an MPA connection. */
 export interface MpaDirection extends RareFields<typeof DIRECTION_RARE> {}
@@ -162,8 +168,7 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   fpdus = 0;
   ulpduBytes = 0;
   // alignment counters of framers that have been retired
-  retired: { segments: number; fpduAligned: number; headerAligned: number; spanning: number; markers: number } | null =
-    null;
+  retired: { segments: number; fpduAligned: number; headerAligned: number; spanning: number } | null = null;
   /** Bad FPDUs in a row (read for every FPDU: a field of its own, not a rare one). */
   consecutiveBad = 0;
   firstFpduFirstFrame: number | null = null;
@@ -312,9 +317,9 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     this.flow.progress(this, false);
   }
 
-  gap(offset: number, _seq: number, length: number): void {
+  gap(offset: number, _seq: number, length: number, cut = false): void {
     if (this.state === 'ended') return;
-    this.flow.onGap(this, offset, length);
+    this.flow.onGap(this, offset, length, cut);
   }
 
   end(reason: EndReason, frame: number | null): void {
@@ -388,12 +393,11 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     this.framerAt = null; // a framer never made framed nothing
     const f = this.fr;
     if (!f) return;
-    const r = (this.retired ??= { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0, markers: 0 });
+    const r = (this.retired ??= { segments: 0, fpduAligned: 0, headerAligned: 0, spanning: 0 });
     r.segments += f.segments;
     r.fpduAligned += f.fpduAligned;
     r.headerAligned += f.headerAligned;
     r.spanning += f.spanning;
-    r.markers += f.markerCount;
     this.fr = null;
   }
 
@@ -423,14 +427,17 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
     return {
       from: this.info.from,
       to: this.info.to,
-      markers: this.params ? this.params.markers : null,
+      // FPDUs of this direction carry markers (report schema): those framed with them, or markers
+      // seen before a sender stopped inserting them (mpa.markers-missing after some).
+      markers: this.params ? this.params.markers || this.markersFramed > 0 : null,
       seqStart: this.seqStartOffset === null ? null : this.seqOf(this.seqStartOffset),
       seqStartExact: this.seqStartExact,
       fpdus: this.fpdus,
       ulpduBytes: this.ulpduBytes,
       crcErrors: this.crcErrors,
+      ...(this.crcNotCaptured > 0 ? { crcNotCaptured: this.crcNotCaptured } : {}),
       markerErrors: this.markerErrors,
-      markerCount: r.markers + (f?.markerCount ?? 0),
+      markerCount: this.markersFramed,
       afterError: this.afterError,
       bytesSkipped: this.bytesSkipped,
       senderMistake: this.senderMistake,

@@ -248,8 +248,8 @@ export class MpaFlow implements FlowConsumer, FlowHost {
 
   // ---------------------------------------------------------------- gaps and ends
 
-  onGap(d: MpaDirection, offset: number, length: number): void {
-    handleGap(this, d, offset, length);
+  onGap(d: MpaDirection, offset: number, length: number, cut: boolean): void {
+    handleGap(this, d, offset, length, cut);
   }
 
   onEnd(d: MpaDirection, reason: EndReason, frame: number | null): void {
@@ -309,8 +309,8 @@ class DirectionSlot implements DirectionConsumer {
     this.flow.direction(this.dir).data(c);
   }
 
-  gap(offset: number, seq: number, length: number): void {
-    this.flow.direction(this.dir).gap(offset, seq, length);
+  gap(offset: number, seq: number, length: number, cut?: boolean): void {
+    this.flow.direction(this.dir).gap(offset, seq, length, cut);
   }
 
   end(reason: EndReason, frame: number | null): void {

@@ -85,6 +85,8 @@ export interface MpaDirectionSummary {
   fpdus: number;
   ulpduBytes: number;
   crcErrors: number;
+  /** FPDUs whose CRC could not be checked: octets of them cut by the capture's snaplen (absent: none). */
+  crcNotCaptured?: number;
   markerErrors: number;
   markerCount: number;
   afterError: number;

@@ -26,8 +26,11 @@ export interface Hypothesis {
   readonly id: string;
   /** Framing parameters under the hypothesis, or null where it does not apply. */
   params(rfc: FramerParams, o: MarkerOrigins): FramerParams | null;
-  /** Plain words for the finding, from the first FPDU it changed. */
-  describe(f: FramedFpdu, rfc: FramerParams, peerAsked: string): string;
+  /**
+   * Plain words for the finding, from the first FPDU it changed; `peerAsked` names the peer's
+   * startup frame, null when MPA was enabled without startup frames (pre-standard).
+   */
+  describe(f: FramedFpdu, rfc: FramerParams, peerAsked: string | null): string;
 }
 
 const mistake = (id: string, m: Partial<FramingMistake> = {}): FramingMistake => ({
@@ -87,7 +90,9 @@ export const HYPOTHESES: readonly Hypothesis[] = [
             mistake: mistake('mpa.markers-unrequested', { always: true }),
           },
     describe: (_f, _rfc, peerAsked) =>
-      `the sender inserts markers every 512 octets although ${peerAsked} did not ask for them (M=0; RFC 5044 sections 4.3 and 7.1.1)`,
+      peerAsked === null
+        ? 'the sender inserts markers every 512 octets although the FPDUs from its enablement point had none'
+        : `the sender inserts markers every 512 octets although ${peerAsked} did not ask for them (M=0; RFC 5044 sections 4.3 and 7.1.1)`,
   },
   {
     id: 'mpa.marker-phase',
@@ -118,7 +123,9 @@ export const HYPOTHESES: readonly Hypothesis[] = [
     params: (rfc) =>
       rfc.markers ? { ...rfc, markers: false, mistake: mistake('mpa.markers-missing', { always: true }) } : null,
     describe: (_f, _rfc, peerAsked) =>
-      `the sender inserts no markers although ${peerAsked} asked for them (M=1; RFC 5044 sections 4.3 and 7.1.1)`,
+      peerAsked === null
+        ? 'the sender stops inserting markers: the FPDUs from its enablement point had one every 512 octets (draft-ietf-rddp-mpa-00 section 7.1), this one has none at the grid points inside it'
+        : `the sender inserts no markers although ${peerAsked} asked for them (M=1; RFC 5044 sections 4.3 and 7.1.1)`,
   },
 ];
 
@@ -242,7 +249,9 @@ export function diagnoseBreak(q: BreakQuery): Diagnosis {
       // A marker hypothesis must have passed marker positions to be told from the others.
       const span = params.markers !== q.rfc.markers || params.markerBase !== q.rfc.markerBase ? 2 * 512 : 0;
       const p = probeChain(q.bytes, q.base, q.baseSeq, s, params, q.header, false, need, span);
-      const v = accepted(p, need, q.final, 2, s, span);
+      // At the end of the stream, a chain of two must frame; with CRC, one FPDU whose CRC verifies
+      // only under the hypothesis is proof enough (a 32-bit check, as for enablement).
+      const v = accepted(p, need, q.final, q.rfc.crc ? 1 : 2, s, span);
       if (v === 'ok' && p.firstAffected)
         return { kind: 'mistake', hypothesis: h, params, start: s, first: p.firstAffected };
       if (v === 'more') waiting = true;

@@ -177,16 +177,18 @@ export function mpaFpduTree(r: FpduRecord): TreeNode[] {
       ? `${wire} [correct]`
       : r.crcStatus === 'unchecked'
         ? `${wire} [not checked: CRC not in use]`
-        : r.crcStatus === 'byte-swapped'
-          ? `${wire} [incorrect, should be ${crcHex(r.crcComputed)}: sent byte-swapped]`
-          : `${wire} [incorrect, should be ${crcHex(r.crcComputed)}]`;
+        : r.crcStatus === 'not-captured'
+          ? `[not checked: ${r.notCaptured ?? 0} octets of the FPDU not captured]`
+          : r.crcStatus === 'byte-swapped'
+            ? `${wire} [incorrect, should be ${crcHex(r.crcComputed)}: sent byte-swapped]`
+            : `${wire} [incorrect, should be ${crcHex(r.crcComputed)}]`;
   onWire.push(node(F.crc, crcAsShown(r.crcWire), { offset: r.wireSize - 4, length: 4, display: crcText }));
   onWire.sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0));
   const generated: TreeNode[] = [node(F.fpduSeq, r.seq)];
   if (field !== r.ulpduLength) generated.push(node(F.ulpduLengthFramed, r.ulpduLength));
   if (r.pad !== rfcPad(r.ulpduLength)) generated.push(node(F.padExpected, rfcPad(r.ulpduLength)));
   if (r.markers.length) generated.push(node(F.markerCount, r.markers.length));
-  if (r.crcStatus !== 'unchecked')
+  if (r.crcStatus !== 'unchecked' && r.crcStatus !== 'not-captured')
     generated.push(node(F.crcCheck, crcAsShown(r.crcComputed), { display: crcHex(r.crcComputed) }));
   generated.push(node(F.crcStatus, r.crcStatus));
   if (r.senderMistake)

@@ -29,6 +29,11 @@ export interface Ulpdu {
   crc: 'good' | 'bad' | 'unchecked';
   /** True when an earlier MPA error on this half connection means a real receiver would have stopped delivering. */
   afterError: boolean;
+  /**
+   * Octets of the FPDU the capture did not keep (a snaplen cut MPA framed across): `head` and `body`
+   * then end at the first missing octet. Absent when all were captured.
+   */
+  notCaptured?: number;
 }
 
 /** MPA facts the DDP/RDMAP layer needs, fixed once the startup frames are seen (or inferred). */

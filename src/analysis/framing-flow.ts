@@ -59,10 +59,10 @@ class Tee implements DirectionConsumer {
     f.tuf?.data(this.dir, c);
   }
 
-  gap(offset: number, seq: number, length: number): void {
+  gap(offset: number, seq: number, length: number, cut?: boolean): void {
     const f = this.f;
     if (f.mpa) {
-      f.mpa.direction(this.dir).gap(offset, seq, length);
+      f.mpa.direction(this.dir).gap(offset, seq, length, cut);
       f.settle();
     }
     f.tuf?.gap(this.dir, offset, seq, length);

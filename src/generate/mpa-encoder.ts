@@ -66,6 +66,13 @@ export interface FpduFault {
   padByte?: number;
   /** Write each marker inside the FPDU as a little-endian 32-bit value (host byte order). */
   markerHostOrder?: boolean;
+  /**
+   * Write the FPDUPTR of each marker inside the FPDU least significant octet first, Reserved in
+   * place: a marker built as a struct of two 16-bit fields in host byte order (OSC iWarp).
+   */
+  fpduptrHostOrder?: boolean;
+  /** Leave out the markers due inside this FPDU (a sender that stops inserting them; OSC iWarp). */
+  noMarkers?: boolean;
 }
 
 /**
@@ -131,25 +138,27 @@ export function encodeFpdus(
       ptr = (ptr & 0xfffc) | (fault.fpduptrLowBits ?? 0);
       const res = fault.markerReserved ?? 0;
       if (fault.markerHostOrder) out.push(ptr & 0xff, (ptr >> 8) & 0xff, res & 0xff, res >> 8);
+      else if (fault.fpduptrHostOrder) out.push(res >> 8, res & 0xff, ptr & 0xff, (ptr >> 8) & 0xff);
       else out.push(res >> 8, res & 0xff, (ptr >> 8) & 0xff, ptr & 0xff);
       rel += 4;
       markers++;
     };
+    const due = (r: number) => markerAt(r) && !fault.noMarkers;
     const put = (b: number) => {
-      if (markerAt(rel)) marker();
+      if (due(rel)) marker();
       out.push(b & 0xff);
       rel++;
     };
     const len = f.ulpdu.length;
     const pad = mk.pad === 'len-plus-2' ? (2 + len) % 4 : mk.pad === 'none' ? 0 : (4 - ((2 + len) % 4)) % 4;
-    if (markerAt(rel)) marker();
+    if (due(rel)) marker();
     lenRel = rel;
     const field = len + (mk.lengthCounts === 'length-field' ? 2 : mk.lengthCounts === 'crc' ? 4 : 0);
     put(mk.lengthLittleEndian ? field & 0xff : field >> 8);
     put(mk.lengthLittleEndian ? field >> 8 : field & 0xff);
     for (const b of f.ulpdu) put(b);
     for (let i = 0; i < pad; i++) put(fault.padByte ?? 0);
-    if (markerAt(rel)) marker(); // a marker right after PAD, before the CRC, is covered
+    if (due(rel)) marker(); // a marker right after PAD, before the CRC, is covered
     let crc = opts.crc ? crc32c(Uint8Array.from(out.slice(startIdx))) : 0;
     if (fault.badCrc) crc = (crc ^ 1) >>> 0;
     if (fault.crcByteSwap) out.push((crc >>> 24) & 0xff, (crc >>> 16) & 0xff, (crc >>> 8) & 0xff, crc & 0xff);

@@ -90,12 +90,14 @@ export const NFSRDMA_SCENARIOS: readonly Scenario[] = [
   ),
   nfs(
     'nfsrdma-snaplen-cut',
-    'NFS over RDMA, the clean exchange with the frame of the READ Call cut to 128 octets by the capture: the lower layers report the loss; the RDMA Writes into its unseen chunk, its Reply, and the WRITE Call held until MPA finds framing again are no upper-layer finding',
+    'NFS over RDMA, the clean exchange with the frame of the READ Call cut to 128 octets by the capture: MPA frames across the cut (CRC not captured), DDP decodes the Send; the chunk lists past the cut and the RDMA Writes into its unseen chunk are no finding, what was not checked is said once, at the end',
     (s) => {
       s.simple(NFS3.NULL, new Uint8Array(0), new Uint8Array(0), 22);
       s.simple(NFS3.GETATTR, nfs3.getattrArgs(), nfs3.getattrRes(), 38);
       s.simple(NFS3.LOOKUP, nfs3.lookupArgs('data.bin'), nfs3.lookupRes(), 95);
       s.cut = s.read(32768, { segments: [16384, 16384] }).call;
+      // RFC 8166 §4.2: the transport header's chunk lists are past the cut: said once, at the end.
+      s.x('rpcordma.capture-cut', null, null);
       s.writeOp(16384);
       s.simple(NFS3.COMMIT, nfs3.commitArgs(16384), nfs3.commitRes(), 1450);
       s.readdirplus(6000);
@@ -418,7 +420,7 @@ export const NFSRDMA_SCENARIOS: readonly Scenario[] = [
 export const NFSRDMA_CUT_SCENARIOS: readonly Scenario[] = [
   nfs(
     'nfsrdma-snaplen-in-send',
-    'NFSv4.1 over RDMA with 8 KiB inline Sends (RFC 8797 private data): a COMPOUND { SEQUENCE, PUTFH, WRITE of 7900 octets inline, GETATTR } in one Send of six FPDUs, the frame of its second FPDU cut to 128 octets by the capture; MPA finds framing again at the third, the Call is decoded from the octets before the cut, and the operations past it are said once, at the end',
+    'NFSv4.1 over RDMA with 8 KiB inline Sends (RFC 8797 private data): a COMPOUND { SEQUENCE, PUTFH, WRITE of 7900 octets inline, GETATTR } in one Send of six FPDUs, the frame of its second FPDU cut to 128 octets by the capture; MPA frames across the cut, the Call is decoded from the octets before the cut, and the operations past it are said once, at the end',
     (s) => {
       ping(s);
       const xid = s.nextXid();

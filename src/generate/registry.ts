@@ -6,7 +6,7 @@ import type { Scenario } from './scenario-table.js';
 import { MPA_SCENARIOS } from './scenarios.js';
 import { RULE_SCENARIOS } from './rule-scenarios.js';
 import { CAPTURE_FAULT_SCENARIOS } from './capture-fault-scenarios.js';
-import { PRESTANDARD_SCENARIOS } from './prestandard-scenarios.js';
+import { PRESTANDARD_LATE_SCENARIOS, PRESTANDARD_SCENARIOS } from './prestandard-scenarios.js';
 import { TUF_SCENARIOS } from './tuf-scenarios.js';
 import { SMBD_CUT_SCENARIOS, SMBD_SCENARIOS } from './smbd-scenarios.js';
 import { NFSRDMA_CUT_SCENARIOS, NFSRDMA_SCENARIOS } from './nfsrdma-scenarios.js';
@@ -25,6 +25,7 @@ export const SCENARIO_TABLES: ReadonlyArray<readonly Scenario[]> = [
   ISER_SCENARIOS,
   SMBD_CUT_SCENARIOS,
   NFSRDMA_CUT_SCENARIOS,
+  PRESTANDARD_LATE_SCENARIOS,
 ];
 
 export function allScenarios(): Scenario[] {

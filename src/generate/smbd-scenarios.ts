@@ -119,10 +119,12 @@ export const SMBD_SCENARIOS: readonly Scenario[] = [
   ),
   smbd(
     'smbd-snaplen-cut',
-    'SMB Direct, the clean exchange with the frame of the READ request cut to 128 octets by the capture: the lower layers report the loss; the RDMA Writes into its unseen buffers, its response, and the WRITE request held until MPA finds framing again are no upper-layer finding',
+    'SMB Direct, the clean exchange with the frame of the READ request cut to 128 octets by the capture: MPA frames across the cut (CRC not captured), DDP decodes the Send, SMB Direct its header; the SMB2 READ past the cut and the RDMA Writes into its unseen buffers are no finding, what was not checked is said once, at the end',
     (s) => {
       s.establish();
       s.cut = s.read({ length: 65536, descriptors: [32768, 32768], channel: CHANNEL_RDMA_V1 }).request;
+      // MS-SMBD 2.2.3: the Data Transfer header is captured, the SMB2 message behind it is not whole.
+      s.x('smb_direct.not-captured', C, s.cut);
       s.writeOp({ length: 32768, channel: CHANNEL_RDMA_V1_INVALIDATE });
       s.keepalive(SERVER);
       s.close();
@@ -612,7 +614,7 @@ export const SMBD_SCENARIOS: readonly Scenario[] = [
 export const SMBD_CUT_SCENARIOS: readonly Scenario[] = [
   smbd(
     'smbd-snaplen-in-send',
-    'SMB Direct with 8 KiB Sends: an inline SMB2 WRITE of 8000 octets in one Send of six FPDUs, the frame of its second FPDU cut to 128 octets by the capture; MPA finds framing again at the third, the WRITE is decoded from the octets before the cut, and what needs the rest is said once, at the end',
+    'SMB Direct with 8 KiB Sends: an inline SMB2 WRITE of 8000 octets in one Send of six FPDUs, the frame of its second FPDU cut to 128 octets by the capture; MPA frames across the cut, the WRITE is decoded from the octets before the cut, and what needs the rest is said once, at the end',
     (s) => {
       // MS-SMBD 3.1.5.6/3.1.5.7: MaxSendSize is the smaller of the sender's PreferredSendSize and the peer's MaxReceiveSize.
       const big = { preferredSendSize: 8192, maxReceiveSize: 8192 };

@@ -87,17 +87,17 @@ export interface UlpConnectionSpec {
   readonly expect: readonly UlpExpect[];
   /**
    * A Send (event index) sent as one segment whose frame the capture keeps only the first
-   * SNAPLEN octets of (a snaplen cut). Its FPDU is lost to the analyzer, and the lower layers'
-   * findings are part of the truth: the capture loss after the octets kept (TCP), the FPDU cut by
-   * it and framing found again at the next FPDU of the direction (MPA), the MSN gap at the next
-   * Send (DDP).
+   * SNAPLEN octets of (a snaplen cut). The frame keeps the FPDU's ULPDU_Length and DDP/RDMAP
+   * header and the IP length says how many octets it carried, so the FPDU is still framed (its CRC
+   * not captured, RFC 5044 §4.1 framing across the cut) and the next one found where its length
+   * says; the TCP layer says once per direction that segments were cut (tcp.snaplen-cut). What the
+   * upper layer could not check is the scenario's own truth.
    */
   readonly cut?: number;
   /**
    * Which FPDU of the cut Send the snaplen cuts (default 0, the Send's only FPDU). A later one
-   * cuts the Send inside: its FPDUs go out one per segment, MPA loses the cut one and finds framing
-   * again at the next FPDU of the same Send, so the upper layer receives the Send with the octets
-   * before the cut (RDMAP passes on a message whose segments did not all arrive).
+   * cuts the Send inside: its FPDUs go out one per segment, and the upper layer receives the Send
+   * with the octets before the cut (nothing after a missing octet is made up).
    */
   readonly cutFpdu?: number;
   /**
@@ -135,14 +135,7 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     k.markers === 'i2r' || k.markers === 'both',
     k.markers === 'r2i' || k.markers === 'both',
   ];
-  const cutDir = spec.cut === undefined ? null : spec.events[spec.cut]?.dir;
   const inside = spec.cutFpdu ?? 0;
-  // With markers the receiver finds framing again at the FPDU the first marker after the cut points
-  // to (RFC 5044 §4.3), not at the next FPDU: the truth of a cut is modelled without markers there.
-  if (cutDir !== null && cutDir !== undefined && mark[cutDir])
-    throw new KnobError(
-      `--markers ${k.markers}: the truth of a snaplen cut is modelled without markers in the direction cut (${cutDir === 0 ? 'r2i or none' : 'i2r or none'})`,
-    );
   const room = [ulpduFitting(k.mss, mark[0]), ulpduFitting(k.mss, mark[1])] as const;
 
   // --- each message as DDP segments, per direction ---
@@ -302,46 +295,23 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     };
   });
   const whole = spec.cut === undefined ? null : span[spec.cut]!;
-  const lost = whole === null ? null : { dir: whole.dir, first: whole.first + inside, last: whole.first + inside };
-  if (lost && whole && spec.cut !== undefined) {
+  if (whole && spec.cut !== undefined) {
     const e = spec.events[spec.cut];
-    const f = enc[lost.dir].fpdus;
-    const d = lost.dir;
-    const nextSend = spec.events.findIndex((x, i) => i > spec.cut! && x.dir === d && x.op === 'send');
-    // A cut inside the Send needs the Send cut into enough FPDUs: the MSS decides how many.
-    if (inside > 0 && whole.last - whole.first < inside + 3)
+    const d = whole.dir;
+    const f = enc[d].fpdus;
+    if (e?.op !== 'send' || whole.first + inside > whole.last)
+      throw new Error(`cut ${spec.cut}: a Send (one FPDU, or FPDU ${inside} of it)`);
+    // Sent as one segment, a Send of several FPDUs would lose its second FPDU's ULPDU_Length to the cut.
+    if (inside === 0 && whole.first !== whole.last)
       throw new KnobError(
-        `--mss ${k.mss}: the Send cut is ${whole.last - whole.first + 1} FPDU(s); the scenario cuts FPDU ${inside + 1} and MPA finds framing again on the three after it (choose a smaller MSS)`,
+        `--mss ${k.mss}${mark[d] ? ` --markers ${k.markers}` : ''}: the Send cut is ${whole.last - whole.first + 1} FPDUs; the scenario cuts a Send of one (choose a larger MSS)`,
       );
-    // MPA finds framing again on three chained FPDUs (RFC 5044 §6), so three follow the cut.
-    if (
-      e?.op !== 'send' ||
-      (inside === 0 && whole.first !== whole.last) ||
-      lost.last > whole.last ||
-      nextSend < 0 ||
-      f.length - 1 - lost.last < 3
-    )
-      throw new Error(
-        `cut ${spec.cut}: a Send (one FPDU, or FPDU ${inside} of it) followed by another Send and three FPDUs of its direction`,
-      );
-    // The frame keeps SNAPLEN octets: the link, IP and TCP headers, then the first payload octets.
+    // The frame keeps SNAPLEN octets: the link, IP and TCP headers, then the first payload octets;
+    // the first octet it lost is where the TCP layer says the cut starts.
     const headers = 14 + (k.vlan !== null ? 4 : 0) + (v6 ? 40 : 20) + 20;
-    const start = (seqStart[d] + f[lost.first]!.startRel) >>> 0;
-    findings.push(
-      { rule: 'tcp.capture-loss', from: ep[d], seq: (start + SNAPLEN - headers) >>> 0 },
-      { rule: 'mpa.fpdu-truncated-by-gap', from: ep[d], seq: fpduSeq(d, lost.first) },
-      { rule: 'mpa.resync', from: ep[d], seq: fpduSeq(d, lost.last + 1) },
-      // A Send lost whole leaves a gap in its queue's MSNs, seen at the next Send; a segment lost
-      // inside a Send, a gap in its MOs, seen at the segment after it (RFC 5041 §5.1, §5.3).
-      {
-        rule: 'ddp.capture-loss',
-        from: ep[d],
-        seq: inside === 0 ? fpduSeq(d, span[nextSend]!.first) : fpduSeq(d, lost.last + 1),
-      },
-    );
+    const start = (seqStart[d] + f[whole.first + inside]!.startRel) >>> 0;
+    findings.push({ rule: 'tcp.snaplen-cut', from: ep[d], seq: (start + SNAPLEN - headers) >>> 0 });
   }
-  const isLost = (d: Dir, i: number) => lost !== null && lost.dir === d && i >= lost.first && i <= lost.last;
-  const lostFpdus = (d: Dir) => (lost !== null && lost.dir === d ? lost.last - lost.first + 1 : 0);
   const endOf = (d: Dir) => (seqStart[d] + enc[d].bytes.length) >>> 0;
   if (k.close === 'fin')
     for (const d of [0, 1] as const) findings.push({ rule: 'mpa.tcp-closed-between', from: ep[d], seq: endOf(d) });
@@ -350,8 +320,8 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     from: ep[d],
     to: ep[1 - d]!,
     markers: mark[d],
-    fpdus: enc[d].fpdus.length - lostFpdus(d),
-    markerCount: enc[d].fpdus.reduce((n, f, i) => n + (isLost(d, i) ? 0 : f.markers), 0),
+    fpdus: enc[d].fpdus.length,
+    markerCount: enc[d].fpdus.reduce((n, f) => n + f.markers, 0),
     crcErrors: 0,
     markerErrors: 0,
   });
@@ -360,8 +330,8 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     findings: sortFindings(findings),
     flows: [{ client: ep[0], server: ep[1], mpa: { directions: [dirTruth(0), dirTruth(1)] } }],
     fpduSeqs: {
-      [ep[0]]: enc[0].fpdus.flatMap((_, i) => (isLost(0, i) ? [] : [fpduSeq(0, i)])),
-      [ep[1]]: enc[1].fpdus.flatMap((_, i) => (isLost(1, i) ? [] : [fpduSeq(1, i)])),
+      [ep[0]]: enc[0].fpdus.map((_, i) => fpduSeq(0, i)),
+      [ep[1]]: enc[1].fpdus.map((_, i) => fpduSeq(1, i)),
     },
     args: [],
     messageEnds: spec.events.map((_, i) => res.sendEnds[i + 2] ?? null),

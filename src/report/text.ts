@@ -112,11 +112,13 @@ export function fpduLine(r: FpduRecord, upper: string | null, time: string, st: 
   const crc =
     r.crcStatus === 'unchecked'
       ? 'CRC n/a'
-      : r.crcStatus === 'good'
-        ? 'CRC ok'
-        : r.crcStatus === 'byte-swapped'
-          ? st.red('CRC BYTE-SWAPPED')
-          : st.red('CRC BAD');
+      : r.crcStatus === 'not-captured'
+        ? 'CRC not captured'
+        : r.crcStatus === 'good'
+          ? 'CRC ok'
+          : r.crcStatus === 'byte-swapped'
+            ? st.red('CRC BYTE-SWAPPED')
+            : st.red('CRC BAD');
   const m = r.markers.length ? ` markers=${r.markers.length}` : '';
   // len= is the ULPDU_Length field as sent; a diagnosed length mistake's framed length follows.
   const field = lengthFieldOf(r);
@@ -261,10 +263,23 @@ function compactRows(r: AnalysisResult, st: Style, endpointMax: number): string 
 function directionWords(
   m: AnalysisResult['flows'][number]['mpa'],
   st: Style,
-): { onoff: (b: boolean | null) => string; crcDir: (bad: number) => string } {
+): {
+  onoff: (b: boolean | null) => string;
+  crcDir: (d: { crcErrors: number; crcNotCaptured?: number; fpdus: number }) => string;
+} {
   return {
     onoff: (b) => (b === null ? '?' : b ? 'on' : 'off'),
-    crcDir: (bad) => (!m || m.crc === null ? '?' : !m.crc ? 'off' : bad ? st.red(`${bad} bad`) : 'ok'),
+    // 'n/c': every FPDU's CRC was cut off by the snaplen, so none could be checked.
+    crcDir: (d) =>
+      !m || m.crc === null
+        ? '?'
+        : !m.crc
+          ? 'off'
+          : d.crcErrors
+            ? st.red(`${d.crcErrors} bad`)
+            : d.crcNotCaptured && d.crcNotCaptured === d.fpdus
+              ? 'n/c'
+              : 'ok',
   };
 }
 
@@ -286,7 +301,7 @@ function compactRow(
     `${shortEndpoint(t.client, endpointMax)} → ${shortEndpoint(t.server, endpointMax)}`,
     m ? mpaShort(m) : tf ? tufShort(tf) : '-',
     m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : tf ? tufMarkers(tf) : '-',
-    m ? `${crcDir(m.directions[0].crcErrors)}/${crcDir(m.directions[1].crcErrors)}` : '-',
+    m ? `${crcDir(m.directions[0])}/${crcDir(m.directions[1])}` : '-',
     m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : tf ? tufCounts(tf) : '-',
     `${nErr ? st.red(String(nErr)) : '0'}/${nWarn ? st.yellow(String(nWarn)) : '0'}`,
     d.map((x) => x.closed ?? '-').join('/'),
@@ -330,7 +345,7 @@ function wideFlowTable(r: AnalysisResult, st: Style): string {
       m ? m.detection : tf ? `${tufShort(tf)} (${tf.detection})` : '-',
       m ? String(m.reply?.rev ?? m.request?.rev ?? '?') : '-',
       m ? `${onoff(m.directions[0].markers)}/${onoff(m.directions[1].markers)}` : tf ? tufMarkers(tf) : '-',
-      m ? `${crcDir(m.directions[0].crcErrors)}/${crcDir(m.directions[1].crcErrors)}` : '-',
+      m ? `${crcDir(m.directions[0])}/${crcDir(m.directions[1])}` : '-',
       m ? `${m.directions[0].fpdus}/${m.directions[1].fpdus}` : tf ? tufCounts(tf) : '-',
       nErr ? st.red(String(nErr)) : '0',
       nWarn ? st.yellow(String(nWarn)) : '0',

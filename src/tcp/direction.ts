@@ -14,6 +14,17 @@ export class GapLog {
   omitted = 0;
   /** Stream offset just past the last gap (adjacent gaps are merged). */
   lastEnd = -1;
+  /**
+   * Segments whose tail the capture's snaplen cut (their octets were sent: the IP length says how
+   * many), the octets cut, and the first such segment. Not listed as gaps: a hardware tracer that
+   * keeps 128 octets of every frame cuts every segment.
+   */
+  snapCuts = 0;
+  snapOctets = 0;
+  snapFrame = -1;
+  snapSeq = 0;
+  /** The largest payload any cut segment kept (what the snaplen leaves of a segment). */
+  snapKept = 0;
 }
 
 // Dir.bits: small flags packed into one integer (each boolean field would cost a word per direction).

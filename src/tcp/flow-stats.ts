@@ -26,6 +26,8 @@ export interface TcpDirectionStats {
   gapsOmitted: number;
   mss: number | null;
   closed: 'fin' | 'rst' | null;
+  /** Segments whose tail the capture's snaplen cut, and the octets cut (absent when none). */
+  snaplenCut?: { segments: number; octets: number };
 }
 
 export interface TcpFlowStats {
@@ -63,5 +65,8 @@ function stats(d: Dir): TcpDirectionStats {
     gapsOmitted: d.gapLog === null ? 0 : d.gapLog.omitted,
     mss: d.mss,
     closed: d.closed,
+    ...(d.gapLog !== null && d.gapLog.snapCuts > 0
+      ? { snaplenCut: { segments: d.gapLog.snapCuts, octets: d.gapLog.snapOctets } }
+      : {}),
   };
 }

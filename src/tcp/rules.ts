@@ -50,4 +50,18 @@ export const TCP_RULES: readonly RuleDef[] = [
       'The range is delivered to the protocol layers as an explicit gap so they can resynchronise. This is a ' +
       'property of the capture (drops, snaplen, a missing mirror direction), not necessarily of the network.',
   },
+  {
+    id: 'tcp.snaplen-cut',
+    severity: 'info',
+    ref: null,
+    rfcErrorCode: null,
+    summary: "Segments cut by the capture's snaplen",
+    explanation:
+      "The capture kept only the first octets of these frames (a snaplen: Chelsio's hardware tracer keeps 128 by " +
+      'default, tcpdump -s does the same). The IP length says how many octets each segment carried, so the stream ' +
+      'positions after a cut are exact: MPA frames across the missing octets when they fall inside an FPDU, and ' +
+      'every layer decodes the headers that are present and skips the checks that need missing octets (CRC ' +
+      "'not-captured', upper-layer payloads cut). Reported once per direction, with the count: a property of the " +
+      'capture, not of the network.',
+  },
 ];

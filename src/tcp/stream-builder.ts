@@ -236,7 +236,32 @@ export class StreamBuilder {
       this.emit(d, pos, data, s.frame, pos === segOff, stop === pEnd && whole);
       pos = stop;
     }
+    if (!whole && end === pEnd && d.nextOffset === pEnd) this.snapCut(d, s);
     this.drain(d);
+  }
+
+  /**
+   * The segment just delivered had its tail cut by the capture's snaplen: its octets were sent (the IP
+   * length says how many), so the stream goes on right after them. Passed on at once as a cut (no
+   * finding per segment: tcp.snaplen-cut sums them up once per direction).
+   */
+  private snapCut(d: Dir, s: TcpSegment): void {
+    const off = d.nextOffset;
+    let len = s.missing;
+    const h = d.held === null ? null : d.held.first();
+    if (h !== null && h.off < off + len) len = h.off - off; // a copy of them was captured after all
+    if (d.limit >= 0 && off + len > d.limit) len = d.limit - off;
+    if (len <= 0) return;
+    const g = (d.gapLog ??= new GapLog());
+    if (g.snapCuts++ === 0) {
+      g.snapFrame = s.frame;
+      g.snapSeq = d.seqOf(off);
+    }
+    g.snapOctets += len;
+    if (s.payload.length > g.snapKept) g.snapKept = s.payload.length;
+    d.nextOffset = off + len;
+    d.hist?.gap(off);
+    d.consumer?.gap(off, d.seqOf(off), len, true);
   }
 
   /** Out of order: copy the parts of [a, end) not held yet, compare the parts that are. */
@@ -395,6 +420,16 @@ export class StreamBuilder {
 
   private end(d: Dir, reason: EndReason, frame: number | null): void {
     d.ended = true;
+    const g = d.gapLog;
+    if (g !== null && g.snapCuts > 0) {
+      this.report(
+        'tcp.snaplen-cut',
+        d,
+        [g.snapFrame],
+        g.snapSeq,
+        `${g.snapCuts} segment(s) cut by the capture's snaplen (at most ${g.snapKept} payload octets kept), ${g.snapOctets} octet(s) not captured, the first in frame ${g.snapFrame}; checks that need them were skipped`,
+      );
+    }
     if (reason !== 'eof') {
       d.closed = reason;
       d.flow.closedAny = true;

@@ -23,8 +23,12 @@ export type EndReason = 'fin' | 'rst' | 'eof';
 
 export interface DirectionConsumer {
   data(chunk: StreamChunk): void;
-  /** Bytes [seq, seq+length) will never arrive (capture loss or a buffer cap). */
-  gap(offset: number, seq: number, length: number): void;
+  /**
+   * Bytes [seq, seq+length) will never arrive (capture loss or a buffer cap). `cut`: they are the tail
+   * of a segment the capture's snaplen cut (sent, and exactly this many: the stream goes on right
+   * after them), already summarized by the TCP layer (tcp.snaplen-cut).
+   */
+  gap(offset: number, seq: number, length: number, cut?: boolean): void;
   /** The direction ended: FIN or RST (frame given) or end of capture. */
   end(reason: EndReason, frame: number | null): void;
 }

@@ -150,11 +150,13 @@ export function bytesLines(
     const crcText: Span =
       r.crcStatus === 'unchecked'
         ? { t: 'not checked (CRC off)', s: 'dim' }
-        : r.crcStatus === 'good'
-          ? { t: 'ok', s: 'good' }
-          : r.crcStatus === 'byte-swapped'
-            ? { t: 'BYTE-SWAPPED', s: 'error' }
-            : { t: 'BAD', s: 'error' };
+        : r.crcStatus === 'not-captured'
+          ? { t: 'not checked (not captured)', s: 'dim' }
+          : r.crcStatus === 'good'
+            ? { t: 'ok', s: 'good' }
+            : r.crcStatus === 'byte-swapped'
+              ? { t: 'BYTE-SWAPPED', s: 'error' }
+              : { t: 'BAD', s: 'error' };
     out.push([{ t: `CRC seen ${crcHex(r.crcWire)}, expected ${crcHex(r.crcComputed)}  ` }, crcText]);
     if (r.pad > 0)
       out.push([

@@ -620,7 +620,12 @@ export class CaptureModel {
           seq: rec.seq,
           frames,
           length: rec.ulpduLength,
-          crc: rec.crcStatus === 'good' ? 'good' : rec.crcStatus === 'unchecked' ? 'unchecked' : 'bad',
+          crc:
+            rec.crcStatus === 'good'
+              ? 'good'
+              : rec.crcStatus === 'unchecked' || rec.crcStatus === 'not-captured'
+                ? 'unchecked'
+                : 'bad',
           afterError: rec.afterError,
           pdu,
           skipped: null,

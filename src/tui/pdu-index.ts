@@ -23,7 +23,7 @@ export const V_WARNING = 32;
 export const V_INFO = 64;
 export const V_BAD_KEY = 128;
 
-export const CRC_CODES = ['unchecked', 'good', 'bad', 'byte-swapped'] as const;
+export const CRC_CODES = ['unchecked', 'good', 'bad', 'byte-swapped', 'not-captured'] as const;
 export type CrcCode = (typeof CRC_CODES)[number];
 
 type Growable = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array;

@@ -58,7 +58,11 @@ async function ourFpdus(file: string): Promise<Fpdu[]> {
       res.push([
         f.frames[f.frames.length - 1]!,
         f.ulpduLength,
-        f.crcStatus === 'unchecked' ? 'none' : f.crcStatus === 'good' ? 'good' : 'bad',
+        f.crcStatus === 'unchecked' || f.crcStatus === 'not-captured'
+          ? 'none'
+          : f.crcStatus === 'good'
+            ? 'good'
+            : 'bad',
       ]),
   });
   return res.sort((a, b) => a[0] - b[0]);

@@ -99,7 +99,7 @@ export type StreamEvent =
       segmentStart: boolean;
       segmentEnd: boolean;
     }
-  | { kind: 'gap'; offset: number; seq: number; length: number }
+  | { kind: 'gap'; offset: number; seq: number; length: number; cut?: boolean }
   | { kind: 'end'; reason: EndReason; frame: number | null };
 
 export class DirRecorder implements DirectionConsumer {
@@ -116,8 +116,8 @@ export class DirRecorder implements DirectionConsumer {
       segmentEnd: c.segmentEnd,
     });
   }
-  gap(offset: number, seq: number, length: number): void {
-    this.events.push({ kind: 'gap', offset, seq, length });
+  gap(offset: number, seq: number, length: number, cut?: boolean): void {
+    this.events.push(cut ? { kind: 'gap', offset, seq, length, cut } : { kind: 'gap', offset, seq, length });
   }
   end(reason: EndReason, frame: number | null): void {
     this.events.push({ kind: 'end', reason, frame });

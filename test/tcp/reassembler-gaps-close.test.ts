@@ -114,13 +114,13 @@ describe('Reassembler: gaps', () => {
     ]);
   });
 
-  it('turns the missing tail of a snaplen-cut segment into a gap unless a retransmission fills it', () => {
+  it('passes the missing tail of a snaplen-cut segment on at once as a cut, summed up once per direction', () => {
     const { r, recs, cv, sink } = setup();
     handshake(r, cv, 0, 0);
     const all = pattern(300, 18);
     const cut = cv.c({ seq: 1, payload: all.slice(0, 60), missing: 40 });
     r.segment(cut);
-    expect(recs[0]!.directions[0].events.at(-1)).toMatchObject({ offset: 0, segmentStart: true, segmentEnd: false });
+    expect(recs[0]!.directions[0].events.at(-1)).toMatchObject({ kind: 'gap', offset: 60, length: 40, cut: true });
     r.segment(cv.c({ seq: 101, payload: all.subarray(100, 200) }));
     r.segment(cv.c({ seq: 201, payload: all.slice(200, 250), missing: 50 }));
     r.finish();
@@ -129,25 +129,38 @@ describe('Reassembler: gaps', () => {
       { offset: 60, seq: 61, length: 40 },
       { offset: 250, seq: 251, length: 50 },
     ]);
+    // Not listed as gaps (a tracer that cuts every frame would list every segment): counted.
     expect(r.flows()[0]!.directions[0]).toMatchObject({
       bytes: 210,
-      gaps: [
-        { seq: 61, length: 40 },
-        { seq: 251, length: 50 },
-      ],
+      gaps: [],
+      snaplenCut: { segments: 2, octets: 90 },
     });
-    expect(sink.of('tcp.capture-loss')).toHaveLength(2);
+    expect(sink.of('tcp.capture-loss')).toHaveLength(0);
+    expect(sink.of('tcp.snaplen-cut')).toHaveLength(1);
+    expect(sink.of('tcp.snaplen-cut')[0]!.message).toContain('2 segment(s)');
 
-    // the same, but the full segment is retransmitted (and captured) in time
+    // A full copy captured later finds the range already passed on: the layers above never wait
+    // for octets that a snaplen, not the network, took away.
     const t = setup();
     handshake(t.r, t.cv, 0, 0);
     t.r.segment(t.cv.c({ seq: 1, payload: all.slice(0, 60), missing: 40 }));
     t.r.segment(t.cv.c({ seq: 101, payload: all.subarray(100, 200) }));
     t.r.segment(t.cv.c({ seq: 1, payload: all.subarray(0, 100) }));
     t.r.finish();
-    expect(t.recs[0]!.directions[0].gaps()).toEqual([]);
-    expect(t.recs[0]!.directions[0].bytes()).toEqual(all.subarray(0, 200));
-    expect(t.r.flows()[0]!.directions[0]).toMatchObject({ bytes: 200, retransmissions: 1 });
+    expect(t.recs[0]!.directions[0].gaps()).toEqual([{ offset: 60, seq: 61, length: 40 }]);
+    expect(t.r.flows()[0]!.directions[0]).toMatchObject({ bytes: 160, retransmissions: 1 });
+  });
+
+  it('a cut whose octets were captured already (held beyond it) is passed on only up to them', () => {
+    const { r, recs, cv, sink } = setup();
+    handshake(r, cv, 0, 0);
+    const all = pattern(200, 5);
+    r.segment(cv.c({ seq: 81, payload: all.subarray(80, 200) }));
+    r.segment(cv.c({ seq: 1, payload: all.slice(0, 60), missing: 40 }));
+    r.finish();
+    expect(recs[0]!.directions[0].gaps()).toEqual([{ offset: 60, seq: 61, length: 20 }]);
+    expect(recs[0]!.directions[0].bytes()).toEqual(new Uint8Array([...all.subarray(0, 60), ...all.subarray(80, 200)]));
+    expect(sink.of('tcp.snaplen-cut')).toHaveLength(1);
   });
 
   it("a snaplen-cut tail is declared lost by the peer's ACK", () => {

@@ -85,6 +85,8 @@ const KNOWN: Readonly<Record<string, string>> = {
     'Wireshark does not show an RPC header it cannot parse whole; we show the fields present and report rpcordma.rpc-malformed',
   'nfsrdma-snaplen-cut':
     "frames cut at 128 octets: Wireshark rebuilds the reply from the reply chunk's RDMA Writes it has, we do not keep RDMA Write payloads and say what could not be checked",
+  'smbd-snaplen-cut':
+    "the READ request's frame is cut at 128 octets: Wireshark shows the FPDU but no SMB Direct in it (its heuristic needs the message whole), so its message list is one short from there; we decode the SMB Direct header the frame kept (credits, DataOffset, DataLength) and say once that the SMB2 READ behind it was not captured (smb_direct.not-captured)",
   'smbd-snaplen-in-send':
     "the second of the six DDP segments of the WRITE's Send is cut at 128 octets: Wireshark's reassembly of the Send by MSN and MO never completes, so it shows no SMB2 for it; we decode the SMB2 header and WRITE fields in the octets before the cut and report what could not be checked (smb_direct.not-captured)",
   'smbd-data-transfer-data-offset':

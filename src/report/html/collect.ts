@@ -35,6 +35,8 @@ const CRC_SERIES: Readonly<Record<FpduRecord['crcStatus'], number>> = {
   bad: 1,
   'byte-swapped': 1,
   unchecked: 2,
+  // Cut by the capture's snaplen: not checked either (the charts say "unchecked").
+  'not-captured': 2,
 };
 const SEV_SERIES: Readonly<Record<Severity, number>> = { error: 0, warning: 1, info: 2 };
 
