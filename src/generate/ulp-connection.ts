@@ -299,8 +299,12 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     const e = spec.events[spec.cut];
     const d = whole.dir;
     const f = enc[d].fpdus;
-    if (e?.op !== 'send' || whole.first + inside > whole.last)
-      throw new Error(`cut ${spec.cut}: a Send (one FPDU, or FPDU ${inside} of it)`);
+    if (e?.op !== 'send') throw new Error(`cut ${spec.cut}: a Send`);
+    // A cut inside the Send needs the Send cut into enough FPDUs: the MSS decides how many.
+    if (whole.first + inside > whole.last)
+      throw new KnobError(
+        `--mss ${k.mss}: the Send cut is ${whole.last - whole.first + 1} FPDU(s); the scenario cuts FPDU ${inside + 1} (choose a smaller MSS)`,
+      );
     // Sent as one segment, a Send of several FPDUs would lose its second FPDU's ULPDU_Length to the cut.
     if (inside === 0 && whole.first !== whole.last)
       throw new KnobError(
