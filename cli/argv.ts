@@ -124,6 +124,16 @@ export async function parseArgv(rawArgv: string[]) {
       type: 'string',
       describe: "Write frames as pcap: by default those involved in findings, plus each flow's MPA Request and Reply",
     })
+    .option('F', {
+      type: 'string',
+      describe:
+        '-w file format, as tshark -F: pcapng (the findings as packet comments) or pcap; default: pcapng when the -w name ends in .pcapng, else pcap',
+    })
+    .option('annotate', {
+      type: 'string',
+      describe:
+        'Also write the whole capture as pcapng with each finding as a packet comment on its frames (Wireshark: frame.comment, Expert Information > Comments)',
+    })
     .option('write-filter', {
       type: 'string',
       describe: 'Display filter choosing the events whose frames -w writes (default: every finding)',

@@ -76,6 +76,8 @@ export interface LiveHooks {
   wrap(opts: AnalysisOptions, flowEnded: (f: FlowResult) => void): void;
   /** After the run (also after a failure): -w files closed, status line erased, signals released. */
   end(): void;
+  /** Calls `fn` on every tick of the source (about every second), e.g. to write out held frames. */
+  everyTick?(fn: (now: number) => void): void;
 }
 
 /** The status line: packets, flows, FPDUs, errors, drops; redrawn twice a second on stderr. */
@@ -130,6 +132,7 @@ export function startLive(a: LiveArgs, io: RunIo): { hooks: LiveHooks; io: RunIo
   const writer = a.write !== null ? new CaptureFileWriter(a.write, a.ring ?? { fileSize: null, files: null }) : null;
   const status = a.status ? new StatusLine(io.err, () => inner.stats(), opened.iface) : null;
   let linkType = 1;
+  const tickers: Array<(now: number) => void> = [];
   let timer: NodeJS.Timeout | null = null;
   let signals = 0;
   const onSignal = (): void => {
@@ -144,6 +147,7 @@ export function startLive(a: LiveArgs, io: RunIo): { hooks: LiveHooks; io: RunIo
         packet: h.packet,
         tick(now) {
           writer?.flush();
+          for (const fn of tickers) fn(now);
           h.tick?.(now);
         },
         started(info) {
@@ -171,6 +175,9 @@ export function startLive(a: LiveArgs, io: RunIo): { hooks: LiveHooks; io: RunIo
   process.on('SIGTERM', onSignal);
   const hooks: LiveHooks = {
     source,
+    everyTick(fn) {
+      tickers.push(fn);
+    },
     wrap(opts, flowEnded) {
       opts.source = source;
       opts.flowTimeout = a.flowTimeout;

@@ -8,6 +8,7 @@ import { CaptureOpenError } from '../src/capture/read-capture.js';
 import { RulesFileError } from '../src/report/rules-file.js';
 import { STAT_NAMES, type StatName } from '../src/report/stats.js';
 import { fieldsText, rulesText } from '../src/report/text.js';
+import { printable } from '../src/report/printable.js';
 import { parseForcedMpa, parseUlp, UsageError } from './options.js';
 import { checkCombinations, compileOption, run, type RunOptions, type SrtRequest } from './run.js';
 import { OutputError, ReaderGone, SyncOutput, writeAllSync, writeReason } from './output.js';
@@ -224,6 +225,8 @@ async function main(rawArgv: string[]): Promise<number> {
       ['-b', args.b],
       ['-w', args.w],
       ['--write-filter', args['write-filter']],
+      ['--annotate', args.annotate],
+      ['-F', args.F],
       ['--junit', args.junit],
       ['--html', args.html],
       ['--json', args.json],
@@ -251,6 +254,8 @@ async function main(rawArgv: string[]): Promise<number> {
       flowTimeout: args['flow-timeout'],
     });
   const write = needValue(undash(args.w), '-w', 'a file name (-w FILE)');
+  const annotate = needValue(undash(args.annotate), '--annotate', 'a file name (--annotate FILE.pcapng)');
+  const writeFormat = outputFormat(args.F, write);
   const junit = needValue(undash(args.junit), '--junit', 'a file name (--junit FILE)');
   const html = needValue(undash(args.html), '--html', 'a file name (--html FILE)');
   if (html === '-') throw new UsageError('--html needs a file name; standard output carries the text or JSON output');
@@ -269,6 +274,8 @@ async function main(rawArgv: string[]): Promise<number> {
     hex: args.x === true,
     quiet: args.q === true,
     write: write ?? null,
+    writeFormat,
+    annotate: annotate ?? null,
     stats: statsList(args.z),
     srt: srtList(args.z),
     ulp: (args.ulp ?? []).map(parseUlp),
@@ -295,6 +302,10 @@ async function main(rawArgv: string[]): Promise<number> {
     if (ring !== null && write === undefined)
       throw new UsageError('-b needs -w FILE (the name the ring files are made from)');
     if (write === '-') throw new UsageError('-w needs a file name; standard output carries the text or JSON output');
+    if (ring !== null && writeFormat === 'pcapng')
+      throw new UsageError(
+        '-b writes a ring of pcap files; with -b, name -w FILE.pcap (or -F pcap) and use --annotate for pcapng',
+      );
     const snaplen = args.s === undefined || args.s === 0 ? 262144 : args.s; // -s 0: the largest, as tcpdump and tshark
     if (!Number.isInteger(snaplen) || snaplen < 64 || snaplen > 262144)
       throw new UsageError(`-s: ${snaplen} is not a snapshot length between 64 and 262144`);
@@ -309,7 +320,8 @@ async function main(rawArgv: string[]): Promise<number> {
         snaplen,
         backend: args['capture-backend'],
         duration: autostop.duration,
-        write: write ?? null,
+        // pcapng (findings as comments) is written by run() (cli/annotate.ts), the ring writer writes pcap.
+        write: writeFormat === 'pcapng' ? null : (write ?? null),
         ring,
         flowTimeout,
         status: args.progress ?? (isatty(2) && !process.env['CI']),
@@ -330,9 +342,9 @@ async function main(rawArgv: string[]): Promise<number> {
       started.io,
     );
   }
-  if (write === '-' || junit === '-')
+  if (write === '-' || junit === '-' || annotate === '-')
     throw new UsageError(
-      `${write === '-' ? '-w' : '--junit'} needs a file name; standard output carries the text or JSON output`,
+      `${write === '-' ? '-w' : junit === '-' ? '--junit' : '--annotate'} needs a file name; standard output carries the text or JSON output`,
     );
   let capture = readFile ?? positional;
   if (capture === undefined) {
@@ -340,8 +352,8 @@ async function main(rawArgv: string[]): Promise<number> {
       // `cat x.pcap | mpa-dissect`: a pipeline that forgets the "-" must not analyze the sample and pass.
       capture = '-';
     } else {
-      // A terminal: nothing to read. Writing -w, --junit or --html about the sample would only mislead.
-      if (write !== undefined || junit !== undefined || html !== undefined) {
+      // A terminal: nothing to read. Writing -w, --junit, --html or --annotate about the sample would only mislead.
+      if (write !== undefined || junit !== undefined || html !== undefined || annotate !== undefined) {
         throw new UsageError(
           `no capture given (and standard input is a terminal): give one as the argument or with -r, or pipe one in`,
         );
@@ -369,6 +381,23 @@ async function main(rawArgv: string[]): Promise<number> {
     },
     { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );
+}
+
+/**
+ * -w's file format, as tshark's -F names it: pcapng carries the findings as packet comments. Without
+ * -F, the name decides (.pcapng), as Wireshark's "Save As" does; anything else stays classic pcap.
+ */
+function outputFormat(f: string | undefined, write: string | undefined): 'pcap' | 'pcapng' {
+  if (f !== undefined) {
+    const v = undash(f);
+    if (v !== 'pcap' && v !== 'pcapng')
+      throw new UsageError(
+        `-F: "${printable(v.slice(0, 60))}" is not a format written here: pcapng (findings as packet comments) or pcap`,
+      );
+    if (write === undefined) throw new UsageError('-F chooses the format -w writes; give -w FILE too');
+    return v;
+  }
+  return write !== undefined && /\.pcapng$/i.test(write) ? 'pcapng' : 'pcap';
 }
 
 /** The capture arguments, `-` restored (yargs gives an array for `[capture..]`). */
@@ -399,6 +428,7 @@ async function multiCommand(
 ): Promise<number> {
   const refuse: Array<[string, unknown]> = [
     ['-w', common.write],
+    ['--annotate', common.annotate],
     ['--write-filter', args['write-filter']],
     ['-T fields', common.fields],
     ['-l', args.l],

@@ -66,6 +66,10 @@ export interface RunOptions {
   quiet: boolean;
   lineBuffered: boolean;
   write: string | null;
+  /** -w's format: pcapng (by the name's extension or -F pcapng) carries the findings as packet comments. */
+  writeFormat?: 'pcap' | 'pcapng';
+  /** --annotate FILE: the whole capture as pcapng, the findings as packet comments (cli/annotate.ts). */
+  annotate?: string | null;
   writeFilter: string | null;
   stats: StatName[];
   /** -z smb2,srt, -z nvme,srt and -z rpc,srt,PROGRAM,VERSION: service response times of the upper layers. */
@@ -203,6 +207,12 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const htmlMod = htmlPath !== null || o.onHtml ? await import('../src/report/html/collect.js') : null;
   const html = htmlMod ? new htmlMod.HtmlCollector() : null;
   if (o.write !== null && !o.live) checkWritable(o.write, '-w', o.capture); // live: the ring writer opens its files
+  const annotatePath = o.annotate ?? null;
+  if (annotatePath !== null) {
+    if (o.write !== null && (o.write === annotatePath || sameFile(o.write, annotatePath)))
+      throw new UsageError(`--annotate ${annotatePath}: -w writes that file too; choose two names`);
+    if (!o.live) checkWritable(annotatePath, '--annotate', o.capture);
+  }
   const started = Date.now();
   const st: Style = makeStyle(o.color);
   const fieldsFmt = o.fields ?? null;
@@ -250,6 +260,17 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   const exporter =
     exportFrames && store ? new (await import('../src/report/pcap-export.js')).FrameExport(store, stream) : null;
+  const writePcapng = o.write !== null && o.writeFormat === 'pcapng' ? o.write : null;
+  const annotated =
+    annotatePath !== null || writePcapng !== null
+      ? new (await import('./annotate.js')).AnnotateOutputs({
+          capture: o.capture,
+          annotate: annotatePath,
+          writePcapng,
+          stream,
+          live: o.live !== undefined,
+        })
+      : null;
 
   const flows = new Map<number, { client: string; server: string }>();
   const fields =
@@ -286,6 +307,12 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
         if (rec && matches(writeFilter, got!.record)) exporter.select(rec.flow, rec.frames);
         g.findings.forEach((f, i) => {
           if (matches(writeFilter, got!.findings[i]!)) exporter.select(f.flow, f.frames);
+        });
+      } else if (display) {
+        // -Y without --write-filter: the frames of what -Y displays, as tshark -Y -w writes.
+        if (rec && matches(display, got!.record)) exporter.select(null, rec.frames);
+        g.findings.forEach((f, i) => {
+          if (!isCaptureFinding(f) && matches(display, got!.findings[i]!)) exporter.select(null, f.frames);
         });
       } else {
         // Default: the frames involved in findings (and the record each was raised on).
@@ -364,6 +391,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     lastPacketTime = p.tsSec + p.tsNsec / 1e9;
     assembler?.time(p.tsSec, p.tsNsec, p.frame);
     store?.note(p);
+    annotated?.packet(p);
     progress?.tick(p.fileOffset, p.frame);
     html?.packet(p);
   };
@@ -412,7 +440,15 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     io.err(
       `mpa-dissect: --threads ${o.threads}: upper layers above RDMAP (SMB Direct, RPC-over-RDMA) are decoded on one thread, so this run uses one; --ulp flow=all,proto=none lets --threads apply\n`,
     );
-  opts.packetData = store !== null && stream; // a WindowFrames, the only reader of packet bytes in onPacket
+  opts.packetData = (store !== null && stream) || annotated !== null; // a WindowFrames or a streaming pcapng output
+  if (annotated) {
+    const next = opts.onFinding;
+    opts.onFinding = (f) => {
+      annotated.finding(f);
+      next?.(f);
+    };
+    o.live?.everyTick?.(annotated.tick);
+  }
   // Live: flows finished by --flow-timeout stream out as NDJSON `flow` events (once each).
   const flowsOut = new Set<number>();
   o.live?.wrap(opts, (f) => {
@@ -424,6 +460,9 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   let r: AnalysisResult;
   try {
     r = await analyze(o.capture, opts);
+  } catch (e) {
+    annotated?.closeStreams(null); // what was written stays a valid file
+    throw e;
   } finally {
     progress?.done();
     o.live?.end();
@@ -435,6 +474,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   assembler?.end();
   ordered?.drain();
+  annotated?.closeStreams(io);
   o.onAnalysis?.(r);
 
   // A file that is no capture (empty, another format, unreadable at its first record): one line,
@@ -488,7 +528,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   if (o.json || o.ndjson) for (const s of statsBlock) io.err(`${s}\n\n`);
 
   if (o.junit !== null) await writeJUnit(o, r, (Date.now() - started) / 1000);
-  if (exporter && o.write !== null) {
+  await annotated?.finish(r, exporter, io);
+  if (exporter && o.write !== null && writePcapng === null) {
     let res;
     try {
       res = exporter.write(o.write);

@@ -4,8 +4,12 @@
  * does not recognise MPA on the connection. Frames are written in capture order, once each.
  */
 import type { PacketRecord } from '../capture/packet.js';
+import { captureBytes, copyAnnotated } from './annotate-copy.js';
+import { StreamAnnotator } from './annotate-stream.js';
 import type { FrameStore } from './frame-store.js';
+import type { FrameComments } from './packet-comments.js';
 import { PcapFileWriter } from './pcap-writer.js';
+import { BlockFile } from './pcapng-writer.js';
 
 export interface ExportResult {
   written: number;
@@ -45,6 +49,47 @@ export class FrameExport {
       const p = this.store.get(frame);
       if (p) this.kept.set(frame, p);
     }
+  }
+
+  /**
+   * Writes the selected frames as pcapng, each with its findings as packet comments. A file is
+   * copied block by block (interfaces, timestamps and options as they were: annotate-copy.ts);
+   * a stream's kept copies get rebuilt interfaces (annotate-stream.ts).
+   */
+  async writePcapng(
+    path: string,
+    capture: string,
+    comments: FrameComments,
+    maxFrames: number,
+    app: string,
+  ): Promise<ExportResult> {
+    const res: ExportResult = { written: 0, missing: 0, otherLinkType: 0 };
+    const out = new BlockFile(path);
+    try {
+      if (this.copyNow) {
+        const w = new StreamAnnotator(out, comments, app, 0, { frames: Infinity, bytes: Infinity, ms: Infinity });
+        for (const f of [...this.wanted].sort((a, b) => a - b)) {
+          const p = this.kept.get(f);
+          if (!p) res.missing++;
+          else w.note(p);
+        }
+        w.end();
+        res.written = w.written;
+      } else {
+        const wanted = this.wanted;
+        const r = await copyAnnotated(captureBytes(capture), out, {
+          comments,
+          keep: (f) => wanted.has(f),
+          maxFrames,
+          app,
+        });
+        res.written = r.written;
+        res.missing = this.wanted.size - r.written;
+      }
+    } finally {
+      out.close();
+    }
+    return res;
   }
 
   get size(): number {
