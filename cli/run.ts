@@ -206,13 +206,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // The HTML report's sink: bounded aggregates, O(1) per FPDU (src/report/html/collect.ts).
   const htmlMod = htmlPath !== null || o.onHtml ? await import('../src/report/html/collect.js') : null;
   const html = htmlMod ? new htmlMod.HtmlCollector() : null;
-  if (o.write !== null && !o.live) checkWritable(o.write, '-w', o.capture); // live: the ring writer opens its files
   const annotatePath = o.annotate ?? null;
-  if (annotatePath !== null) {
-    if (o.write !== null && (o.write === annotatePath || sameFile(o.write, annotatePath)))
-      throw new UsageError(`--annotate ${annotatePath}: -w writes that file too; choose two names`);
-    if (!o.live) checkWritable(annotatePath, '--annotate', o.capture);
-  }
+  if (annotatePath !== null && o.write !== null && (o.write === annotatePath || sameFile(o.write, annotatePath)))
+    throw new UsageError(`--annotate ${annotatePath}: -w writes that file too; choose two names`);
+  if (o.write !== null && !o.live) checkWritable(o.write, '-w', o.capture); // live: the ring writer opens its files
+  if (annotatePath !== null && !o.live) checkWritable(annotatePath, '--annotate', o.capture);
   const started = Date.now();
   const st: Style = makeStyle(o.color);
   const fieldsFmt = o.fields ?? null;
