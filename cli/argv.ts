@@ -122,7 +122,8 @@ export async function parseArgv(rawArgv: string[]) {
     })
     .option('w', {
       type: 'string',
-      describe: "Write frames as pcap: by default those involved in findings, plus each flow's MPA Request and Reply",
+      describe:
+        "Write frames as pcap (pcapng with findings as packet comments when FILE ends in .pcapng or with -F pcapng): by default those involved in findings, plus each flow's MPA Request and Reply; with -Y, the frames of what -Y displays (as tshark)",
     })
     .option('F', {
       type: 'string',

@@ -129,7 +129,7 @@ export async function copyAnnotated(
   o: CopyOptions,
 ): Promise<CopyResult> {
   const input = new Input(src);
-  if (!(await input.ensure(4))) return { written: 0, stoppedAt: 'no capture header' };
+  if (!(input.available >= 4 || (await input.ensure(4)))) return { written: 0, stoppedAt: 'no capture header' };
   const head = input.view(4);
   const dv = new DataView(head.buffer, head.byteOffset, 4);
   const m = dv.getUint32(0, true);
@@ -142,7 +142,7 @@ export async function copyAnnotated(
 
 async function copyPcap(input: Input, out: BlockFile, o: CopyOptions): Promise<CopyResult> {
   const res: CopyResult = { written: 0, stoppedAt: null };
-  if (!(await input.ensure(24))) return { ...res, stoppedAt: 'truncated pcap header' };
+  if (!(input.available >= 24 || (await input.ensure(24)))) return { ...res, stoppedAt: 'truncated pcap header' };
   let h = input.view(24);
   let dv = new DataView(h.buffer, h.byteOffset, 24);
   const le = dv.getUint32(0, true) === PCAP_MAGIC_US || dv.getUint32(0, true) === PCAP_MAGIC_NS;
@@ -154,7 +154,7 @@ async function copyPcap(input: Input, out: BlockFile, o: CopyOptions): Promise<C
   out.write(idbBlock(linkType, snaplen, true, nano ? [{ code: IF_TSRESOL, value: Uint8Array.of(9) }] : []));
   const unit = nano ? 1e9 : 1e6;
   for (let frame = 1; frame <= o.maxFrames; frame++) {
-    if (!(await input.ensure(16))) break;
+    if (!(input.available >= 16 || (await input.ensure(16)))) break;
     h = input.view(16);
     dv = new DataView(h.buffer, h.byteOffset, 16);
     const sec = dv.getUint32(0, le);
@@ -162,7 +162,8 @@ async function copyPcap(input: Input, out: BlockFile, o: CopyOptions): Promise<C
     const caplen = dv.getUint32(8, le);
     const origLen = dv.getUint32(12, le);
     if (caplen > HARD_MAX_CAPLEN) return { ...res, stoppedAt: `frame ${frame}: record too large` };
-    if (!(await input.ensure(16 + caplen))) return { ...res, stoppedAt: `frame ${frame}: truncated record` };
+    if (!(input.available >= 16 + caplen || (await input.ensure(16 + caplen))))
+      return { ...res, stoppedAt: `frame ${frame}: truncated record` };
     if (o.keep === undefined || o.keep(frame)) {
       const [tsHi, tsLo] = splitTimestamp(sec, frac, unit);
       const data = input.view(16 + caplen).subarray(16);
@@ -199,7 +200,7 @@ async function copyPcapng(input: Input, out: BlockFile, o: CopyOptions): Promise
   let snaplen0 = 0;
   let ifaces = 0;
   for (;;) {
-    if (!(await input.ensure(12))) {
+    if (!(input.available >= 12 || (await input.ensure(12)))) {
       if (input.available > 0) res.stoppedAt = 'truncated block header';
       return res;
     }
@@ -220,7 +221,7 @@ async function copyPcapng(input: Input, out: BlockFile, o: CopyOptions): Promise
       await passThrough(input, out, total); // e.g. a large Decryption Secrets Block
       continue;
     }
-    if (!(await input.ensure(total))) return { ...res, stoppedAt: 'truncated block' };
+    if (!(input.available >= total || (await input.ensure(total)))) return { ...res, stoppedAt: 'truncated block' };
     const b = input.view(total);
     dv = new DataView(b.buffer, b.byteOffset, total);
     if (type === BT_SHB) {
@@ -300,7 +301,7 @@ function withComments(
 async function passThrough(input: Input, out: BlockFile, total: number): Promise<void> {
   let left = total;
   while (left > 0) {
-    if (!(await input.ensure(1))) return;
+    if (!(input.available >= 1 || (await input.ensure(1)))) return;
     const n = Math.min(left, input.available);
     out.write(input.view(n));
     input.skip(n);
