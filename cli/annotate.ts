@@ -77,6 +77,11 @@ export class AnnotateOutputs {
     this.streaming.push({ flag, path, file, writer, comments });
   }
 
+  /** Whether frames are written as they are read (their bytes are needed in onPacket). */
+  get streams(): boolean {
+    return this.streaming.length > 0;
+  }
+
   readonly packet = (p: PacketRecord): void => {
     for (const s of this.streaming) guarded(s.flag, s.path, () => s.writer.note(p));
   };

@@ -438,7 +438,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     io.err(
       `mpa-dissect: --threads ${o.threads}: upper layers above RDMAP (SMB Direct, RPC-over-RDMA) are decoded on one thread, so this run uses one; --ulp flow=all,proto=none lets --threads apply\n`,
     );
-  opts.packetData = (store !== null && stream) || annotated !== null; // a WindowFrames or a streaming pcapng output
+  opts.packetData = (store !== null && stream) || annotated?.streams === true; // a WindowFrames or a streaming pcapng output
   if (annotated) {
     const next = opts.onFinding;
     opts.onFinding = (f) => {
