@@ -115,6 +115,8 @@ const CAPTURE_ARGS: readonly (readonly string[])[] = [
   ['--checksums'],
   ['--tcp-buffer-flow', '1', '--tcp-reorder-window', '1'],
   ['-q', '-w', '@OUT'],
+  ['-q', '--annotate', '@OUT'],
+  ['-q', '-F', 'pcapng', '-w', '@OUT'],
   ['--fail-on', 'warning'],
   ['-q', '--junit', '@OUT'],
   // Upper layers forced on whatever the mutation left: NVMe/RDMA capsules of any shape, its SRT table.

@@ -200,6 +200,15 @@ describe.skipIf(!HAVE_TSHARK)('annotated pcapng read by tshark', () => {
     }
   });
 
+  it("Wireshark's Expert Information lists them under Comments (tshark -z expert)", () => {
+    const out = join(dir, 'expert.pcapng');
+    const r = cli(['--ndjson', '--fail-on', 'never', '--annotate', out, join(CORPUS, 'bad-crc.pcap')]);
+    const texts = [...expectedComments(r.stdout).values()].flat();
+    const expert = tshark(['-r', out, '-q', '-z', 'expert']);
+    expect(expert).toContain(`Comments (${texts.length})`);
+    for (const t of texts) expect(expert).toContain(`Comment              Frame  ${t}`);
+  });
+
   it('-c N: the first N frames, as the analysis read them', () => {
     const out = join(dir, 'c5.pcapng');
     cli(['-q', '-c', '12', '--annotate', out, join(CORPUS, 'bad-crc.pcap')]);
