@@ -31,18 +31,61 @@ export const WINDOW_MS = 10_000;
 
 interface Held {
   frame: number;
+  /** Where the bytes are in the ring (-1: in `own`). */
+  off: number;
+  own: Uint8Array | null;
+  len: number;
   tsSec: number;
   tsNsec: number;
   linkType: number;
   interfaceId: number;
   origLen: number;
-  data: Uint8Array;
   /** Wall-clock arrival (ms), for the live delay. */
   at: number;
 }
 
+/**
+ * The held frames' bytes, in one buffer used as a ring (frames leave in the order they came): no
+ * allocation per frame, so memory is the window's size and not what the collector lets pile up.
+ */
+class ByteRing {
+  readonly buf: Uint8Array;
+  /** Offset of the oldest held bytes, and where the next frame goes. */
+  private r = 0;
+  private w = 0;
+  private empty = true;
+
+  constructor(size: number) {
+    this.buf = new Uint8Array(size);
+  }
+
+  /** Room for n bytes, or -1 (the oldest frames must go first). */
+  alloc(n: number): number {
+    if (this.empty) {
+      this.r = 0;
+      this.w = 0;
+    }
+    let at = -1;
+    if (this.empty || this.w > this.r) {
+      if (this.w + n <= this.buf.length) at = this.w;
+      else if (n <= this.r) at = 0; // wrap; the tail end stays unused until the oldest passes it
+    } else if (this.w + n <= this.r) at = this.w;
+    if (at < 0) return -1;
+    this.w = at + n;
+    this.empty = false;
+    return at;
+  }
+
+  /** The oldest frame left; `next` is the offset of the one after it (-1: none held). */
+  release(next: number): void {
+    if (next < 0) this.empty = true;
+    else this.r = next;
+  }
+}
+
 export class StreamAnnotator {
   private queue: Held[] = [];
+  private readonly ring: ByteRing | null;
   private head = 0;
   private bytes = 0;
   private readonly ifaces = new Map<string, number>();
@@ -56,22 +99,36 @@ export class StreamAnnotator {
     private readonly limits = { frames: WINDOW_FRAMES, bytes: WINDOW_BYTES, ms: WINDOW_MS },
   ) {
     out.write(shbBlock(true, [stringOption(SHB_USERAPPL, app)]));
+    // Unbounded (the frames are already copies, e.g. -w's kept frames): held as they are.
+    this.ring = Number.isFinite(limits.bytes) ? new ByteRing(limits.bytes) : null;
   }
 
-  /** A frame as read (its bytes are copied: the reader's buffer is reused). */
+  /** A frame as read (its bytes are copied into the ring: the reader's buffer is reused). */
   note(p: PacketRecord, now = Date.now()): void {
+    const len = p.data.length;
+    while (this.queue.length - this.head >= this.limits.frames) this.writeOldest();
+    let off = -1;
+    let own: Uint8Array | null = null;
+    if (this.ring === null) own = p.data;
+    else if (len > this.ring.buf.length) {
+      own = new Uint8Array(p.data); // larger than the whole window (a tiny window in a test)
+    } else {
+      while ((off = this.ring.alloc(len)) < 0) this.writeOldest();
+      this.ring.buf.set(p.data, off);
+    }
     this.queue.push({
       frame: p.frame,
+      off,
+      own,
+      len,
       tsSec: p.tsSec,
       tsNsec: p.tsNsec,
       linkType: p.linkType,
       interfaceId: p.interfaceId,
       origLen: p.origLen,
-      data: new Uint8Array(p.data),
       at: now,
     });
-    this.bytes += p.data.length;
-    while (this.queue.length - this.head > this.limits.frames || this.bytes > this.limits.bytes) this.writeOldest();
+    this.bytes += len;
   }
 
   /** Writes the frames that have waited their time (live capture calls this on its ticks). */
@@ -90,11 +147,7 @@ export class StreamAnnotator {
   private writeOldest(): void {
     const h = this.queue[this.head]!;
     this.queue[this.head++] = undefined as unknown as Held;
-    this.bytes -= h.data.length;
-    if (this.head > 4096 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
+    this.bytes -= h.len;
     const key = `${h.interfaceId}:${h.linkType}`;
     let ifid = this.ifaces.get(key);
     if (ifid === undefined) {
@@ -108,12 +161,26 @@ export class StreamAnnotator {
       epbBlock(
         BT_EPB,
         { ifid, tsHi, tsLo, origLen: h.origLen },
-        h.data,
+        h.own ?? this.ring!.buf.subarray(h.off, h.off + h.len),
         true,
         null,
         texts.map((t) => stringOption(OPT_COMMENT, t)),
       ),
     );
+    if (h.own === null) {
+      // The ring space is free once the block is built (epbBlock copied the bytes).
+      let next = -1;
+      for (let i = this.head; i < this.queue.length; i++)
+        if (this.queue[i]!.own === null) {
+          next = this.queue[i]!.off;
+          break;
+        }
+      this.ring!.release(next);
+    }
+    if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
     this.comments.forget(h.frame);
     this.comments.written = h.frame;
     this.written++;

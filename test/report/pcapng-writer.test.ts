@@ -19,6 +19,7 @@ import { findingComment, FrameComments, MAX_MESSAGE, MAX_PER_FRAME } from '../..
 import { StreamAnnotator } from '../../src/report/annotate-stream.js';
 import type { Finding } from '../../src/vocabulary/findings.js';
 import type { PacketRecord } from '../../src/capture/packet.js';
+import { readCapture } from '../../src/capture/read-capture.js';
 
 /** Options of a block from `at` (code, length, value), read as the draft lays them out, up to opt_endofopt. */
 function options(b: Uint8Array, at: number, le = true): Array<{ code: number; value: Uint8Array }> {
@@ -183,6 +184,31 @@ describe('streaming window', () => {
       expect(c.late).toBe(1);
       const file = readFileSync(join(dir, 'x.pcapng'));
       expect(file.includes(Buffer.from('CRC bad'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('held bytes live in a ring of the window size: frames of many sizes come out whole and in order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpa-ann-'));
+    try {
+      const path = join(dir, 'ring.pcapng');
+      const out = new BlockFile(path);
+      const w = new StreamAnnotator(out, new FrameComments(), 'test', 0, { frames: 1000, bytes: 256, ms: Infinity });
+      const sizes = [60, 90, 10, 0, 120, 200, 256, 300, 33, 77, 1, 180, 64, 64, 64, 64, 5];
+      // A reused buffer, as the capture readers lend theirs: the ring must hold copies.
+      const lent = new Uint8Array(400);
+      sizes.forEach((n, i) => {
+        lent.fill(i + 1, 0, n);
+        w.note({ ...rec(i + 1), data: lent.subarray(0, n), origLen: n });
+        lent.fill(0xee);
+      });
+      w.end();
+      out.close();
+      const back: Array<[number, number[]]> = [];
+      await readCapture(path, (p) => back.push([p.tsNsec, [...new Set(p.data)]]));
+      expect(back.map(([ns]) => ns)).toEqual(sizes.map((_, i) => i + 1));
+      expect(back.map(([, v]) => v)).toEqual(sizes.map((n, i) => (n === 0 ? [] : [i + 1])));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
