@@ -9,7 +9,8 @@
  * their frames are written after a bounded delay (src/report/annotate-stream.ts), and findings that
  * come later than that are counted and said on standard error.
  */
-import type { AnalysisResult } from '../src/analysis/pipeline.js';
+import type { AnalysisOptions, AnalysisResult } from '../src/analysis/pipeline.js';
+import type { LiveHooks } from './live.js';
 import type { PacketRecord } from '../src/capture/packet.js';
 import type { Finding } from '../src/vocabulary/findings.js';
 import type { FrameExport } from '../src/report/pcap-export.js';
@@ -61,6 +62,39 @@ export class AnnotateOutputs {
   private readonly exportComments: FrameComments | null;
   private readonly streaming: Streaming[] = [];
 
+  /** The outputs of a run: --annotate and a pcapng -w (`writePcapng`). */
+  static forRun(
+    o: { capture: string; annotate?: string | null; live?: LiveHooks },
+    writePcapng: string | null,
+    stream: boolean,
+  ): AnnotateOutputs {
+    return new AnnotateOutputs({
+      capture: o.capture,
+      annotate: o.annotate ?? null,
+      writePcapng,
+      stream,
+      live: o.live !== undefined,
+    });
+  }
+
+  /** Wires the outputs into the pipeline: every packet and every finding, and live capture's ticks. */
+  attach(opts: AnalysisOptions, live: LiveHooks | undefined): void {
+    const onPacket = opts.onPacket;
+    const onFinding = opts.onFinding;
+    if (this.streaming.length > 0) {
+      opts.packetData = true; // frames written as they are read need their bytes
+      opts.onPacket = (p) => {
+        onPacket?.(p);
+        this.packet(p);
+      };
+    }
+    opts.onFinding = (f) => {
+      this.finding(f);
+      onFinding?.(f);
+    };
+    live?.everyTick?.(this.tick);
+  }
+
   constructor(private readonly req: AnnotateRequest) {
     const streamAnnotate = req.annotate !== null && (req.stream || req.live);
     this.fileAnnotate = req.annotate !== null && !streamAnnotate ? new FrameComments() : null;
@@ -75,11 +109,6 @@ export class AnnotateOutputs {
     const comments = new FrameComments();
     const writer = guarded(flag, path, () => new StreamAnnotator(file, comments, APP, this.req.snaplen ?? 0));
     this.streaming.push({ flag, path, file, writer, comments });
-  }
-
-  /** Whether frames are written as they are read (their bytes are needed in onPacket). */
-  get streams(): boolean {
-    return this.streaming.length > 0;
   }
 
   readonly packet = (p: PacketRecord): void => {

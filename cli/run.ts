@@ -5,12 +5,12 @@
  * for none of it.
  */
 import type { SrtQuery } from '../src/report/srt.js';
-import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { analyze, type AnalysisOptions, type AnalysisResult } from '../src/analysis/pipeline.js';
 import { defaultUpper } from '../src/analysis/upper.js';
 import { SEVERITY_RANK, type Finding, type Severity } from '../src/vocabulary/findings.js';
 import type { PacketRecord } from '../src/capture/packet.js';
-import { isGzipFile, openReason, readErrorRule } from '../src/capture/read-capture.js';
+import { isGzipFile, readErrorRule } from '../src/capture/read-capture.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 import { buildReport, TOOL, writeReport } from '../src/report/json-report.js';
 import {
@@ -43,6 +43,7 @@ import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/thresholds.js'
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import type { FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason, type RunIo } from './output.js';
+import { checkAnnotatePath, checkWritable, isRegularFile } from './output-paths.js';
 import type { LiveHooks } from './live.js';
 import { flowJson } from '../src/report/json-report.js';
 import { defaultThreads } from '../src/analysis/parallel/thread-count.js';
@@ -206,11 +207,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // The HTML report's sink: bounded aggregates, O(1) per FPDU (src/report/html/collect.ts).
   const htmlMod = htmlPath !== null || o.onHtml ? await import('../src/report/html/collect.js') : null;
   const html = htmlMod ? new htmlMod.HtmlCollector() : null;
-  const annotatePath = o.annotate ?? null;
-  if (annotatePath !== null && o.write !== null && (o.write === annotatePath || sameFile(o.write, annotatePath)))
-    throw new UsageError(`--annotate ${annotatePath}: -w writes that file too; choose two names`);
+  if (o.annotate) checkAnnotatePath(o.annotate, o.write, o.capture, o.live !== undefined); // before -w's file exists
   if (o.write !== null && !o.live) checkWritable(o.write, '-w', o.capture); // live: the ring writer opens its files
-  if (annotatePath !== null && !o.live) checkWritable(annotatePath, '--annotate', o.capture);
   const started = Date.now();
   const st: Style = makeStyle(o.color);
   const fieldsFmt = o.fields ?? null;
@@ -260,15 +258,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     exportFrames && store ? new (await import('../src/report/pcap-export.js')).FrameExport(store, stream) : null;
   const writePcapng = o.write !== null && o.writeFormat === 'pcapng' ? o.write : null;
   const annotated =
-    annotatePath !== null || writePcapng !== null
-      ? new (await import('./annotate.js')).AnnotateOutputs({
-          capture: o.capture,
-          annotate: annotatePath,
-          writePcapng,
-          stream,
-          live: o.live !== undefined,
-        })
-      : null;
+    o.annotate || writePcapng ? (await import('./annotate.js')).AnnotateOutputs.forRun(o, writePcapng, stream) : null;
 
   const flows = new Map<number, { client: string; server: string }>();
   const fields =
@@ -389,7 +379,6 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     lastPacketTime = p.tsSec + p.tsNsec / 1e9;
     assembler?.time(p.tsSec, p.tsNsec, p.frame);
     store?.note(p);
-    annotated?.packet(p);
     progress?.tick(p.fileOffset, p.frame);
     html?.packet(p);
   };
@@ -438,15 +427,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     io.err(
       `mpa-dissect: --threads ${o.threads}: upper layers above RDMAP (SMB Direct, RPC-over-RDMA) are decoded on one thread, so this run uses one; --ulp flow=all,proto=none lets --threads apply\n`,
     );
-  opts.packetData = (store !== null && stream) || annotated?.streams === true; // a WindowFrames or a streaming pcapng output
-  if (annotated) {
-    const next = opts.onFinding;
-    opts.onFinding = (f) => {
-      annotated.finding(f);
-      next?.(f);
-    };
-    o.live?.everyTick?.(annotated.tick);
-  }
+  opts.packetData = store !== null && stream; // a WindowFrames, the only reader of packet bytes in onPacket
+  annotated?.attach(opts, o.live); // packets and findings to the pcapng outputs (cli/annotate.ts)
   // Live: flows finished by --flow-timeout stream out as NDJSON `flow` events (once each).
   const flowsOut = new Set<number>();
   o.live?.wrap(opts, (f) => {
@@ -598,35 +580,4 @@ async function writeJUnit(o: RunOptions, r: AnalysisResult, seconds: number): Pr
       .map((x) => x.id),
   });
   writeFileOrFail(o.junit!, '--junit', xml);
-}
-
-/** Opens an output file before the run, so a bad path fails at once rather than after a long capture. */
-function checkWritable(path: string, flag: string, capture: string): void {
-  if (capture !== '-' && sameFile(path, capture))
-    throw new UsageError(`${flag} ${path}: that is the capture being read; choose another file`);
-  try {
-    // 'a', not 'w': an existing file is left as it is until the output is written at the end, so a
-    // run that fails (no capture on standard input, a bad filter) destroys nothing.
-    closeSync(openSync(path, 'a'));
-  } catch (e) {
-    throw new UsageError(`${flag} ${path}: cannot write: ${openReason(e)}`);
-  }
-}
-
-function isRegularFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return true; // the capture reader will say what is wrong with it
-  }
-}
-
-function sameFile(a: string, b: string): boolean {
-  try {
-    const x = statSync(a);
-    const y = statSync(b);
-    return x.ino === y.ino && x.dev === y.dev;
-  } catch {
-    return false;
-  }
 }
