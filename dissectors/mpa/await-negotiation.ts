@@ -109,7 +109,8 @@ function skipRepeatedStartup(flow: FlowHost, d: MpaDirection): boolean {
   const k = classifyKey(b, 0);
   if (k === null) return false;
   const total = STARTUP_HEADER_LEN + ((b[18]! << 8) | b[19]!);
-  if (b.length < total) return false;
+  // Held until whole (its private data may follow in later segments).
+  if (b.length < total) return true;
   flow.find(
     d,
     'mpa.startup-after-mpa',
