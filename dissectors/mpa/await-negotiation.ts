@@ -62,21 +62,8 @@ export function leaveAwait(flow: FlowHost, d: MpaDirection, final: boolean): voi
   if (skipRepeatedStartup(flow, d)) return;
   const ss = d.seqStartOffset!;
   const params = flow.negotiation?.negotiated(d) ?? null;
-  if (d.startupRec?.kind === 'request' && d.log.length > 0 && !d.earlyReported) {
-    // RFC 5044 §7.1.2: the Initiator sends no FPDU before it has the Reply (judged in capture order).
-    const first = d.log.frameAt(d.log.base);
-    if (!flow.reply || flow.reply.dir === d.dir || first < flow.reply.frame) {
-      d.earlyReported = true;
-      flow.find(
-        d,
-        'mpa.initiator-before-reply',
-        d.seqOf(d.log.base),
-        [first],
-        `Initiator sent octets after its Request (frame ${first}) before ${flow.reply && flow.reply.dir !== d.dir ? `the Reply (frame ${flow.reply.frame})` : 'any Reply'}`,
-      );
-    }
-  }
   if (params) {
+    reportEarly(flow, d, params.markers, params.markerBase);
     d.startFramer(params, ss);
     if (d.log.length > 0) d.replayInto(Math.max(ss, d.log.base));
     return;
@@ -84,6 +71,7 @@ export function leaveAwait(flow: FlowHost, d: MpaDirection, final: boolean): voi
   if (d.log.length === 0 && !final) return;
   // The peer's startup frame was not seen: infer markers and CRC from the bytes at SeqStart.
   const lock = tryLock(flow, d, final, { markerBase: ss, alignBase: ss, preferStart: true });
+  reportEarly(flow, d, lock?.params.markers ?? false, lock?.params.markerBase ?? ss);
   if (lock) {
     flow.crc ??= lock.params.crc;
     frameFromLock(flow, d, lock);
@@ -95,6 +83,25 @@ export function leaveAwait(flow: FlowHost, d: MpaDirection, final: boolean): voi
   }
 }
 
+/**
+ * RFC 5044 §7.1.2: the Initiator sends no FPDU before it has the Reply (judged in capture order).
+ * Named at the first FPDU's ULPDU_Length field, after the marker that leads it when markers are on.
+ */
+function reportEarly(flow: FlowHost, d: MpaDirection, markers: boolean, markerBase: number): void {
+  if (d.startupRec?.kind !== 'request' || d.log.length === 0 || d.earlyReported) return;
+  const first = d.log.frameAt(d.log.base);
+  if (flow.reply && flow.reply.dir !== d.dir && first >= flow.reply.frame) return;
+  d.earlyReported = true;
+  const at = markers && (((d.log.base - markerBase) % 512) + 512) % 512 === 0 ? d.log.base + 4 : d.log.base;
+  flow.find(
+    d,
+    'mpa.initiator-before-reply',
+    d.seqOf(at),
+    [first],
+    `Initiator sent octets after its Request (frame ${first}) before ${flow.reply && flow.reply.dir !== d.dir ? `the Reply (frame ${flow.reply.frame})` : 'any Reply'}`,
+  );
+}
+
 /** A second startup frame where FPDUs should begin: report it and start after it. */
 function skipRepeatedStartup(flow: FlowHost, d: MpaDirection): boolean {
   const b = d.log.bytes;
@@ -102,7 +109,8 @@ function skipRepeatedStartup(flow: FlowHost, d: MpaDirection): boolean {
   const k = classifyKey(b, 0);
   if (k === null) return false;
   const total = STARTUP_HEADER_LEN + ((b[18]! << 8) | b[19]!);
-  if (b.length < total) return false;
+  // Held until whole (its private data may follow in later segments).
+  if (b.length < total) return true;
   flow.find(
     d,
     'mpa.startup-after-mpa',

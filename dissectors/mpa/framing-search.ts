@@ -231,6 +231,10 @@ export function stepStreaming(flow: FlowHost, d: MpaDirection, final: boolean): 
         d.log.framesIn(lock.offset, lock.offset + 1),
         `${lock.fpdus} valid FPDU(s) sent after the connection was rejected (${lock.evidence})`,
       );
+      // They are on the wire: framed, counted and decoded like any FPDU (the finding says they
+      // should not be there).
+      frameFromLock(flow, d, lock);
+      return;
     } else if (final || d.log.length >= 4096) d.fpduAfterRejectReported = true;
   }
   if (d.log.length > 4096 || d.fpduAfterRejectReported) d.log.reset(d.log.end);

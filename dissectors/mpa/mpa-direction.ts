@@ -293,6 +293,13 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
 
   /** Bytes in stream order: straight into the framer, else held; a framer that stops hands the rest back. */
   feed(data: Uint8Array, offset: number, frame: number, segStart: boolean, segEnd: boolean): void {
+    if (this.state === 'frame' && this.fpdus === 0 && offset === this.seqStartOffset && this.startupKeyAt(data)) {
+      // A startup frame where the first FPDU should begin (sent again after the peer's): held and
+      // reported as what it is, FPDUs start after it (await-negotiation.ts), never framed as an
+      // FPDU whose ULPDU_Length is the octets "MP".
+      this.retireFramer();
+      this.state = 'await';
+    }
     if (this.state === 'frame') {
       const fr = this.framer!;
       // The framer's bytes stay held from the last plausible FPDU on: a break is diagnosed from there.
@@ -325,6 +332,14 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   end(reason: EndReason, frame: number | null): void {
     if (this.state === 'ended') return;
     this.flow.onEnd(this, reason, frame);
+  }
+
+  /** `data` starts like an MPA Request or Reply key ("MPA ID "), the framer between FPDUs. */
+  private startupKeyAt(data: Uint8Array): boolean {
+    const n = KEY_PREFIX.length;
+    if (data.length < n || this.framer === null || !this.framer.atBoundary) return false;
+    for (let i = 0; i < n; i++) if (data[i] !== KEY_PREFIX[i]) return false;
+    return true;
   }
 
   /** Scans held bytes for a startup key from where the last scan stopped. */

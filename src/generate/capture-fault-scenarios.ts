@@ -193,6 +193,56 @@ function closeAndRestart(): Generated {
   };
 }
 
+/**
+ * The Initiator sends its MPA Request again after the Reply arrived, where its FPDUs should begin
+ * (RFC 5044 §7.1.2: FPDUs follow the startup frames); then two FPDUs, and both close with FIN. The
+ * repeated frame is a startup frame, not an FPDU whose ULPDU_Length is the octets "MP" (0x4d50).
+ */
+function requestAfterReply(): Generated {
+  const req = startupFrame({ kind: 'request', c: true });
+  const rep = startupFrame({ kind: 'reply', c: true });
+  const again = startupFrame({ kind: 'request', c: true });
+  const i2r = encodeFpdus(
+    [{ ulpdu: sendUlpdu(1, patternBytes(120, 21)) }, { ulpdu: sendUlpdu(2, patternBytes(90, 22)) }],
+    { markers: false, crc: true },
+  );
+  const r2i = encodeFpdus([{ ulpdu: sendUlpdu(1, patternBytes(60, 23)) }], { markers: false, crc: true });
+  const s = buildScenario(
+    [
+      { dir: 0, bytes: req },
+      { dir: 1, bytes: rep },
+      { dir: 0, bytes: again },
+      { dir: 0, bytes: i2r.bytes },
+      { dir: 1, bytes: r2i.bytes },
+    ],
+    { client: { addr: '10.0.5.1', port: 40005 }, server: { addr: '10.0.5.2', port: 4420 }, close: 'fin' },
+  );
+  const a = endpoint('10.0.5.1', 40005);
+  const b = endpoint('10.0.5.2', 4420);
+  const ss = [(s.dataSeq[0] + req.length) >>> 0, (s.dataSeq[1] + rep.length) >>> 0];
+  return {
+    frames: s.frames,
+    findings: sortFindings([
+      f('mpa.startup-after-mpa', a, ss[0]!),
+      f('mpa.tcp-closed-between', a, (ss[0]! + again.length + i2r.bytes.length) >>> 0),
+      f('mpa.tcp-closed-between', b, (ss[1]! + r2i.bytes.length) >>> 0),
+    ]),
+    flows: [
+      {
+        client: a,
+        server: b,
+        mpa: {
+          directions: [
+            { from: a, to: b, markers: false, fpdus: 2, markerCount: 0, crcErrors: 0, markerErrors: 0 },
+            { from: b, to: a, markers: false, fpdus: 1, markerCount: 0, crcErrors: 0, markerErrors: 0 },
+          ],
+        },
+      },
+    ],
+    args: [],
+  };
+}
+
 /** Thresholds of a rules file broken: two MPA flows asked for, 100 % alignment asked for, segments cut at random. */
 function thresholds(): Generated {
   const g = buildKnobConnection(resolveKnobs({ segmentation: 'random', count: '12' }).knobs, 3);
@@ -314,5 +364,11 @@ export const CAPTURE_FAULT_SCENARIOS: readonly Scenario[] = [
     summary: 'The Initiator sends its MPA Request twice, then closes in the middle of an FPDU',
     uses: [],
     build: () => closeAndRestart(),
+  },
+  {
+    name: 'rule-request-after-reply',
+    summary: 'The Initiator sends its MPA Request again after the Reply, where its FPDUs should begin; then its FPDUs',
+    uses: [],
+    build: () => requestAfterReply(),
   },
 ];

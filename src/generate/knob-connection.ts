@@ -171,8 +171,6 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     throw new KnobError(
       `--impair ${lengthMistake}: the truth of a length mistake is modelled without markers from the Initiator (--markers none or r2i)`,
     );
-  if (impair.has('initiator-initiator') && k.markers !== 'none')
-    throw new KnobError('--impair initiator-initiator: no Reply negotiates markers (--markers none)');
   if (lengthMistake) {
     if (rtr !== 'none')
       throw new KnobError(

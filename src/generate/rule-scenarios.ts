@@ -294,7 +294,6 @@ export const RULE_SCENARIOS: readonly Scenario[] = [
   rc('rule-rejected', 'A Reply with R=1, and FPDUs sent anyway', {
     spec: { request: { c: true }, reply: { c: true, r: true }, i2r: [u(send(1, 'x'))] },
     expect: [x('mpa.rejected', 1, 'reply'), x('mpa.fpdu-after-reject', 0, 0)],
-    dirs: [{ fpdus: 0 }],
   }),
   rc('rule-responder-responder', 'Both ends send an MPA Reply', {
     spec: { request: { c: true, key: 'MPA ID Rep Frame' }, reply: { c: true } },

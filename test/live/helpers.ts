@@ -79,8 +79,10 @@ export interface Side {
   crc?: boolean;
   rev?: 1 | 2;
   rtr?: 'send' | 'write' | 'read' | null;
-  /** Keeps segments small enough for cap's 65535-octet snaplen on lo (MTU 65536). */
+  /** Largest ULPDU (default 4096): large ones make frames beyond cap's 65535-octet snaplen on lo. */
   maxUlpdu?: number;
+  /** Milliseconds after each FPDU (default 1). */
+  pace?: number;
 }
 
 function opts(role: PeerOptions['role'], port: number, s: Side): PeerOptions {
@@ -96,7 +98,7 @@ function opts(role: PeerOptions['role'], port: number, s: Side): PeerOptions {
     script: parseScript(s.script),
     faults: parseFaults(s.faults ?? []),
     maxUlpdu: s.maxUlpdu ?? 4096,
-    pace: 1,
+    pace: s.pace ?? 1,
     timeoutMs: 20_000,
   };
 }

@@ -65,6 +65,32 @@ for (const backend of ['cap', 'tcpdump'] as const) {
       }
     }, 90_000);
 
+    it('maximal segments (lo MTU 65536, FPDUs of 64000 octets): every FPDU framed, no malformed frame, no capture loss', async () => {
+      const port = await freePort();
+      const cap = await startCapture(port, ['--capture-backend', backend, '--json', ...BOUND]);
+      // Frames of up to 65,549 octets: more than cap's fixed 65535-octet snaplen keeps. A frame it
+      // cuts is a cut frame (its length read from the IP header): TCP sees the missing octets as a
+      // snaplen cut and MPA frames across them; tcpdump keeps whole frames (snaplen 262144).
+      const [ini, res] = await exchange(
+        port,
+        // Unpaced: paced FPDUs of 65 KB stall the in-process peer (left open, see the issue note).
+        { script: 'send:2000000,write:2000000', maxUlpdu: 64000, pace: 0 },
+        { script: 'send:64,send:200000', maxUlpdu: 64000, pace: 0 },
+      );
+      const code = await interrupt(cap);
+      expect(cap.stderr()).not.toMatch(/\n\s+at /);
+      const doc = JSON.parse(cap.stdout()) as ReportLike;
+      expect(doc.findings.filter((f) => f.rule === 'net.ipv4-malformed' || f.rule === 'tcp.capture-loss')).toEqual([]);
+      expect(doc.findings.filter((f) => f.severity !== 'info')).toEqual([]);
+      const m = doc.flows[0]!.mpa!;
+      expect(m.directions.map((d) => d.fpdus)).toEqual([ini.fpdusSent, res.fpdusSent]);
+      expect(code).toBe(0);
+      const cut = doc.findings.filter((f) => f.rule === 'tcp.snaplen-cut');
+      // 4 MB back to back fill lo's 65,483-octet segments: cap cuts those frames, tcpdump does not.
+      if (backend === 'cap') expect(cut.length).toBeGreaterThan(0);
+      else expect(cut).toEqual([]);
+    }, 90_000);
+
     it('a faulty exchange (non-zero PAD, wrong FPDUPTR, bad CRC; the Responder sending first): exactly those findings', async () => {
       const port = await freePort();
       const cap = await startCapture(port, ['--capture-backend', backend, '--json', ...BOUND]);

@@ -3,13 +3,16 @@
  * packet but no pcap header: no timestamp and no original length. Packets are therefore stamped
  * when they reach us ("timestamps": "arrival" in the report; libpcap runs in immediate mode, so
  * that is microseconds after the kernel saw them, but it is not the kernel's time), and the
- * original length is the captured length (the IP and TCP headers still tell the decoder what a
- * snaplen cut off). cap fixes libpcap's snaplen at 65535 octets and reports no drop counts.
+ * original length of a frame that filled the snaplen is read from its IP header (wire-length.ts):
+ * cap fixes libpcap's snaplen at 65535 octets, below loopback's 65536-octet MTU and the frames
+ * GRO/TSO hand over, so such a frame is a cut frame (TCP sees a gap of exactly the missing octets
+ * and MPA frames across it), never a malformed one. cap reports no drop counts.
  */
 import type { CaptureSummary, PacketRecord } from '../packet.js';
 import { loadCap, type CapHandle } from './cap-binding.js';
 import { LiveCaptureError, isNoDeviceText, isPermissionText, permissionError } from './errors.js';
 import { linkTypeOf } from './link-names.js';
+import { wireLengthFromHeaders } from './wire-length.js';
 import type { PacketSource, PacketSourceHandlers, PacketSourceStats } from './packet-source.js';
 
 export interface LiveOptions {
@@ -71,7 +74,9 @@ export class CapSource implements PacketSource {
     this.cap = c;
     const rec = this.rec;
     rec.linkType = linkType;
-    c.on('packet', (nbytes: number) => {
+    // A frame that filled the buffer (the snaplen) may have been longer on the wire.
+    const full = buf.length;
+    c.on('packet', (nbytes: number, truncated: boolean) => {
       if (this.stopped) return;
       // Arrival time, without allocating: the high-resolution clock against the epoch (sub-microsecond).
       const ms = performance.timeOrigin + performance.now();
@@ -80,7 +85,8 @@ export class CapSource implements PacketSource {
       rec.tsNsec = Math.min(999_999_999, Math.round((ms - sec * 1000) * 1e6));
       rec.frame = ++this.packets;
       rec.data = buf.subarray(0, nbytes);
-      rec.origLen = nbytes;
+      rec.origLen =
+        truncated || nbytes >= full ? Math.max(nbytes, wireLengthFromHeaders(rec.data, linkType) ?? nbytes) : nbytes;
       rec.fileOffset = this.bytes;
       this.bytes += nbytes;
       try {
