@@ -82,6 +82,14 @@ const hexStag = (s: number): string => `0x${s.toString(16).padStart(8, '0')}`;
 
 export class BufferLedger {
   private readonly live = new Map<number, LedgerEntry[]>();
+  /**
+   * The same live entries by owner and request, in advertising order: a response retires its
+   * request's entries without walking every live one (a deep queue keeps thousands live).
+   */
+  private readonly byRequest: [
+    Map<Advertisement['request'], LedgerEntry[]>,
+    Map<Advertisement['request'], LedgerEntry[]>,
+  ] = [new Map(), new Map()];
   private liveCount = 0;
   private readonly retired = new Map<number, RetiredStag>();
   private capacityTold = false;
@@ -143,6 +151,10 @@ export class BufferLedger {
     const list = this.live.get(k);
     if (list) list.push(e);
     else this.live.set(k, [e]);
+    const idx = this.byRequest[a.owner];
+    const mine = idx.get(a.request);
+    if (mine) mine.push(e);
+    else idx.set(a.request, [e]);
     this.liveCount++;
     if (this.unmatched.length > 0) this.creditUnmatched(e);
     if (this.liveCount > this.maxLive) this.dropOldest(a);
@@ -151,9 +163,7 @@ export class BufferLedger {
 
   /** The live entries of a request (in advertising order). */
   entriesOf(request: Advertisement['request']): LedgerEntry[] {
-    const out: LedgerEntry[] = [];
-    for (const list of this.live.values()) for (const e of list) if (e.request === request) out.push(e);
-    return out;
+    return [...(this.byRequest[0].get(request) ?? []), ...(this.byRequest[1].get(request) ?? [])];
   }
 
   /**
@@ -161,22 +171,27 @@ export class BufferLedger {
    * octets that moved through each, for the upper layer's byte-total check.
    */
   retire(owner: Dir, request: Advertisement['request'], why: RetiredStag['why'] = 'response'): LedgerEntry[] {
-    const out: LedgerEntry[] = [];
-    for (const [k, list] of this.live) {
-      let kept = 0;
-      for (const e of list) {
-        if (e.owner === owner && e.request === request) {
-          out.push(e);
-          this.remember(k, { why: e.invalidated ? 'invalidated' : why, label: e.label, seq: e.seq });
-        } else list[kept++] = e;
-      }
-      if (kept !== list.length) {
-        this.liveCount -= list.length - kept;
-        list.length = kept;
-        if (kept === 0) this.live.delete(k);
-      }
+    const idx = this.byRequest[owner];
+    const out = idx.get(request);
+    if (out === undefined) return [];
+    idx.delete(request);
+    for (const e of out) {
+      const k = keyOf(owner, e.stag);
+      this.unlist(k, e);
+      this.remember(k, { why: e.invalidated ? 'invalidated' : why, label: e.label, seq: e.seq });
     }
     return out;
+  }
+
+  /** Takes `e` off the live list of its STag (a handful of entries at most). */
+  private unlist(k: number, e: LedgerEntry): void {
+    const list = this.live.get(k);
+    if (!list) return;
+    const i = list.indexOf(e);
+    if (i < 0) return;
+    list.splice(i, 1);
+    this.liveCount--;
+    if (list.length === 0) this.live.delete(k);
   }
 
   /**
@@ -347,9 +362,17 @@ export class BufferLedger {
   private dropOldest(a: Advertisement): void {
     // Map order is insertion order of STags: drop the first STag's oldest entry.
     for (const [k, list] of this.live) {
-      list.shift()!.dropped = true;
+      const e = list.shift()!;
+      e.dropped = true;
       this.liveCount--;
       if (list.length === 0) this.live.delete(k);
+      const idx = this.byRequest[e.owner];
+      const mine = idx.get(e.request);
+      if (mine) {
+        const i = mine.indexOf(e);
+        if (i >= 0) mine.splice(i, 1);
+        if (mine.length === 0) idx.delete(e.request);
+      }
       break;
     }
     // A forgotten STag reads as never advertised: unknown STags are no longer errors on this connection.
