@@ -50,7 +50,14 @@ export type UlpEvent = Timed &
         readonly srcTo: bigint;
       }
     /** The Read Response to the Read Request at event `request` (its Data Sink, its size unless told). */
-    | { readonly op: 'read-response'; readonly dir: Dir; readonly request: number; readonly length?: number }
+    | {
+        readonly op: 'read-response';
+        readonly dir: Dir;
+        readonly request: number;
+        readonly length?: number;
+        /** The octets read (default: a deterministic pattern of the length). */
+        readonly data?: Uint8Array;
+      }
   );
 
 /**
@@ -187,7 +194,8 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
       case 'read-response': {
         const q = reads[e.request];
         if (!q) throw new Error(`event ${i}: event ${e.request} is no Read Request`);
-        segs = taggedSegments(0x2, q.sinkStag, q.sinkTo, patternBytes(e.length ?? q.size, seed * 7919 + i), r - 14);
+        const data = e.data ?? patternBytes(e.length ?? q.size, seed * 7919 + i);
+        segs = taggedSegments(0x2, q.sinkStag, q.sinkTo, data, r - 14);
         break;
       }
     }
