@@ -138,8 +138,18 @@ export class BufferLedger {
 
   /** Records a buffer the owner advertised. Beyond maxLive the oldest live entry is dropped (said once). */
   advertise(a: Advertisement): LedgerEntry {
+    // Written out, not spread: one shape, built once per advertised buffer (a hot path).
     const e: LedgerEntry = {
-      ...a,
+      owner: a.owner,
+      stag: a.stag,
+      base: a.base,
+      length: a.length,
+      access: a.access,
+      request: a.request,
+      label: a.label,
+      invalidate: a.invalidate,
+      seq: a.seq,
+      frames: a.frames,
       moved: 0,
       firstTime: Number.NaN,
       lastTime: Number.NaN,

@@ -74,6 +74,14 @@ interface PendingSend {
 
 const DDP_UNTAGGED = 18;
 const EMPTY = new Uint8Array(0);
+/**
+ * Buffers of gathered Sends free again once the upper layer has read them, shared by the
+ * connections of a thread: the next multi-segment Send reuses one (only octets written from MO 0
+ * without a hole are ever shown), so a stream of them allocates nothing and idle connections hold
+ * none.
+ */
+const SPARE: Uint8Array[] = [];
+const MAX_SPARE = 16;
 
 export class UlpHandoff {
   private state: 'undecided' | 'active' | 'none' = 'undecided';
@@ -135,7 +143,7 @@ export class UlpHandoff {
     const map = (this.pending[u.dir] ??= new Map());
     let ps = map.get(p.msn);
     if (!ps) {
-      ps = { buf: EMPTY, got: 0, contig: 0, missing: p.mo !== 0 };
+      ps = { buf: SPARE.pop() ?? EMPTY, got: 0, contig: 0, missing: p.mo !== 0 };
       map.set(p.msn, ps);
       if (map.size > 64) map.delete(map.keys().next().value!); // bounded like DDP's open messages
     }
@@ -334,6 +342,7 @@ export class UlpHandoff {
     const ps = this.pending[u.dir]?.get(p.msn);
     if (ps) {
       this.pending[u.dir]!.delete(p.msn);
+      if (ps.buf.length > 0 && SPARE.length < MAX_SPARE) SPARE.push(ps.buf);
       const n = Math.min(ps.contig, ps.buf.length, m.length);
       return { payload: ps.buf.subarray(0, n), whole: !ps.missing && ps.got === m.length };
     }

@@ -15,6 +15,7 @@ import {
   type RdmapMessage,
   type SendMessage,
   type UlpEnvironment,
+  LazyUlpRecord,
   type UlpRecord,
   type UpperLayerDissector,
   type WriteMessage,
@@ -89,7 +90,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
   private readonly cmds: RequestTracker<number, Cmd>;
   /** Keyed SGL STag -> CID of the outstanding command it belongs to (for data timing). */
   private readonly byKey = new Map<number, number>();
-  private qid: number | null;
+  private qid: number | null = null;
   /** Zero-based SQSIZE (Connect), else the CM HSQSIZE. */
   private sqsize: number | null;
   private flowControl = true;
@@ -117,7 +118,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     this.cmReq = decodeCmRequest(c.requestPrivateData);
     this.cmRep = c.rejected ? null : decodeCmReply(c.replyPrivateData);
     this.cmRej = c.rejected ? decodeCmReject(c.replyPrivateData) : null;
-    this.qid = this.cmReq?.qid ?? null;
+    this.setQid(this.cmReq?.qid ?? null);
     this.sqsize = this.cmReq?.hsqsize ?? null;
     this.cmds = new RequestTracker(env.timing, MAX_OUTSTANDING);
     this.checkCm();
@@ -161,17 +162,30 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     return null;
   }
 
-  private get queueLabel(): string {
-    return this.qid === null ? 'queue ?' : this.qid === 0 ? 'admin queue' : `I/O queue ${this.qid}`;
+  /** "admin queue", "I/O queue 3": kept as a string, rebuilt only when a Connect names the queue. */
+  private queueLabel = 'queue ?';
+
+  private setQid(qid: number | null): void {
+    this.qid = qid;
+    this.queueLabel = qid === null ? 'queue ?' : qid === 0 ? 'admin queue' : `I/O queue ${qid}`;
   }
 
-  private top(children: TreeNode[]): TreeNode[] {
+  /**
+   * The record of a capsule: its tree is built only when something reads it (-V, filters, the TUI):
+   * most runs never do. The CM private data shows on the connection's first record.
+   */
+  private record(info: string, children: () => TreeNode[]): UlpRecord {
+    let cm: TreeNode | null = null;
     if (!this.cmShown) {
       this.cmShown = true;
-      const cm = cmNode(this.cmReq, this.cmRep, this.cmRej);
-      if (cm) children.unshift(cm);
+      cm = cmNode(this.cmReq, this.cmRep, this.cmRej);
     }
-    return [rdmaNode(this.queueLabel, children)];
+    const label = this.queueLabel;
+    return new LazyUlpRecord(PROTOCOL, info, () => {
+      const kids = children();
+      if (cm) kids.unshift(cm);
+      return [rdmaNode(label, kids)];
+    });
   }
 
   // --- command capsules ---
@@ -183,11 +197,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
         this.report(R.capsuleShort, m, `command capsule of ${m.length} octets; the SQE alone is 64`);
       else this.skip('command SQEs', m);
       this.loseTrack();
-      return {
-        protocol: PROTOCOL,
-        info: `NVMe command (${m.payload.length} of ${m.length} octets captured)`,
-        tree: this.top([]),
-      };
+      return this.record(`NVMe command (${m.payload.length} of ${m.length} octets captured)`, () => []);
     }
     const first = this.commands++ === 0;
     const fabrics = sqe.opc === OPC_FABRICS;
@@ -228,7 +238,8 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       queue: this.qid === null ? '?' : String(this.qid),
       time: m.time,
       seq: m.seq,
-      frames: m.frames.slice(),
+      // The hand-off gives each message its own frames array: kept as it is, not copied.
+      frames: m.frames,
       firstData: NO_DATA,
       lastData: NO_DATA,
       cid: sqe.cid,
@@ -271,7 +282,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       connectData,
       outstanding: this.cmds.size,
     };
-    return { protocol: PROTOCOL, info: commandInfo(sqe, name), tree: this.top([commandNode(view)]) };
+    return this.record(commandInfo(sqe, name), () => [commandNode(view)]);
   }
 
   /** A Connect: the queue's identity and size, checked against the CM private data. */
@@ -286,7 +297,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       );
     if (req && c.sqsize !== req.hsqsize)
       this.report(R.connectSqsize, m, `Connect SQSIZE ${c.sqsize}; the RDMA_CM_REQUEST HSQSIZE is ${req.hsqsize}`);
-    this.qid = c.qid;
+    this.setQid(c.qid);
     this.sqsize = c.sqsize;
     this.flowControl = (c.cattr & CATTR_DISABLE_SQ_FLOW_CONTROL) === 0;
     // NVMe-oF: the queue is (re)created by this command; its head and tail start here.
@@ -317,6 +328,8 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
 
   /** PSDT and the SGL forms the RDMA transport takes (binding; Linux nvmet_req_init, nvmet_rdma_map_sgl). */
   private checkSgl(m: SendMessage, sqe: Sqe, dataLength: number): void {
+    const s = sqe.sgl;
+    if (sqe.psdt === 1 && s.kind !== 'other' && s.kind !== 'in-capsule') return; // the bulk: nothing to check
     const name = `${commandName(sqe.opc, sqe.fctype, this.qid === 0)} CID ${sqe.cid}`;
     if (sqe.psdt !== 1)
       this.report(
@@ -324,7 +337,6 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
         m,
         `${name}: PSDT ${sqe.psdt.toString(2).padStart(2, '0')}b; fabrics commands use SGLs (01b)`,
       );
-    const s = sqe.sgl;
     if (s.kind === 'other')
       this.report(
         R.sglType,
@@ -340,24 +352,21 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
   }
 
   private advertise(m: SendMessage, sqe: Sqe, s: Sgl, dir: DataDirection, label: string): LedgerEntry[] {
-    const accesses: BufferAccess[] =
-      dir === 'h2c' ? ['remote-read'] : dir === 'c2h' ? ['remote-write'] : ['remote-write', 'remote-read'];
-    const out: LedgerEntry[] = [];
-    for (const access of accesses)
-      out.push(
-        this.env.ledger.advertise({
-          owner: this.host,
-          stag: s.key!,
-          base: s.addr,
-          length: s.length,
-          access,
-          request: sqe.cid,
-          label: `NVMe ${label}`,
-          invalidate: s.kind === 'keyed-invalidate',
-          seq: m.seq,
-          frames: m.frames.slice(),
-        }),
-      );
+    const ad = (access: BufferAccess): LedgerEntry =>
+      this.env.ledger.advertise({
+        owner: this.host,
+        stag: s.key!,
+        base: s.addr,
+        length: s.length,
+        access,
+        request: sqe.cid,
+        label: `NVMe ${label}`,
+        invalidate: s.kind === 'keyed-invalidate',
+        seq: m.seq,
+        frames: m.frames,
+      });
+    const out =
+      dir === 'h2c' ? [ad('remote-read')] : dir === 'c2h' ? [ad('remote-write')] : [ad('remote-write'), ad('remote-read')];
     this.byKey.set(s.key!, sqe.cid);
     if (this.byKey.size > MAX_OUTSTANDING) this.byKey.delete(this.byKey.keys().next().value!);
     return out;
@@ -401,7 +410,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       this.report(R.capsuleShort, m, `response capsule of ${m.length} octets; a CQE is 16`);
     if (!cqe) {
       if (!m.payloadComplete && m.length >= CQE_LEN) this.skip('completion CQEs', m);
-      return { protocol: PROTOCOL, info: `NVMe CQE (${m.payload.length} of ${m.length} octets)`, tree: this.top([]) };
+      return this.record(`NVMe CQE (${m.payload.length} of ${m.length} octets)`, () => []);
     }
     if (this.qid !== null && cqe.sqid !== this.qid && !(this.flowControl === false && cqe.sqid === 0xffff))
       this.report(R.sqid, m, `CQE CID ${cqe.cid}: SQID ${cqe.sqid}; this connection is the ${this.queueLabel}`);
@@ -441,11 +450,9 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       moved,
       invalidated: m.invalidateStag,
     };
-    return {
-      protocol: PROTOCOL,
-      info: completionInfo(cqe, cmd?.command ?? null, cmd?.fabrics ?? false),
-      tree: this.top([completionNode(view)]),
-    };
+    return this.record(completionInfo(cqe, cmd?.command ?? null, cmd?.fabrics ?? false), () => [
+      completionNode(view),
+    ]);
   }
 
   /**
@@ -470,25 +477,25 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
   /** Send with Invalidate only of the command's key, and only when its SGL asked (binding). */
   private checkInvalidate(m: SendMessage, cmd: Cmd): void {
     const k = cmd.keyed;
-    const label = `${cmd.command} CID ${cmd.cid}`;
+    if (m.invalidateStag === null && k?.kind !== 'keyed-invalidate') return; // nothing asked, nothing done
     if (m.invalidateStag !== null) {
       if (k?.kind !== 'keyed-invalidate')
         this.report(
           R.invalidateUnasked,
           m,
-          `${label}: completion invalidates STag 0x${m.invalidateStag.toString(16).padStart(8, '0')}; the command's SGL ${k ? 'is subtype 0 (no invalidation asked)' : 'has no key'}`,
+          `${cmd.command} CID ${cmd.cid}: completion invalidates STag 0x${m.invalidateStag.toString(16).padStart(8, '0')}; the command's SGL ${k ? 'is subtype 0 (no invalidation asked)' : 'has no key'}`,
         );
       else if (k.key !== m.invalidateStag)
         this.report(
           R.invalidateWrongKey,
           m,
-          `${label}: completion invalidates STag 0x${m.invalidateStag.toString(16).padStart(8, '0')}; the command's key is 0x${k.key!.toString(16).padStart(8, '0')}`,
+          `${cmd.command} CID ${cmd.cid}: completion invalidates STag 0x${m.invalidateStag.toString(16).padStart(8, '0')}; the command's key is 0x${k.key!.toString(16).padStart(8, '0')}`,
         );
     } else if (k && k.kind === 'keyed-invalidate')
       this.report(
         R.invalidateSkipped,
         m,
-        `${label}: SGL subtype Fh asked for invalidation of key 0x${k.key!.toString(16).padStart(8, '0')}; the completion is a plain Send`,
+        `${cmd.command} CID ${cmd.cid}: SGL subtype Fh asked for invalidation of key 0x${k.key!.toString(16).padStart(8, '0')}; the completion is a plain Send`,
       );
   }
 
