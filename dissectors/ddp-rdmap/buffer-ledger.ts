@@ -32,10 +32,18 @@ export interface Advertisement {
   /** Where it was advertised. */
   readonly seq: number;
   readonly frames: readonly number[];
+  /**
+   * Octets from the base the upper layer wants handed up when they are placed (a structure it
+   * reads: NVMe Identify data, Connect data): the RDMA Writes into the buffer, or the owner's Read
+   * Responses carrying it, then bring their first octets (WriteMessage.data,
+   * ReadResponseMessage.data). Absent or 0 for the bulk, whose octets are never copied.
+   */
+  readonly keep?: number;
 }
 
 /** A live entry, with what moved through it. */
 export interface LedgerEntry extends Advertisement {
+  readonly keep: number;
   /** Octets placed into (remote write) or read from (remote read) the buffer so far. */
   moved: number;
   /** Capture time of the first and last access; NaN until one is seen. */
@@ -75,6 +83,9 @@ export interface LedgerOptions {
 /** Keys (owner, STag) as one number: STags are per-node, so each side has its own namespace. */
 const keyOf = (owner: Dir, stag: number): number => owner * 0x1_0000_0000 + stag;
 
+/** The direction an entry's data travels in: the peer's RDMA Writes, or the owner's Read Responses. */
+const dataDir = (e: Advertisement): Dir => (e.access === 'remote-write' ? (e.owner === 0 ? 1 : 0) : e.owner);
+
 /** Accesses to unknown STags remembered while the ledger is not strict. */
 const MAX_UNMATCHED = 64;
 
@@ -91,6 +102,12 @@ export class BufferLedger {
     Map<Advertisement['request'], LedgerEntry[]>,
   ] = [new Map(), new Map()];
   private liveCount = 0;
+  /**
+   * Live entries with `keep`, by the direction their data travels in (an RDMA Write into a
+   * remote-write buffer comes from the peer, a remote-read buffer's data from its owner's Read
+   * Responses): while non-zero MPA keeps that direction's tagged octets (UlpHandoff.taggedBytes).
+   */
+  private readonly keepers: [number, number] = [0, 0];
   private readonly retired = new Map<number, RetiredStag>();
   private capacityTold = false;
   /**
@@ -131,6 +148,19 @@ export class BufferLedger {
     this.maxRetired = opts.maxRetired ?? 1024;
   }
 
+  /** True while a live entry wants the data that direction `dir` places or returns (Advertisement.keep). */
+  keeping(dir: Dir): boolean {
+    return this.keepers[dir] > 0;
+  }
+
+  /** The most octets a live entry of `owner`'s STag wants kept (0: none). */
+  keepOf(owner: Dir, stag: number): number {
+    const list = this.live.get(keyOf(owner, stag));
+    let n = 0;
+    if (list) for (const e of list) if (e.keep > n) n = e.keep;
+    return n;
+  }
+
   /** Live entries (for tests and summaries). */
   get size(): number {
     return this.liveCount;
@@ -150,6 +180,7 @@ export class BufferLedger {
       invalidate: a.invalidate,
       seq: a.seq,
       frames: a.frames,
+      keep: a.keep ?? 0,
       moved: 0,
       firstTime: Number.NaN,
       lastTime: Number.NaN,
@@ -166,6 +197,7 @@ export class BufferLedger {
     if (mine) mine.push(e);
     else idx.set(a.request, [e]);
     this.liveCount++;
+    if (e.keep > 0) this.keepers[dataDir(e)]++;
     if (this.unmatched.length > 0) this.creditUnmatched(e);
     if (this.liveCount > this.maxLive) this.dropOldest(a);
     return e;
@@ -201,6 +233,7 @@ export class BufferLedger {
     if (i < 0) return;
     list.splice(i, 1);
     this.liveCount--;
+    if (e.keep > 0) this.keepers[dataDir(e)]--;
     if (list.length === 0) this.live.delete(k);
   }
 
@@ -375,6 +408,7 @@ export class BufferLedger {
       const e = list.shift()!;
       e.dropped = true;
       this.liveCount--;
+      if (e.keep > 0) this.keepers[dataDir(e)]--;
       if (list.length === 0) this.live.delete(k);
       const idx = this.byRequest[e.owner];
       const mine = idx.get(e.request);

@@ -282,6 +282,8 @@ function emitFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
     afterError,
   });
   if (fr && upper?.bodyBytes) fr.bodyBound = upper.bodyBytes(d.dir);
+  // Both directions: a command on one side makes the upper layer wait for data placed by the other.
+  if (upper?.taggedBytes) flow.setTaggedBounds(upper);
   if (flow.out.fpdu) {
     // Built only for an output that wants it: the spread costs more than the rest of this function.
     const rec: FpduRecord = {

@@ -20,11 +20,12 @@ import {
   type UpperLayerDissector,
   type WriteMessage,
   type ReadRequestMessage,
+  type ReadResponseMessage,
 } from '../ddp-rdmap/ulp-contract.js';
 import { addCntlid, associationOf, setLbaSize, type Association } from './association.js';
 import {
   CATTR_DISABLE_SQ_FLOW_CONTROL,
-  CM_PD_LEN,
+  CONNECT_DATA_LEN,
   CQE_LEN,
   SQE_LEN,
   decodeCmReject,
@@ -43,7 +44,6 @@ import {
 } from './decode.js';
 import {
   ADMIN_OPC,
-  CM_REJ_NAMES,
   NVM_OPC,
   OPC_FABRICS,
   commandName,
@@ -52,9 +52,12 @@ import {
   statusName,
   type DataDirection,
 } from './names.js';
+import { type At, checkCm, checkInvalidate, checkSgl } from './capsule-checks.js';
 import { NVME_RULE as R } from './rules.js';
-import { cmNode, commandInfo, commandNode, completionInfo, completionNode, rdmaNode } from './tree.js';
+import { cmNode, commandInfo, connectDataNode, commandNode, completionInfo, completionNode, rdmaNode } from './tree.js';
 
+/** Octets of Identify Namespace data read for the LBA format: FLBAS and every LBA Format (up to 64, octets 128-383). */
+const IDENTIFY_NS_KEEP = 512;
 /** Commands tracked per queue: beyond any real NVMe/RDMA queue depth; the oldest is forgotten past it. */
 export const MAX_OUTSTANDING = 16384;
 /** Findings of one rule listed per connection before the rest are only counted. */
@@ -78,8 +81,6 @@ interface Cmd extends TrackedRequest {
   readonly identifyNs: number | null;
   frame: number;
 }
-
-type At = { readonly seq: number | null; readonly frames: readonly number[]; readonly from?: string | null };
 
 export class NvmeRdmaDissector implements UpperLayerDissector {
   private readonly host: Dir;
@@ -121,44 +122,13 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     this.setQid(this.cmReq?.qid ?? null);
     this.sqsize = this.cmReq?.hsqsize ?? null;
     this.cmds = new RequestTracker(env.timing, MAX_OUTSTANDING);
-    this.checkCm();
-  }
-
-  /** The CM private data of the MPA startup frames (binding: RDMA_CM_REQUEST / ACCEPT / REJECT). */
-  private checkCm(): void {
-    const c = this.env.connection;
-    const none: At = { seq: null, frames: [] };
-    const req = c.requestPrivateData;
-    if (req && (req.length < CM_PD_LEN || (this.cmReq && this.cmReq.recfmt !== 0)))
-      this.report(
-        R.cmMalformed,
-        none,
-        `MPA Request private data: ${req.length} octets, RECFMT ${this.cmReq?.recfmt ?? '?'}; RDMA_CM_REQUEST is 32 octets with RECFMT 0`,
-      );
-    const rep = c.replyPrivateData;
-    if (rep && !c.rejected && (rep.length < CM_PD_LEN || (this.cmRep && this.cmRep.recfmt !== 0)))
-      this.report(
-        R.cmMalformed,
-        none,
-        `MPA Reply private data: ${rep.length} octets, RECFMT ${this.cmRep?.recfmt ?? '?'}; RDMA_CM_ACCEPT is 32 octets with RECFMT 0`,
-      );
-    if (this.cmRej)
-      this.report(
-        R.cmRejected,
-        none,
-        `the controller rejected queue ${this.cmReq?.qid ?? '?'}: ${CM_REJ_NAMES[this.cmRej.status] ?? `status ${this.cmRej.status}`}`,
-      );
-    if (this.cmReq && this.cmReq.qid === 0 && this.cmReq.hsqsize + 1 > 32)
-      this.report(
-        R.cmAdminDepth,
-        none,
-        `admin queue HSQSIZE ${this.cmReq.hsqsize} (${this.cmReq.hsqsize + 1} entries) > 32`,
-      );
+    checkCm(this.report, env.connection, this.cmReq, this.cmRep, this.cmRej);
   }
 
   message(m: RdmapMessage): UlpRecord | null {
     if (m.kind === 'send') return m.dir === this.host ? this.command(m) : this.completion(m);
     if (m.dir !== this.host && (m.kind === 'write' || m.kind === 'read-request')) this.data(m);
+    else if (m.kind === 'read-response' && m.data !== undefined && m.dir === this.host) return this.connectRead(m);
     return null;
   }
 
@@ -218,7 +188,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     const label = `${name} CID ${sqe.cid}`;
     const dataLength = Math.max(0, m.length - SQE_LEN);
     const direction = dataDirection(sqe.opc, sqe.fctype);
-    this.checkSgl(m, sqe, dataLength);
+    checkSgl(this.report, m, sqe, dataLength, this.qid === 0);
     const connectData = this.connectData(m, sqe);
     // CID unique among outstanding commands (NVMe Base: Command Identifier).
     const old = this.cmds.get(sqe.cid);
@@ -228,9 +198,11 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       if (old.keyed?.key != null) this.byKey.delete(old.keyed.key);
     }
     const keyed = sqe.sgl.kind === 'keyed' || sqe.sgl.kind === 'keyed-invalidate' ? sqe.sgl : null;
-    const entries = keyed && keyed.length > 0 ? this.advertise(m, sqe, keyed, direction, label) : [];
-    const expected = this.expectedLength(m, sqe, name, admin);
     const identifyNs = admin && sqe.opc === ADMIN_OPC.IDENTIFY && (sqe.cdw10 & 0xff) === 0 ? sqe.nsid : null;
+    // Structures read off the data: an Identify Namespace's LBA format, Connect data the controller reads.
+    const keep = identifyNs !== null ? IDENTIFY_NS_KEEP : sqe.connect ? CONNECT_DATA_LEN : 0;
+    const entries = keyed && keyed.length > 0 ? this.advertise(m, sqe, keyed, direction, label, keep) : [];
+    const expected = this.expectedLength(m, sqe, name, admin);
     const cmd: Cmd = {
       program: 'NVMe',
       command: name,
@@ -316,42 +288,39 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       if (!m.payloadComplete) this.skip('Connect data', m);
       return null;
     }
-    const a = this.assoc;
-    if (sqe.connect.qid !== 0 && a && a.cntlids.length > 0 && !a.cntlids.includes(d.cntlid))
-      this.report(
-        R.connectCntlid,
-        m,
-        `I/O queue ${sqe.connect.qid} Connect names controller 0x${hex4(d.cntlid)}; the admin queue's Connect returned ${a.cntlids.map((x) => `0x${hex4(x)}`).join(', ')}`,
-      );
+    this.checkCntlid(m, sqe.connect.qid, d);
     return d;
   }
 
-  /** PSDT and the SGL forms the RDMA transport takes (binding; Linux nvmet_req_init, nvmet_rdma_map_sgl). */
-  private checkSgl(m: SendMessage, sqe: Sqe, dataLength: number): void {
-    const s = sqe.sgl;
-    if (sqe.psdt === 1 && s.kind !== 'other' && s.kind !== 'in-capsule') return; // the bulk: nothing to check
-    const name = `${commandName(sqe.opc, sqe.fctype, this.qid === 0)} CID ${sqe.cid}`;
-    if (sqe.psdt !== 1)
+  /** An I/O queue's Connect names the controller its admin queue's Connect returned (NVMe-oF Connect data CNTLID). */
+  private checkCntlid(m: At, qid: number, d: ConnectData): void {
+    const a = this.assoc;
+    if (qid !== 0 && a && a.cntlids.length > 0 && !a.cntlids.includes(d.cntlid))
       this.report(
-        R.psdt,
+        R.connectCntlid,
         m,
-        `${name}: PSDT ${sqe.psdt.toString(2).padStart(2, '0')}b; fabrics commands use SGLs (01b)`,
-      );
-    if (s.kind === 'other')
-      this.report(
-        R.sglType,
-        m,
-        `${name}: SGL identifier 0x${s.id.toString(16).padStart(2, '0')} (type ${s.type}, subtype ${s.subtype}); RDMA takes 0x40, 0x4F or 0x01`,
-      );
-    if (s.kind === 'in-capsule' && s.addr + BigInt(s.length) > BigInt(dataLength))
-      this.report(
-        R.inCapsule,
-        m,
-        `${name}: in-capsule SGL offset ${s.addr} + length ${s.length} > the ${dataLength} octets after the SQE`,
+        `I/O queue ${qid} Connect names controller 0x${hex4(d.cntlid)}; the admin queue's Connect returned ${a.cntlids.map((x) => `0x${hex4(x)}`).join(', ')}`,
       );
   }
 
-  private advertise(m: SendMessage, sqe: Sqe, s: Sgl, dir: DataDirection, label: string): LedgerEntry[] {
+  /**
+   * The host's Read Response carrying a Connect's data (the controller read it through the keyed
+   * SGL, as the Linux host sends the admin queue's Connect): decoded and checked as in-capsule
+   * Connect data is, when the read began at the SGL's address and brought the 768 octets up to the
+   * Host NQN's end (a read of part of it is not decoded).
+   */
+  private connectRead(m: ReadResponseMessage): UlpRecord | null {
+    const src = m.request;
+    const cid = src ? this.byKey.get(src.sourceStag) : undefined;
+    const c = cid === undefined ? undefined : this.cmds.get(cid);
+    if (!src || !c || c.connectQid === null || c.keyed === null || src.sourceTo !== c.keyed.addr) return null;
+    const d = decodeConnectData(m.data!);
+    if (!d) return null;
+    this.checkCntlid(m, c.connectQid, d);
+    return this.record(`NVMeOF Connect Data cid=${c.cid}`, () => [connectDataNode(c.cid, d)]);
+  }
+
+  private advertise(m: SendMessage, sqe: Sqe, s: Sgl, dir: DataDirection, label: string, keep: number): LedgerEntry[] {
     const ad = (access: BufferAccess): LedgerEntry =>
       this.env.ledger.advertise({
         owner: this.host,
@@ -364,9 +333,14 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
         invalidate: s.kind === 'keyed-invalidate',
         seq: m.seq,
         frames: m.frames,
+        keep,
       });
     const out =
-      dir === 'h2c' ? [ad('remote-read')] : dir === 'c2h' ? [ad('remote-write')] : [ad('remote-write'), ad('remote-read')];
+      dir === 'h2c'
+        ? [ad('remote-read')]
+        : dir === 'c2h'
+          ? [ad('remote-write')]
+          : [ad('remote-write'), ad('remote-read')];
     this.byKey.set(s.key!, sqe.cid);
     if (this.byKey.size > MAX_OUTSTANDING) this.byKey.delete(this.byKey.keys().next().value!);
     return out;
@@ -433,7 +407,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
           m,
           `${cmd.command} CID ${cqe.cid}: ${sname} (SCT ${cqe.sct}, SC 0x${cqe.sc.toString(16).padStart(2, '0')}${cqe.dnr ? ', DNR' : ''})`,
         );
-      this.checkInvalidate(m, cmd);
+      checkInvalidate(this.report, m, cmd);
       moved = this.retire(m, cmd, ok);
       if (cmd.connectQid !== null && ok) {
         connectCntlid = cqe.dw0 & 0xffff;
@@ -450,9 +424,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       moved,
       invalidated: m.invalidateStag,
     };
-    return this.record(completionInfo(cqe, cmd?.command ?? null, cmd?.fabrics ?? false), () => [
-      completionNode(view),
-    ]);
+    return this.record(completionInfo(cqe, cmd?.command ?? null, cmd?.fabrics ?? false), () => [completionNode(view)]);
   }
 
   /**
@@ -472,31 +444,6 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       return;
     }
     this.head += delta;
-  }
-
-  /** Send with Invalidate only of the command's key, and only when its SGL asked (binding). */
-  private checkInvalidate(m: SendMessage, cmd: Cmd): void {
-    const k = cmd.keyed;
-    if (m.invalidateStag === null && k?.kind !== 'keyed-invalidate') return; // nothing asked, nothing done
-    if (m.invalidateStag !== null) {
-      if (k?.kind !== 'keyed-invalidate')
-        this.report(
-          R.invalidateUnasked,
-          m,
-          `${cmd.command} CID ${cmd.cid}: completion invalidates STag 0x${m.invalidateStag.toString(16).padStart(8, '0')}; the command's SGL ${k ? 'is subtype 0 (no invalidation asked)' : 'has no key'}`,
-        );
-      else if (k.key !== m.invalidateStag)
-        this.report(
-          R.invalidateWrongKey,
-          m,
-          `${cmd.command} CID ${cmd.cid}: completion invalidates STag 0x${m.invalidateStag.toString(16).padStart(8, '0')}; the command's key is 0x${k.key!.toString(16).padStart(8, '0')}`,
-        );
-    } else if (k && k.kind === 'keyed-invalidate')
-      this.report(
-        R.invalidateSkipped,
-        m,
-        `${cmd.command} CID ${cmd.cid}: SGL subtype Fh asked for invalidation of key 0x${k.key!.toString(16).padStart(8, '0')}; the completion is a plain Send`,
-      );
   }
 
   /** Retires the command's keyed SGL from the ledger; octets moved checked against the SGL length. */
@@ -584,7 +531,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
   }
 
   /** Reports a finding; past PER_RULE_LISTED of one rule on this connection, counts it (said at the end). */
-  private report(rule: string, at: At, message: string, always = false): void {
+  private readonly report = (rule: string, at: At, message: string, always = false): void => {
     if (!always) {
       const k = (this.perRule.get(rule) ?? 0) + 1;
       this.perRule.set(rule, k);
@@ -592,5 +539,5 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     }
     const c = this.env.connection;
     this.env.sink.report(rule, { flow: c.flow, from: at.from ?? null, frames: at.frames, seq: at.seq, message });
-  }
+  };
 }

@@ -84,6 +84,8 @@ export interface UlpExpect {
 
 export interface UlpConnectionSpec {
   readonly serverPort: number;
+  /** The client's port (default 50123): connections joined in one capture (joinConnections) differ by it. */
+  readonly clientPort?: number;
   readonly rev: 1 | 2;
   /** RFC 6581 IRD/ORD of the Request (the Initiator's) and of the Reply (Rev 2 only). */
   readonly irdOrd?: readonly [{ ird: number; ord: number }, { ird: number; ord: number }];
@@ -136,7 +138,7 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     throw new KnobError('--segmentation large: upper-layer scenarios cut FPDUs to the MSS (choose another)');
   const v6 = k.ip === 6;
   const addr: [string, string] = v6 ? ['fd00::1', 'fd00::2'] : ['10.0.0.1', '10.0.0.2'];
-  const port: [number, number] = [CLIENT_PORT, spec.serverPort];
+  const port: [number, number] = [spec.clientPort ?? CLIENT_PORT, spec.serverPort];
   const ep: [string, string] = [endpoint(addr[0], port[0]), endpoint(addr[1], port[1])];
   const mark: [boolean, boolean] = [
     k.markers === 'i2r' || k.markers === 'both',
@@ -373,5 +375,35 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     },
     args: [],
     messageEnds: spec.events.map((_, i) => res.sendEnds[i + 2] ?? null),
+  };
+}
+
+/**
+ * Connections built one after the other into one capture (an NVMe host's admin queue, then an I/O
+ * queue whose checks need what the admin queue showed): each part's frames follow the previous
+ * part's last one by a millisecond, the truths are joined. The parts must differ in their client
+ * port (UlpConnectionSpec.clientPort). Per-message ends (latency truth) are not carried.
+ */
+export function joinConnections(parts: readonly Generated[]): Generated {
+  const frames: Generated['frames'] = [];
+  const fpduSeqs: Record<string, number[]> = {};
+  let lastNs = 0n;
+  for (const g of parts) {
+    const first = g.frames[0];
+    const firstNs = first ? BigInt(first.tsSec) * 1_000_000_000n + BigInt(first.tsNsec) : 0n;
+    const shift = frames.length === 0 || firstNs > lastNs ? 0n : lastNs - firstNs + 1_000_000n;
+    for (const f of g.frames) {
+      const ns = BigInt(f.tsSec) * 1_000_000_000n + BigInt(f.tsNsec) + shift;
+      frames.push({ ...f, tsSec: Number(ns / 1_000_000_000n), tsNsec: Number(ns % 1_000_000_000n) });
+      lastNs = ns;
+    }
+    Object.assign(fpduSeqs, g.fpduSeqs ?? {});
+  }
+  return {
+    frames,
+    findings: sortFindings(parts.flatMap((g) => g.findings)),
+    flows: parts.flatMap((g) => g.flows),
+    args: parts[0]?.args ?? [],
+    fpduSeqs,
   };
 }
