@@ -51,6 +51,8 @@ export interface LedgerEntry extends Advertisement {
   lastTime: number;
   /** A Send with Invalidate invalidated the STag: it stays listed (for retire's byte totals), unusable. */
   invalidated: boolean;
+  /** What retiring it means for later accesses ('invalidated' once invalidated): the entry is its own retired record. */
+  why: RetiredStag['why'];
   /** Forgotten because more than maxLive entries were live: its accesses were not counted. */
   dropped: boolean;
 }
@@ -185,6 +187,7 @@ export class BufferLedger {
       firstTime: Number.NaN,
       lastTime: Number.NaN,
       invalidated: false,
+      why: 'response',
       dropped: false,
     };
     const k = keyOf(a.owner, a.stag);
@@ -220,7 +223,8 @@ export class BufferLedger {
     for (const e of out) {
       const k = keyOf(owner, e.stag);
       this.unlist(k, e);
-      this.remember(k, { why: e.invalidated ? 'invalidated' : why, label: e.label, seq: e.seq });
+      // The entry itself is remembered (no record allocated per response) unless told otherwise.
+      this.remember(k, why === 'response' || e.invalidated ? e : { why, label: e.label, seq: e.seq });
     }
     return out;
   }
@@ -290,7 +294,10 @@ export class BufferLedger {
     const e = this.live.get(k)?.find((x) => !x.invalidated) ?? null;
     if (e) {
       // Every entry of the STag is invalidated; they stay listed until their request retires them.
-      for (const x of this.live.get(k)!) x.invalidated = true;
+      for (const x of this.live.get(k)!) {
+        x.invalidated = true;
+        x.why = 'invalidated';
+      }
       return e;
     }
     const gone = this.retired.get(k);
