@@ -368,7 +368,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     const stag = m.kind === 'write' ? m.stag : m.sourceStag;
     const cid = this.byKey.get(stag);
     if (cid === undefined) return;
-    this.cmds.data(cid, m.time);
+    this.cmds.data(cid, m.time, m.frame);
     const c = this.cmds.get(cid);
     if (m.kind === 'write' && c?.identifyNs != null && m.data && m.to === c.keyed?.addr) {
       const size = lbaSizeOfIdentifyNs(m.data);
@@ -413,7 +413,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
         connectCntlid = cqe.dw0 & 0xffff;
         if (cmd.connectQid === 0 && this.assoc) addCntlid(this.assoc, connectCntlid);
       }
-      this.cmds.finish(cqe.cid, m.time);
+      this.cmds.finish(cqe.cid, m.time, m.frame);
     } else if (!ok) this.report(R.errorStatus, m, `CQE CID ${cqe.cid}: ${sname}`);
     const view = {
       cqe,

@@ -13,9 +13,18 @@ import { patternBytes } from './mpa-encoder.js';
 /** Each scenario's session, by name: the capsules it sends (the NVMe/TCP twin of test/ulp/tshark-nvme.test.ts). */
 const SESSIONS = new Map<string, () => NvmeSession>();
 
+/** Scenarios of one host's admin and I/O queue: their two sessions. */
+const HOST_SESSIONS = new Map<string, () => [NvmeSession, NvmeSession]>();
+
 /** The session of NVMe/RDMA scenario `name`, freshly built; undefined for another name. */
 export function nvmeSession(name: string): NvmeSession | undefined {
   return SESSIONS.get(name)?.();
+}
+
+/** Every queue's session of scenario `name`, in capture order (one, or a host's admin and I/O queue). */
+export function nvmeSessions(name: string): NvmeSession[] | undefined {
+  const one = nvmeSession(name);
+  return one ? [one] : HOST_SESSIONS.get(name)?.();
 }
 
 function nvme(name: string, summary: string, run: (s: NvmeSession) => void, o: NvmeQueueOptions = {}): Scenario {
@@ -48,17 +57,19 @@ function nvmeHost(
   io: (s: NvmeSession) => void,
   ioOptions: NvmeQueueOptions = {},
 ): Scenario {
+  const sessions = (): [NvmeSession, NvmeSession] => {
+    const a = new NvmeSession({ clientPort: 50123 });
+    admin(a);
+    const q = new NvmeSession({ qid: 1, clientPort: 50124, ...ioOptions });
+    io(q);
+    return [a, q];
+  };
+  HOST_SESSIONS.set(name, sessions);
   return {
     name,
     summary,
     uses: ULP_KNOBS,
-    build: (k, seed) => {
-      const a = new NvmeSession({ clientPort: 50123 });
-      admin(a);
-      const q = new NvmeSession({ qid: 1, clientPort: 50124, ...ioOptions });
-      io(q);
-      return joinConnections([buildUlpConnection(a.spec(), k, seed), buildUlpConnection(q.spec(), k, seed)]);
-    },
+    build: (k, seed) => joinConnections(sessions().map((s) => buildUlpConnection(s.spec(), k, seed))),
   };
 }
 

@@ -64,7 +64,7 @@ export class NvmeSession {
   private addrNext = 0x7f00_1000_0000n;
   private sinkNext = 0x9000_0040;
 
-  constructor(private readonly o: NvmeQueueOptions = {}) {
+  constructor(readonly o: NvmeQueueOptions = {}) {
     this.qid = o.qid ?? 0;
     this.hsqsize = o.hsqsize ?? (this.qid === 0 ? 31 : 127);
     this.sqsize = o.sqsize ?? this.hsqsize;
