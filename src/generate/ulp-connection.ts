@@ -387,6 +387,7 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
 export function joinConnections(parts: readonly Generated[]): Generated {
   const frames: Generated['frames'] = [];
   const fpduSeqs: Record<string, number[]> = {};
+  const byOffset: Record<string, Array<[number, number]>> = {};
   let lastNs = 0n;
   for (const g of parts) {
     const first = g.frames[0];
@@ -397,8 +398,15 @@ export function joinConnections(parts: readonly Generated[]): Generated {
       frames.push({ ...f, tsSec: Number(ns / 1_000_000_000n), tsNsec: Number(ns % 1_000_000_000n) });
       lastNs = ns;
     }
-    Object.assign(fpduSeqs, g.fpduSeqs ?? {});
+    for (const [ep, seqs] of Object.entries(g.fpduSeqs ?? {})) {
+      const first = seqs[0] ?? 0;
+      for (const seq of seqs) (byOffset[ep] ??= []).push([(seq - first) >>> 0, seq]);
+    }
   }
+  // The server's endpoint is the same on every part: an analyzer lists a sender's FPDUs in stream
+  // order, and the parts' streams start alike (same ISNs and startup frames), so its FPDUs are listed
+  // by their offset from the part's first one, the earlier part first on a tie (a stable sort).
+  for (const [ep, list] of Object.entries(byOffset)) fpduSeqs[ep] = list.sort((a, b) => a[0] - b[0]).map((x) => x[1]);
   return {
     frames,
     findings: sortFindings(parts.flatMap((g) => g.findings)),
