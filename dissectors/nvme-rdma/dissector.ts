@@ -108,8 +108,9 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
   private cmShown = false;
   private ended = false;
   private assoc: Association | null = null;
-  private readonly perRule = new Map<string, number>();
-  private readonly skipped = new Map<string, number>();
+  /** Findings per rule and octets skipped: made on the first one (most queues have none; 10,000 queues open at once). */
+  private perRule: Map<string, number> | null = null;
+  private skipped: Map<string, number> | null = null;
   private firstSkipped: At | null = null;
 
   constructor(private readonly env: UlpEnvironment) {
@@ -510,7 +511,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
         `${n - PER_RULE_LISTED} more commands on the ${this.queueLabel} were never completed`,
         true,
       );
-    for (const [rule, count] of this.perRule)
+    for (const [rule, count] of this.perRule ?? [])
       if (count > PER_RULE_LISTED)
         this.env.sink.report(rule, {
           flow: this.env.connection.flow,
@@ -520,12 +521,13 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
           message: `${count - PER_RULE_LISTED} more findings of this rule on the ${this.queueLabel} not listed`,
         });
     if (this.firstSkipped) {
-      const list = [...this.skipped].map(([what, k]) => `${what} (${k}×)`).join('; ');
+      const list = [...(this.skipped ?? [])].map(([what, k]) => `${what} (${k}×)`).join('; ');
       this.report(R.notCaptured, this.firstSkipped, `octets not captured, not checked: ${list}`, true);
     }
   }
 
   private skip(what: string, at: At): void {
+    this.skipped ??= new Map();
     this.skipped.set(what, (this.skipped.get(what) ?? 0) + 1);
     this.firstSkipped ??= { seq: at.seq, frames: at.frames.slice(), from: at.from ?? null };
   }
@@ -533,6 +535,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
   /** Reports a finding; past PER_RULE_LISTED of one rule on this connection, counts it (said at the end). */
   private readonly report = (rule: string, at: At, message: string, always = false): void => {
     if (!always) {
+      this.perRule ??= new Map();
       const k = (this.perRule.get(rule) ?? 0) + 1;
       this.perRule.set(rule, k);
       if (k > PER_RULE_LISTED) return;
