@@ -11,7 +11,9 @@
  * concurrently open flows (mostly startup, --json streamed); (e) heavy reordering and loss;
  * (f) 4 GB of (a), for linearity; (g) 100,000 short flows opened and closed along the capture (100
  * open at a time); (h) 1 GiB of SMB Direct (SMB2 READs and WRITEs through RDMA_V1 channels), timed
- * again with the upper layers off (`--ulp flow=all,proto=none`): what the upper layer costs.
+ * again with the upper layers off (`--ulp flow=all,proto=none`): what the upper layer costs;
+ * (i) 1 GiB of NVMe/RDMA on 16 I/O queues (4 KiB and 128 KiB Reads and Writes), timed the same
+ * way; (j) 10,000 NVMe/RDMA queues open at once (peak RSS under 400 MB).
  * `--cases` runs only the cases named. Each generated file is deleted once its case is measured.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -27,6 +29,7 @@ import {
   type BenchShape,
 } from './bench-generate.js';
 import { generateSmbdCapture } from './bench-smbd-generate.js';
+import { generateNvmeCapture, generateNvmeQueuesCapture } from './bench-nvme-generate.js';
 import { writePrefix } from './bench-walk.js';
 import { crc32cImplementation } from '../dissectors/mpa/crc32c.js';
 
@@ -139,6 +142,31 @@ const cases: Case[] = [
     target: {},
     threads: false,
     generate: (path, bytes) => generateSmbdCapture(path, bytes, 2),
+    versus: { label: '--ulp flow=all,proto=none', args: ['-q', '--ulp', 'flow=all,proto=none'], maxRatio: 1.15 },
+  },
+  // NVMe/RDMA (issue 20): 16 I/O queues and their admin queue, 4 KiB and 128 KiB Reads and Writes,
+  // 32 in flight per queue; the upper layer may cost at most 15%.
+  {
+    id: 'i',
+    name: 'NVMe/RDMA, 16 I/O queues, 4 KiB and 128 KiB',
+    bytes: quick ? 200 * MB : 1024 * 1024 * 1024,
+    shape: {},
+    args: ['-q'],
+    target: {},
+    threads: false,
+    generate: (path, bytes) => generateNvmeCapture(path, bytes, 16, 32),
+    versus: { label: '--ulp flow=all,proto=none', args: ['-q', '--ulp', 'flow=all,proto=none'], maxRatio: 1.15 },
+  },
+  // Many queues open at once (issue 24): each connection's NVMe/RDMA state in bounded memory.
+  {
+    id: 'j',
+    name: `${quick ? '2,000' : '10,000'} concurrent NVMe/RDMA queues`,
+    bytes: quick ? 40 * MB : 200 * MB,
+    shape: {},
+    args: ['-q'],
+    target: { rssMB: 400 },
+    threads: false,
+    generate: (path, bytes) => generateNvmeQueuesCapture(path, bytes, quick ? 2_000 : 10_000),
     versus: { label: '--ulp flow=all,proto=none', args: ['-q', '--ulp', 'flow=all,proto=none'], maxRatio: 1.15 },
   },
 ];

@@ -65,10 +65,6 @@ for (const s of allScenarios()) {
 const UNCOVERED: Record<string, string> = {
   'nvme-rdma.cm-rejected':
     'needs an MPA Reply with the Rejected bit carrying the RDMA_CM_REJECT private data, which the upper-layer connection builder (ulp-connection.ts) does not write: every upper-layer scenario is an accepted connection; shown by test/nvme-rdma/rules.test.ts',
-  'nvme-rdma.connect-cntlid-mismatch':
-    'needs two connections (the admin queue, then an I/O queue naming another controller) in one capture: upper-layer scenarios are one connection each; shown by test/nvme-rdma/rules.test.ts across two connections sharing one analysis',
-  'nvme-rdma.nlb-length-mismatch':
-    "needs the LBA size from an Identify Namespace's data, which the controller places by RDMA Write and the DDP/RDMAP hand-off does not keep (tagged payloads are not handed up): shown by test/nvme-rdma/rules.test.ts on RDMA Writes carrying their data",
   'nvme-rdma.outstanding-capacity':
     'needs more than 16384 commands outstanding on one queue: too big for a corpus of small files; shown by test/nvme-rdma/rules.test.ts (a million commands)',
   'nvme-rdma.not-captured':

@@ -47,6 +47,11 @@ export class DdpFlowAnalyzer extends FlowCore {
     return this.ulp?.bodyBytes ?? 0;
   }
 
+  /** Octets of each tagged ULPDU of `dir` the upper layer wants from MPA (0: none, the bulk). */
+  taggedBytes(dir: Dir): number {
+    return this.ulp?.taggedBytes(dir) ?? 0;
+  }
+
   // -------------------------------------------------------------------------------------------
   // Inputs from the layers below
   // -------------------------------------------------------------------------------------------
@@ -177,7 +182,10 @@ export class DdpFlowAnalyzer extends FlowCore {
     // The segment joins its message; when it ends one, the message closes here, in capture order.
     const ended =
       pdu.kind === 'untagged' ? untaggedSegment(this, u, st, pdu, rec) : taggedSegment(this, u, st, pdu, rec);
-    if (this.ulp !== null && pdu.kind === 'untagged') this.ulp.segment(u, pdu);
+    if (this.ulp !== null) {
+      if (pdu.kind === 'untagged') this.ulp.segment(u, pdu);
+      else if (this.ulp.ledger.keeping(u.dir)) this.ulp.tagged(u, pdu);
+    }
     if (ended !== null) {
       messageEnded(this, u, st, ended, pdu);
       if (this.ulp !== null) rec.ulp = this.ulp.message(u, ended, pdu, pdu.ddp.l);

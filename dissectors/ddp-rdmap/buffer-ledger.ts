@@ -32,10 +32,18 @@ export interface Advertisement {
   /** Where it was advertised. */
   readonly seq: number;
   readonly frames: readonly number[];
+  /**
+   * Octets from the base the upper layer wants handed up when they are placed (a structure it
+   * reads: NVMe Identify data, Connect data): the RDMA Writes into the buffer, or the owner's Read
+   * Responses carrying it, then bring their first octets (WriteMessage.data,
+   * ReadResponseMessage.data). Absent or 0 for the bulk, whose octets are never copied.
+   */
+  readonly keep?: number;
 }
 
 /** A live entry, with what moved through it. */
 export interface LedgerEntry extends Advertisement {
+  readonly keep: number;
   /** Octets placed into (remote write) or read from (remote read) the buffer so far. */
   moved: number;
   /** Capture time of the first and last access; NaN until one is seen. */
@@ -43,6 +51,8 @@ export interface LedgerEntry extends Advertisement {
   lastTime: number;
   /** A Send with Invalidate invalidated the STag: it stays listed (for retire's byte totals), unusable. */
   invalidated: boolean;
+  /** What retiring it means for later accesses ('invalidated' once invalidated): the entry is its own retired record. */
+  why: RetiredStag['why'];
   /** Forgotten because more than maxLive entries were live: its accesses were not counted. */
   dropped: boolean;
 }
@@ -75,6 +85,9 @@ export interface LedgerOptions {
 /** Keys (owner, STag) as one number: STags are per-node, so each side has its own namespace. */
 const keyOf = (owner: Dir, stag: number): number => owner * 0x1_0000_0000 + stag;
 
+/** The direction an entry's data travels in: the peer's RDMA Writes, or the owner's Read Responses. */
+const dataDir = (e: Advertisement): Dir => (e.access === 'remote-write' ? (e.owner === 0 ? 1 : 0) : e.owner);
+
 /** Accesses to unknown STags remembered while the ledger is not strict. */
 const MAX_UNMATCHED = 64;
 
@@ -82,7 +95,21 @@ const hexStag = (s: number): string => `0x${s.toString(16).padStart(8, '0')}`;
 
 export class BufferLedger {
   private readonly live = new Map<number, LedgerEntry[]>();
+  /**
+   * The same live entries by owner and request, in advertising order: a response retires its
+   * request's entries without walking every live one (a deep queue keeps thousands live).
+   */
+  private readonly byRequest: [
+    Map<Advertisement['request'], LedgerEntry[]>,
+    Map<Advertisement['request'], LedgerEntry[]>,
+  ] = [new Map(), new Map()];
   private liveCount = 0;
+  /**
+   * Live entries with `keep`, by the direction their data travels in (an RDMA Write into a
+   * remote-write buffer comes from the peer, a remote-read buffer's data from its owner's Read
+   * Responses): while non-zero MPA keeps that direction's tagged octets (UlpHandoff.taggedBytes).
+   */
+  private readonly keepers: [number, number] = [0, 0];
   private readonly retired = new Map<number, RetiredStag>();
   private capacityTold = false;
   /**
@@ -123,6 +150,19 @@ export class BufferLedger {
     this.maxRetired = opts.maxRetired ?? 1024;
   }
 
+  /** True while a live entry wants the data that direction `dir` places or returns (Advertisement.keep). */
+  keeping(dir: Dir): boolean {
+    return this.keepers[dir] > 0;
+  }
+
+  /** The most octets a live entry of `owner`'s STag wants kept (0: none). */
+  keepOf(owner: Dir, stag: number): number {
+    const list = this.live.get(keyOf(owner, stag));
+    let n = 0;
+    if (list) for (const e of list) if (e.keep > n) n = e.keep;
+    return n;
+  }
+
   /** Live entries (for tests and summaries). */
   get size(): number {
     return this.liveCount;
@@ -130,12 +170,24 @@ export class BufferLedger {
 
   /** Records a buffer the owner advertised. Beyond maxLive the oldest live entry is dropped (said once). */
   advertise(a: Advertisement): LedgerEntry {
+    // Written out, not spread: one shape, built once per advertised buffer (a hot path).
     const e: LedgerEntry = {
-      ...a,
+      owner: a.owner,
+      stag: a.stag,
+      base: a.base,
+      length: a.length,
+      access: a.access,
+      request: a.request,
+      label: a.label,
+      invalidate: a.invalidate,
+      seq: a.seq,
+      frames: a.frames,
+      keep: a.keep ?? 0,
       moved: 0,
       firstTime: Number.NaN,
       lastTime: Number.NaN,
       invalidated: false,
+      why: 'response',
       dropped: false,
     };
     const k = keyOf(a.owner, a.stag);
@@ -143,7 +195,12 @@ export class BufferLedger {
     const list = this.live.get(k);
     if (list) list.push(e);
     else this.live.set(k, [e]);
+    const idx = this.byRequest[a.owner];
+    const mine = idx.get(a.request);
+    if (mine) mine.push(e);
+    else idx.set(a.request, [e]);
     this.liveCount++;
+    if (e.keep > 0) this.keepers[dataDir(e)]++;
     if (this.unmatched.length > 0) this.creditUnmatched(e);
     if (this.liveCount > this.maxLive) this.dropOldest(a);
     return e;
@@ -151,9 +208,7 @@ export class BufferLedger {
 
   /** The live entries of a request (in advertising order). */
   entriesOf(request: Advertisement['request']): LedgerEntry[] {
-    const out: LedgerEntry[] = [];
-    for (const list of this.live.values()) for (const e of list) if (e.request === request) out.push(e);
-    return out;
+    return [...(this.byRequest[0].get(request) ?? []), ...(this.byRequest[1].get(request) ?? [])];
   }
 
   /**
@@ -161,22 +216,29 @@ export class BufferLedger {
    * octets that moved through each, for the upper layer's byte-total check.
    */
   retire(owner: Dir, request: Advertisement['request'], why: RetiredStag['why'] = 'response'): LedgerEntry[] {
-    const out: LedgerEntry[] = [];
-    for (const [k, list] of this.live) {
-      let kept = 0;
-      for (const e of list) {
-        if (e.owner === owner && e.request === request) {
-          out.push(e);
-          this.remember(k, { why: e.invalidated ? 'invalidated' : why, label: e.label, seq: e.seq });
-        } else list[kept++] = e;
-      }
-      if (kept !== list.length) {
-        this.liveCount -= list.length - kept;
-        list.length = kept;
-        if (kept === 0) this.live.delete(k);
-      }
+    const idx = this.byRequest[owner];
+    const out = idx.get(request);
+    if (out === undefined) return [];
+    idx.delete(request);
+    for (const e of out) {
+      const k = keyOf(owner, e.stag);
+      this.unlist(k, e);
+      // The entry itself is remembered (no record allocated per response) unless told otherwise.
+      this.remember(k, why === 'response' || e.invalidated ? e : { why, label: e.label, seq: e.seq });
     }
     return out;
+  }
+
+  /** Takes `e` off the live list of its STag (a handful of entries at most). */
+  private unlist(k: number, e: LedgerEntry): void {
+    const list = this.live.get(k);
+    if (!list) return;
+    const i = list.indexOf(e);
+    if (i < 0) return;
+    list.splice(i, 1);
+    this.liveCount--;
+    if (e.keep > 0) this.keepers[dataDir(e)]--;
+    if (list.length === 0) this.live.delete(k);
   }
 
   /**
@@ -232,7 +294,10 @@ export class BufferLedger {
     const e = this.live.get(k)?.find((x) => !x.invalidated) ?? null;
     if (e) {
       // Every entry of the STag is invalidated; they stay listed until their request retires them.
-      for (const x of this.live.get(k)!) x.invalidated = true;
+      for (const x of this.live.get(k)!) {
+        x.invalidated = true;
+        x.why = 'invalidated';
+      }
       return e;
     }
     const gone = this.retired.get(k);
@@ -347,9 +412,18 @@ export class BufferLedger {
   private dropOldest(a: Advertisement): void {
     // Map order is insertion order of STags: drop the first STag's oldest entry.
     for (const [k, list] of this.live) {
-      list.shift()!.dropped = true;
+      const e = list.shift()!;
+      e.dropped = true;
       this.liveCount--;
+      if (e.keep > 0) this.keepers[dataDir(e)]--;
       if (list.length === 0) this.live.delete(k);
+      const idx = this.byRequest[e.owner];
+      const mine = idx.get(e.request);
+      if (mine) {
+        const i = mine.indexOf(e);
+        if (i >= 0) mine.splice(i, 1);
+        if (mine.length === 0) idx.delete(e.request);
+      }
       break;
     }
     // A forgotten STag reads as never advertised: unknown STags are no longer errors on this connection.

@@ -61,8 +61,9 @@ export interface WriteMessage extends MessageBase {
   /** TO of the message's first octet. */
   readonly to: bigint;
   /**
-   * The first octets of the data placed, when the hand-off kept them (an upper layer reads a
-   * structure it asked for, e.g. NVMe Identify data); absent otherwise.
+   * The first octets of the data placed, when the upper layer asked for them (the ledger entry of
+   * the STag has `keep`: NVMe Identify data); absent otherwise. Octets before a hole (a segment
+   * not captured) only. A view valid only during the call.
    */
   readonly data?: Uint8Array;
 }
@@ -91,6 +92,12 @@ export interface ReadResponseMessage extends MessageBase {
     readonly seq: number;
     readonly frames: readonly number[];
   } | null;
+  /**
+   * The first octets of the data returned, when the upper layer asked for them (the Data Source's
+   * ledger entry has `keep`: NVMe Connect data the controller reads); absent otherwise. A view
+   * valid only during the call.
+   */
+  readonly data?: Uint8Array;
 }
 
 /** Terminate and the atomics: passed on for completeness (an upper layer may end its work on them). */

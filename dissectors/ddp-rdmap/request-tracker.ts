@@ -29,20 +29,22 @@ export interface TrackedRequest {
  */
 export function requestTiming(r: TrackedRequest, response: number, responseFrame?: number): RequestTiming {
   const requestFrame = r.frames[r.frames.length - 1];
-  return {
+  // Optional fields set only when known, without spreading temporary objects (once per request).
+  const t: { -readonly [K in keyof RequestTiming]: RequestTiming[K] } = {
     program: r.program,
     command: r.command,
-    ...(r.code !== undefined ? { code: r.code } : {}),
     queue: r.queue,
     request: r.time,
     firstData: r.firstData,
     lastData: r.lastData,
     response,
-    ...(requestFrame !== undefined ? { requestFrame } : {}),
-    ...(r.firstDataFrame !== undefined ? { firstDataFrame: r.firstDataFrame } : {}),
-    ...(r.lastDataFrame !== undefined ? { lastDataFrame: r.lastDataFrame } : {}),
-    ...(responseFrame !== undefined ? { responseFrame } : {}),
   };
+  if (r.code !== undefined) t.code = r.code;
+  if (requestFrame !== undefined) t.requestFrame = requestFrame;
+  if (r.firstDataFrame !== undefined) t.firstDataFrame = r.firstDataFrame;
+  if (r.lastDataFrame !== undefined) t.lastDataFrame = r.lastDataFrame;
+  if (responseFrame !== undefined) t.responseFrame = responseFrame;
+  return t;
 }
 
 export class RequestTracker<K, R extends TrackedRequest> {

@@ -18,12 +18,14 @@ import { OP } from './fields.js';
 import {
   ULP_PAYLOAD_BOUND,
   type RdmapMessage,
+  type ReadResponseMessage,
   type RequestTiming,
   type SendMessage,
   type UlpConnection,
   type UlpRecord,
   type UpperLayerDissector,
   type UpperLayerSpec,
+  type WriteMessage,
 } from './ulp-contract.js';
 
 /** What the pipeline decided for a connection before its first Send. */
@@ -61,6 +63,20 @@ export interface UlpChooser {
 const isSend = (op: number): boolean =>
   op === OP.SEND || op === OP.SEND_INVALIDATE || op === OP.SEND_SE || op === OP.SEND_SE_INVALIDATE;
 
+/** The first octets of a tagged message an upper layer waits for, gathered by TO from its first segment's. */
+interface PendingTagged {
+  readonly base: bigint;
+  readonly buf: Uint8Array;
+  /** Octets held without a hole from `base`. */
+  contig: number;
+}
+
+/** Octets of a tagged message kept for the upper layer at most (Advertisement.keep is capped to it). */
+export const TAGGED_KEEP_BOUND = 4096;
+const DDP_TAGGED = 14;
+/** Tagged messages gathered at once per direction (a few structures in flight; the oldest forgotten). */
+const MAX_TAGGED_PENDING = 8;
+
 /** A Send spanning several DDP segments, gathered by MO. */
 interface PendingSend {
   buf: Uint8Array;
@@ -74,6 +90,14 @@ interface PendingSend {
 
 const DDP_UNTAGGED = 18;
 const EMPTY = new Uint8Array(0);
+/**
+ * Buffers of gathered Sends free again once the upper layer has read them, shared by the
+ * connections of a thread: the next multi-segment Send reuses one (only octets written from MO 0
+ * without a hole are ever shown), so a stream of them allocates nothing and idle connections hold
+ * none.
+ */
+const SPARE: Uint8Array[] = [];
+const MAX_SPARE = 16;
 
 export class UlpHandoff {
   private state: 'undecided' | 'active' | 'none' = 'undecided';
@@ -85,6 +109,7 @@ export class UlpHandoff {
   basis: UlpSelection['basis'] | 'heuristic' = null;
   readonly ledger: BufferLedger;
   private pending: [Map<number, PendingSend> | null, Map<number, PendingSend> | null] = [null, null];
+  private tagPending: [Map<number, PendingTagged> | null, Map<number, PendingTagged> | null] = [null, null];
   /** Directions whose octets the capture lost before the upper layer was chosen. */
   private readonly lost: [boolean, boolean] = [false, false];
   /** Messages the upper layer decoded. */
@@ -102,6 +127,48 @@ export class UlpHandoff {
   /** Octets of each untagged ULPDU MPA should keep whole: the bound while an upper layer may use them. */
   get bodyBytes(): number {
     return this.state === 'none' ? 0 : ULP_PAYLOAD_BOUND;
+  }
+
+  /** Octets of each tagged ULPDU of `dir` MPA should keep: only while a ledger entry waits for placed data. */
+  taggedBytes(dir: 0 | 1): number {
+    return this.state === 'active' && this.ledger.keeping(dir) ? TAGGED_KEEP_BOUND + DDP_TAGGED : 0;
+  }
+
+  /**
+   * A tagged segment of `u.dir` while the ledger waits for data that direction carries: an RDMA
+   * Write into a buffer whose entry has `keep`, or any Read Response (its Data Source is known
+   * only at the message's end). Its payload joins the message's copy, by TO.
+   */
+  tagged(u: Ulpdu, p: TaggedPdu): void {
+    if (this.state !== 'active') return;
+    const op = p.rdmap.opcode;
+    if (op === OP.WRITE) {
+      if (this.ledger.keepOf(u.dir === 0 ? 1 : 0, p.stag) === 0) return;
+    } else if (op !== OP.READ_RESPONSE) return;
+    const map = (this.tagPending[u.dir] ??= new Map());
+    let t = map.get(p.stag);
+    if (!t) {
+      t = { base: p.to, buf: new Uint8Array(TAGGED_KEEP_BOUND), contig: 0 };
+      map.set(p.stag, t);
+      if (map.size > MAX_TAGGED_PENDING) map.delete(map.keys().next().value!);
+    }
+    const off = p.to - t.base;
+    // Only what continues the octets held from the message's first TO: a hole ends the copy.
+    if (off !== BigInt(t.contig) || t.contig >= TAGGED_KEEP_BOUND) return;
+    const src = u.body ?? u.head;
+    const have = Math.max(0, Math.min(src.length, p.length) - DDP_TAGGED);
+    const n = Math.min(have, Math.max(0, p.payloadLength), TAGGED_KEEP_BOUND - t.contig);
+    t.buf.set(src.subarray(DDP_TAGGED, DDP_TAGGED + n), t.contig);
+    t.contig += n;
+  }
+
+  /** The octets gathered for the tagged message of `stag` that began at `to`, if any (taken). */
+  private taggedData(dir: 0 | 1, stag: number, to: bigint): Uint8Array | undefined {
+    const map = this.tagPending[dir];
+    const t = map?.get(stag);
+    if (!t) return undefined;
+    map!.delete(stag);
+    return t.base === to && t.contig > 0 ? t.buf.subarray(0, t.contig) : undefined;
   }
 
   /** Decides once, at the first message, from what the pipeline knows of the connection. */
@@ -135,7 +202,7 @@ export class UlpHandoff {
     const map = (this.pending[u.dir] ??= new Map());
     let ps = map.get(p.msn);
     if (!ps) {
-      ps = { buf: EMPTY, got: 0, contig: 0, missing: p.mo !== 0 };
+      ps = { buf: SPARE.pop() ?? EMPTY, got: 0, contig: 0, missing: p.mo !== 0 };
       map.set(p.msn, ps);
       if (map.size > 64) map.delete(map.keys().next().value!); // bounded like DDP's open messages
     }
@@ -221,6 +288,7 @@ export class UlpHandoff {
     this.dissector?.end(this.chooser.clock.now);
     this.dissector = null;
     this.pending = [null, null];
+    this.tagPending = [null, null];
   }
 
   private record(u: Ulpdu, m: OpenMsg, p: TaggedPdu | UntaggedPdu, complete: boolean): RdmapMessage | null {
@@ -287,8 +355,11 @@ export class UlpHandoff {
       const kind = opcode === OP.TERMINATE ? 'terminate' : 'other';
       return { flow, dir, from, opcode, seq, lastSeq, frames, time, length, intact, kind };
     }
-    if (opcode === OP.WRITE)
-      return {
+    if (opcode === OP.WRITE) {
+      const stag = m.stag ?? p.stag;
+      const to = m.firstTo ?? p.to;
+      const data = this.tagPending[dir] === null ? undefined : this.taggedData(dir, stag, to);
+      const w: WriteMessage = {
         flow,
         dir,
         from,
@@ -301,12 +372,17 @@ export class UlpHandoff {
         length,
         intact,
         kind: 'write',
-        stag: m.stag ?? p.stag,
-        to: m.firstTo ?? p.to,
+        stag,
+        to,
       };
+      return data ? { ...w, data } : w;
+    }
     if (opcode === OP.READ_RESPONSE) {
       const r = m.read;
-      return {
+      const stag = m.stag ?? p.stag;
+      const to = m.firstTo ?? p.to;
+      const data = this.tagPending[dir] === null ? undefined : this.taggedData(dir, stag, to);
+      const rr: ReadResponseMessage = {
         flow,
         dir,
         from,
@@ -319,12 +395,13 @@ export class UlpHandoff {
         length,
         intact,
         kind: 'read-response',
-        stag: m.stag ?? p.stag,
-        to: m.firstTo ?? p.to,
+        stag,
+        to,
         request: r
           ? { sourceStag: r.wire.srcStag, sourceTo: r.wire.srcTo, readSize: r.size, seq: r.seq, frames: r.frames }
           : null,
       };
+      return data ? { ...rr, data } : rr;
     }
     return { flow, dir, from, opcode, seq, lastSeq, frames, time, length, intact, kind: 'other' };
   }
@@ -334,6 +411,7 @@ export class UlpHandoff {
     const ps = this.pending[u.dir]?.get(p.msn);
     if (ps) {
       this.pending[u.dir]!.delete(p.msn);
+      if (ps.buf.length > 0 && SPARE.length < MAX_SPARE) SPARE.push(ps.buf);
       const n = Math.min(ps.contig, ps.buf.length, m.length);
       return { payload: ps.buf.subarray(0, n), whole: !ps.missing && ps.got === m.length };
     }

@@ -150,7 +150,7 @@ export class IserDissector implements UpperLayerDissector {
     if ((m.kind === 'write' || m.kind === 'read-request') && m.dir !== this.initiator) {
       const stag = m.kind === 'write' ? m.stag : m.sourceStag;
       const itt = this.byStag.get(stag);
-      if (itt !== undefined) this.tasks.data(itt, m.time);
+      if (itt !== undefined) this.tasks.data(itt, m.time, m.frame);
     }
     return null;
   }
@@ -437,7 +437,7 @@ export class IserDissector implements UpperLayerDissector {
   }
 
   private response(m: SendMessage, b: Uint8Array, h: Bhs): { x: TaskExtras; command?: string } {
-    const t = this.tasks.finish(h.itt, m.time);
+    const t = this.tasks.finish(h.itt, m.time, m.frame);
     const inv = m.invalidateStag;
     if (inv !== null && this.cm?.sendInvalidateNotSupported) {
       this.report(

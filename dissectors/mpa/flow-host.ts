@@ -18,6 +18,8 @@ export interface FlowHost extends DirectionHost, EnablementHost, NegotiationHost
   readonly huntBudget: number;
   readonly rejected: boolean;
   readonly isMpa: boolean;
+  /** Each direction's framer keeps the tagged octets the layer above now wants (UpperLayer.taggedBytes). */
+  setTaggedBounds(upper: UpperLayer): void;
   /** The startup negotiation once a startup key was seen, else null (not created by reading it). */
   readonly negotiation: StartupNegotiation | null;
   /** The RST that aborted the connection was reported (once per connection). */

@@ -288,6 +288,8 @@ function emitFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
     ...(f.notCaptured !== undefined ? { notCaptured: f.notCaptured } : {}),
   });
   if (fr && upper?.bodyBytes) fr.bodyBound = upper.bodyBytes(d.dir);
+  // Both directions: a command on one side makes the upper layer wait for data placed by the other.
+  if (upper?.taggedBytes) flow.setTaggedBounds(upper);
   if (flow.out.fpdu) {
     // Built only for an output that wants it. Field by field, not `{ ...f }`: V8's generic spread
     // of the framer's object took ~40 µs per FPDU (60 s instead of 4 s for 1.5 M FPDUs), so any

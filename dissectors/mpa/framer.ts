@@ -192,6 +192,8 @@ export class FpduFramer {
    * drops to 0 once that layer found nothing to decode on the connection.
    */
   bodyBound = 0;
+  /** The same for tagged ULPDUs: 0 (the bulk) unless the layer above waits for placed data. */
+  taggedBound = 0;
   /** Where the untagged ULPDU in progress is copied (reused: valid until the next FPDU's body). */
   private scratch: Uint8Array = EMPTY_HEAD;
   private bodyLen = 0;
@@ -293,7 +295,7 @@ export class FpduFramer {
       if (this.phase === PH_BODY) {
         const k = Math.min(limit - i, this.bodyLeft);
         const done = this.ulpduLength + this.pad - this.bodyLeft; // ULPDU+PAD octets already seen
-        if (this.bodyBound > 0) this.copyBody(data, i, k, done);
+        if (this.bodyBound > 0 || this.taggedBound > 0) this.copyBody(data, i, k, done);
         if (done < ULPDU_HEADER_BYTES && done < this.ulpduLength) {
           const n = Math.min(k, ULPDU_HEADER_BYTES - done, this.ulpduLength - done);
           const head = this.head;
@@ -469,16 +471,15 @@ export class FpduFramer {
 
   /**
    * Keeps the octets of an untagged ULPDU (T bit clear, RFC 5041 §4) longer than the head: an upper
-   * layer reads a Send's whole payload, a tagged ULPDU's payload is data placed, never parsed.
+   * layer reads a Send's whole payload. A tagged ULPDU's payload is data placed, kept only while
+   * the upper layer waits for a structure in it (taggedBound).
    */
   private copyBody(data: Uint8Array, i: number, k: number, done: number): void {
     if (done === 0 && k > 0) {
-      this.bodyLen =
-        (data[i]! & 0x80) === 0 && this.ulpduLength > ULPDU_HEADER_BYTES
-          ? Math.min(this.ulpduLength, this.bodyBound)
-          : 0;
+      const bound = (data[i]! & 0x80) === 0 ? this.bodyBound : this.taggedBound;
+      this.bodyLen = this.ulpduLength > ULPDU_HEADER_BYTES ? Math.min(this.ulpduLength, bound) : 0;
       if (this.bodyLen > this.scratch.length) {
-        const s = new Uint8Array(Math.min(this.bodyBound, Math.max(this.bodyLen, 2 * this.scratch.length)));
+        const s = new Uint8Array(Math.max(this.bodyLen, Math.min(bound, 2 * this.scratch.length)));
         this.scratch = s;
       }
     }

@@ -99,6 +99,14 @@ export class MpaFlow implements FlowConsumer, FlowHost {
     if (opts.forced) this.applyForced(opts.forced);
   }
 
+  /** Each direction's framer keeps the tagged octets the layer above now wants (UpperLayer.taggedBytes). */
+  setTaggedBounds(upper: UpperLayer): void {
+    const f0 = this.dir0?.madeFramer;
+    if (f0) f0.taggedBound = upper.taggedBytes!(0);
+    const f1 = this.dir1?.madeFramer;
+    if (f1) f1.taggedBound = upper.taggedBytes!(1);
+  }
+
   /** The startup negotiation once a startup key was seen, else null (reading it creates none). */
   get negotiation(): StartupNegotiation | null {
     return this.neg;

@@ -22,6 +22,12 @@ export interface UpperLayer {
    * read after every FPDU, so it can drop to 0 once no upper layer is decoded on the connection.
    */
   bodyBytes?(dir: 0 | 1): number;
+  /**
+   * Octets of each tagged ULPDU of `dir` the layer above wants (Ulpdu.body), 0 for none: read after
+   * every FPDU; non-zero only while an upper layer waits for a structure placed by RDMA (an NVMe
+   * Identify, Connect data read by the controller), so the bulk is never copied.
+   */
+  taggedBytes?(dir: 0 | 1): number;
 }
 
 /** One framed FPDU as the MPA layer reports it (the analyzer's record; outputs format it). */

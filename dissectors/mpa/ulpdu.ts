@@ -19,8 +19,9 @@ export interface Ulpdu {
   /** The first min(length, ULPDU_HEADER_BYTES) ULPDU octets, markers removed (a copy the receiver may keep). */
   head: Uint8Array;
   /**
-   * For an untagged ULPDU longer than `head`, when the layer above asked for it (UpperLayer.bodyBytes):
-   * its first min(length, that bound) octets, markers removed. A view valid only during the call.
+   * For a ULPDU longer than `head`, when the layer above asked for it (UpperLayer.bodyBytes for
+   * untagged ULPDUs, taggedBytes for tagged ones): its first min(length, that bound) octets, markers
+   * removed. A view valid only during the call.
    */
   body?: Uint8Array | null;
   /** Frames that carried the FPDU, ascending. */

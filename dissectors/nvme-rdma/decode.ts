@@ -256,17 +256,24 @@ export function decodeCqe(b: Uint8Array): Cqe | null {
 // --- Identify Namespace (CNS 00h) data: the formatted LBA size ---
 
 /**
- * LBA data size in octets of the namespace's current format: FLBAS (octet 26) bits 3:0 pick an
- * LBA Format (octets 128 + 4n), whose LBADS (bits 23:16) is log2 of the size. Null when the octets
- * were not seen or LBADS is below 9 (the specification's minimum, 512 octets).
+ * LBA data size in octets of the namespace's current format, for the (NLB + 1) × LBA size check.
+ * FLBAS (octet 26) bits 3:0 pick an LBA Format, bits 6:5 add the index's two high bits when NLBAF
+ * (octet 25, zero-based) counts more than 16 formats (NVMe Base 2.0 "Formatted LBA Size"); the LBA
+ * Format at octets 128 + 4n holds MS (bits 15:0, metadata octets per block) and LBADS (bits 23:16,
+ * log2 of the data size). Null when the octets were not seen, LBADS is below 9 (the minimum, 512
+ * octets), or the format carries metadata: on fabrics metadata travels inside the data (extended
+ * LBAs) and protection information may be inserted or stripped by the controller (PRACT), so the
+ * octets a command moves are not a multiple of the data size alone, and the check stays silent.
  */
 export function lbaSizeOfIdentifyNs(b: Uint8Array): number | null {
   if (b.length < 27) return null;
-  const f = b[26]! & 0xf;
+  const flbas = b[26]!;
+  const f = (flbas & 0xf) | (b[25]! >= 16 ? ((flbas >> 5) & 3) << 4 : 0);
   const o = 128 + 4 * f;
   if (b.length < o + 4) return null;
+  const ms = u16(b, o);
   const lbads = b[o + 2]!;
-  return lbads >= 9 && lbads < 32 ? 2 ** lbads : null;
+  return ms === 0 && lbads >= 9 && lbads < 32 ? 2 ** lbads : null;
 }
 
 /** True when `b` starts with a command a host sends first on a queue: a Fabrics Connect (NVMe-oF). */

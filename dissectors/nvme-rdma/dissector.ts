@@ -15,15 +15,17 @@ import {
   type RdmapMessage,
   type SendMessage,
   type UlpEnvironment,
+  LazyUlpRecord,
   type UlpRecord,
   type UpperLayerDissector,
   type WriteMessage,
   type ReadRequestMessage,
+  type ReadResponseMessage,
 } from '../ddp-rdmap/ulp-contract.js';
 import { addCntlid, associationOf, setLbaSize, type Association } from './association.js';
 import {
   CATTR_DISABLE_SQ_FLOW_CONTROL,
-  CM_PD_LEN,
+  CONNECT_DATA_LEN,
   CQE_LEN,
   SQE_LEN,
   decodeCmReject,
@@ -42,7 +44,6 @@ import {
 } from './decode.js';
 import {
   ADMIN_OPC,
-  CM_REJ_NAMES,
   NVM_OPC,
   OPC_FABRICS,
   commandName,
@@ -51,9 +52,12 @@ import {
   statusName,
   type DataDirection,
 } from './names.js';
+import { type At, checkCm, checkInvalidate, checkSgl } from './capsule-checks.js';
 import { NVME_RULE as R } from './rules.js';
-import { cmNode, commandInfo, commandNode, completionInfo, completionNode, rdmaNode } from './tree.js';
+import { cmNode, commandInfo, connectDataNode, commandNode, completionInfo, completionNode, rdmaNode } from './tree.js';
 
+/** Octets of Identify Namespace data read for the LBA format: FLBAS and every LBA Format (up to 64, octets 128-383). */
+const IDENTIFY_NS_KEEP = 512;
 /** Commands tracked per queue: beyond any real NVMe/RDMA queue depth; the oldest is forgotten past it. */
 export const MAX_OUTSTANDING = 16384;
 /** Findings of one rule listed per connection before the rest are only counted. */
@@ -78,8 +82,6 @@ interface Cmd extends TrackedRequest {
   frame: number;
 }
 
-type At = { readonly seq: number | null; readonly frames: readonly number[]; readonly from?: string | null };
-
 export class NvmeRdmaDissector implements UpperLayerDissector {
   private readonly host: Dir;
   private readonly startupSeen: boolean;
@@ -89,7 +91,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
   private readonly cmds: RequestTracker<number, Cmd>;
   /** Keyed SGL STag -> CID of the outstanding command it belongs to (for data timing). */
   private readonly byKey = new Map<number, number>();
-  private qid: number | null;
+  private qid: number | null = null;
   /** Zero-based SQSIZE (Connect), else the CM HSQSIZE. */
   private sqsize: number | null;
   private flowControl = true;
@@ -106,8 +108,9 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
   private cmShown = false;
   private ended = false;
   private assoc: Association | null = null;
-  private readonly perRule = new Map<string, number>();
-  private readonly skipped = new Map<string, number>();
+  /** Findings per rule and octets skipped: made on the first one (most queues have none; 10,000 queues open at once). */
+  private perRule: Map<string, number> | null = null;
+  private skipped: Map<string, number> | null = null;
   private firstSkipped: At | null = null;
 
   constructor(private readonly env: UlpEnvironment) {
@@ -117,61 +120,43 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     this.cmReq = decodeCmRequest(c.requestPrivateData);
     this.cmRep = c.rejected ? null : decodeCmReply(c.replyPrivateData);
     this.cmRej = c.rejected ? decodeCmReject(c.replyPrivateData) : null;
-    this.qid = this.cmReq?.qid ?? null;
+    this.setQid(this.cmReq?.qid ?? null);
     this.sqsize = this.cmReq?.hsqsize ?? null;
     this.cmds = new RequestTracker(env.timing, MAX_OUTSTANDING);
-    this.checkCm();
-  }
-
-  /** The CM private data of the MPA startup frames (binding: RDMA_CM_REQUEST / ACCEPT / REJECT). */
-  private checkCm(): void {
-    const c = this.env.connection;
-    const none: At = { seq: null, frames: [] };
-    const req = c.requestPrivateData;
-    if (req && (req.length < CM_PD_LEN || (this.cmReq && this.cmReq.recfmt !== 0)))
-      this.report(
-        R.cmMalformed,
-        none,
-        `MPA Request private data: ${req.length} octets, RECFMT ${this.cmReq?.recfmt ?? '?'}; RDMA_CM_REQUEST is 32 octets with RECFMT 0`,
-      );
-    const rep = c.replyPrivateData;
-    if (rep && !c.rejected && (rep.length < CM_PD_LEN || (this.cmRep && this.cmRep.recfmt !== 0)))
-      this.report(
-        R.cmMalformed,
-        none,
-        `MPA Reply private data: ${rep.length} octets, RECFMT ${this.cmRep?.recfmt ?? '?'}; RDMA_CM_ACCEPT is 32 octets with RECFMT 0`,
-      );
-    if (this.cmRej)
-      this.report(
-        R.cmRejected,
-        none,
-        `the controller rejected queue ${this.cmReq?.qid ?? '?'}: ${CM_REJ_NAMES[this.cmRej.status] ?? `status ${this.cmRej.status}`}`,
-      );
-    if (this.cmReq && this.cmReq.qid === 0 && this.cmReq.hsqsize + 1 > 32)
-      this.report(
-        R.cmAdminDepth,
-        none,
-        `admin queue HSQSIZE ${this.cmReq.hsqsize} (${this.cmReq.hsqsize + 1} entries) > 32`,
-      );
+    checkCm(this.report, env.connection, this.cmReq, this.cmRep, this.cmRej);
   }
 
   message(m: RdmapMessage): UlpRecord | null {
     if (m.kind === 'send') return m.dir === this.host ? this.command(m) : this.completion(m);
     if (m.dir !== this.host && (m.kind === 'write' || m.kind === 'read-request')) this.data(m);
+    else if (m.kind === 'read-response' && m.data !== undefined && m.dir === this.host) return this.connectRead(m);
     return null;
   }
 
-  private get queueLabel(): string {
-    return this.qid === null ? 'queue ?' : this.qid === 0 ? 'admin queue' : `I/O queue ${this.qid}`;
+  /** "admin queue", "I/O queue 3": kept as a string, rebuilt only when a Connect names the queue. */
+  private queueLabel = 'queue ?';
+
+  private setQid(qid: number | null): void {
+    this.qid = qid;
+    this.queueLabel = qid === null ? 'queue ?' : qid === 0 ? 'admin queue' : `I/O queue ${qid}`;
   }
 
-  private top(children: TreeNode[]): TreeNode[] {
+  /**
+   * The record of a capsule: its tree is built only when something reads it (-V, filters, the TUI):
+   * most runs never do. The CM private data shows on the connection's first record.
+   */
+  private record(info: string, children: () => TreeNode[]): UlpRecord {
+    let cm: TreeNode | null = null;
     if (!this.cmShown) {
       this.cmShown = true;
-      const cm = cmNode(this.cmReq, this.cmRep, this.cmRej);
-      if (cm) children.unshift(cm);
+      cm = cmNode(this.cmReq, this.cmRep, this.cmRej);
     }
-    return [rdmaNode(this.queueLabel, children)];
+    const label = this.queueLabel;
+    return new LazyUlpRecord(PROTOCOL, info, () => {
+      const kids = children();
+      if (cm) kids.unshift(cm);
+      return [rdmaNode(label, kids)];
+    });
   }
 
   // --- command capsules ---
@@ -183,11 +168,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
         this.report(R.capsuleShort, m, `command capsule of ${m.length} octets; the SQE alone is 64`);
       else this.skip('command SQEs', m);
       this.loseTrack();
-      return {
-        protocol: PROTOCOL,
-        info: `NVMe command (${m.payload.length} of ${m.length} octets captured)`,
-        tree: this.top([]),
-      };
+      return this.record(`NVMe command (${m.payload.length} of ${m.length} octets captured)`, () => []);
     }
     const first = this.commands++ === 0;
     const fabrics = sqe.opc === OPC_FABRICS;
@@ -208,7 +189,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     const label = `${name} CID ${sqe.cid}`;
     const dataLength = Math.max(0, m.length - SQE_LEN);
     const direction = dataDirection(sqe.opc, sqe.fctype);
-    this.checkSgl(m, sqe, dataLength);
+    checkSgl(this.report, m, sqe, dataLength, this.qid === 0);
     const connectData = this.connectData(m, sqe);
     // CID unique among outstanding commands (NVMe Base: Command Identifier).
     const old = this.cmds.get(sqe.cid);
@@ -218,9 +199,11 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       if (old.keyed?.key != null) this.byKey.delete(old.keyed.key);
     }
     const keyed = sqe.sgl.kind === 'keyed' || sqe.sgl.kind === 'keyed-invalidate' ? sqe.sgl : null;
-    const entries = keyed && keyed.length > 0 ? this.advertise(m, sqe, keyed, direction, label) : [];
-    const expected = this.expectedLength(m, sqe, name, admin);
     const identifyNs = admin && sqe.opc === ADMIN_OPC.IDENTIFY && (sqe.cdw10 & 0xff) === 0 ? sqe.nsid : null;
+    // Structures read off the data: an Identify Namespace's LBA format, Connect data the controller reads.
+    const keep = identifyNs !== null ? IDENTIFY_NS_KEEP : sqe.connect ? CONNECT_DATA_LEN : 0;
+    const entries = keyed && keyed.length > 0 ? this.advertise(m, sqe, keyed, direction, label, keep) : [];
+    const expected = this.expectedLength(m, sqe, name, admin);
     const cmd: Cmd = {
       program: 'NVMe',
       command: name,
@@ -228,7 +211,8 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       queue: this.qid === null ? '?' : String(this.qid),
       time: m.time,
       seq: m.seq,
-      frames: m.frames.slice(),
+      // The hand-off gives each message its own frames array: kept as it is, not copied.
+      frames: m.frames,
       firstData: NO_DATA,
       lastData: NO_DATA,
       cid: sqe.cid,
@@ -271,7 +255,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       connectData,
       outstanding: this.cmds.size,
     };
-    return { protocol: PROTOCOL, info: commandInfo(sqe, name), tree: this.top([commandNode(view)]) };
+    return this.record(commandInfo(sqe, name), () => [commandNode(view)]);
   }
 
   /** A Connect: the queue's identity and size, checked against the CM private data. */
@@ -286,7 +270,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       );
     if (req && c.sqsize !== req.hsqsize)
       this.report(R.connectSqsize, m, `Connect SQSIZE ${c.sqsize}; the RDMA_CM_REQUEST HSQSIZE is ${req.hsqsize}`);
-    this.qid = c.qid;
+    this.setQid(c.qid);
     this.sqsize = c.sqsize;
     this.flowControl = (c.cattr & CATTR_DISABLE_SQ_FLOW_CONTROL) === 0;
     // NVMe-oF: the queue is (re)created by this command; its head and tail start here.
@@ -305,59 +289,59 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       if (!m.payloadComplete) this.skip('Connect data', m);
       return null;
     }
-    const a = this.assoc;
-    if (sqe.connect.qid !== 0 && a && a.cntlids.length > 0 && !a.cntlids.includes(d.cntlid))
-      this.report(
-        R.connectCntlid,
-        m,
-        `I/O queue ${sqe.connect.qid} Connect names controller 0x${hex4(d.cntlid)}; the admin queue's Connect returned ${a.cntlids.map((x) => `0x${hex4(x)}`).join(', ')}`,
-      );
+    this.checkCntlid(m, sqe.connect.qid, d);
     return d;
   }
 
-  /** PSDT and the SGL forms the RDMA transport takes (binding; Linux nvmet_req_init, nvmet_rdma_map_sgl). */
-  private checkSgl(m: SendMessage, sqe: Sqe, dataLength: number): void {
-    const name = `${commandName(sqe.opc, sqe.fctype, this.qid === 0)} CID ${sqe.cid}`;
-    if (sqe.psdt !== 1)
+  /** An I/O queue's Connect names the controller its admin queue's Connect returned (NVMe-oF Connect data CNTLID). */
+  private checkCntlid(m: At, qid: number, d: ConnectData): void {
+    const a = this.assoc;
+    if (qid !== 0 && a && a.cntlids.length > 0 && !a.cntlids.includes(d.cntlid))
       this.report(
-        R.psdt,
+        R.connectCntlid,
         m,
-        `${name}: PSDT ${sqe.psdt.toString(2).padStart(2, '0')}b; fabrics commands use SGLs (01b)`,
-      );
-    const s = sqe.sgl;
-    if (s.kind === 'other')
-      this.report(
-        R.sglType,
-        m,
-        `${name}: SGL identifier 0x${s.id.toString(16).padStart(2, '0')} (type ${s.type}, subtype ${s.subtype}); RDMA takes 0x40, 0x4F or 0x01`,
-      );
-    if (s.kind === 'in-capsule' && s.addr + BigInt(s.length) > BigInt(dataLength))
-      this.report(
-        R.inCapsule,
-        m,
-        `${name}: in-capsule SGL offset ${s.addr} + length ${s.length} > the ${dataLength} octets after the SQE`,
+        `I/O queue ${qid} Connect names controller 0x${hex4(d.cntlid)}; the admin queue's Connect returned ${a.cntlids.map((x) => `0x${hex4(x)}`).join(', ')}`,
       );
   }
 
-  private advertise(m: SendMessage, sqe: Sqe, s: Sgl, dir: DataDirection, label: string): LedgerEntry[] {
-    const accesses: BufferAccess[] =
-      dir === 'h2c' ? ['remote-read'] : dir === 'c2h' ? ['remote-write'] : ['remote-write', 'remote-read'];
-    const out: LedgerEntry[] = [];
-    for (const access of accesses)
-      out.push(
-        this.env.ledger.advertise({
-          owner: this.host,
-          stag: s.key!,
-          base: s.addr,
-          length: s.length,
-          access,
-          request: sqe.cid,
-          label: `NVMe ${label}`,
-          invalidate: s.kind === 'keyed-invalidate',
-          seq: m.seq,
-          frames: m.frames.slice(),
-        }),
-      );
+  /**
+   * The host's Read Response carrying a Connect's data (the controller read it through the keyed
+   * SGL, as the Linux host sends the admin queue's Connect): decoded and checked as in-capsule
+   * Connect data is, when the read began at the SGL's address and brought the 768 octets up to the
+   * Host NQN's end (a read of part of it is not decoded).
+   */
+  private connectRead(m: ReadResponseMessage): UlpRecord | null {
+    const src = m.request;
+    const cid = src ? this.byKey.get(src.sourceStag) : undefined;
+    const c = cid === undefined ? undefined : this.cmds.get(cid);
+    if (!src || !c || c.connectQid === null || c.keyed === null || src.sourceTo !== c.keyed.addr) return null;
+    const d = decodeConnectData(m.data!);
+    if (!d) return null;
+    this.checkCntlid(m, c.connectQid, d);
+    return this.record(`NVMeOF Connect Data cid=${c.cid}`, () => [connectDataNode(c.cid, d)]);
+  }
+
+  private advertise(m: SendMessage, sqe: Sqe, s: Sgl, dir: DataDirection, label: string, keep: number): LedgerEntry[] {
+    const ad = (access: BufferAccess): LedgerEntry =>
+      this.env.ledger.advertise({
+        owner: this.host,
+        stag: s.key!,
+        base: s.addr,
+        length: s.length,
+        access,
+        request: sqe.cid,
+        label: `NVMe ${label}`,
+        invalidate: s.kind === 'keyed-invalidate',
+        seq: m.seq,
+        frames: m.frames,
+        keep,
+      });
+    const out =
+      dir === 'h2c'
+        ? [ad('remote-read')]
+        : dir === 'c2h'
+          ? [ad('remote-write')]
+          : [ad('remote-write'), ad('remote-read')];
     this.byKey.set(s.key!, sqe.cid);
     if (this.byKey.size > MAX_OUTSTANDING) this.byKey.delete(this.byKey.keys().next().value!);
     return out;
@@ -385,7 +369,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
     const stag = m.kind === 'write' ? m.stag : m.sourceStag;
     const cid = this.byKey.get(stag);
     if (cid === undefined) return;
-    this.cmds.data(cid, m.time);
+    this.cmds.data(cid, m.time, m.frame);
     const c = this.cmds.get(cid);
     if (m.kind === 'write' && c?.identifyNs != null && m.data && m.to === c.keyed?.addr) {
       const size = lbaSizeOfIdentifyNs(m.data);
@@ -401,7 +385,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       this.report(R.capsuleShort, m, `response capsule of ${m.length} octets; a CQE is 16`);
     if (!cqe) {
       if (!m.payloadComplete && m.length >= CQE_LEN) this.skip('completion CQEs', m);
-      return { protocol: PROTOCOL, info: `NVMe CQE (${m.payload.length} of ${m.length} octets)`, tree: this.top([]) };
+      return this.record(`NVMe CQE (${m.payload.length} of ${m.length} octets)`, () => []);
     }
     if (this.qid !== null && cqe.sqid !== this.qid && !(this.flowControl === false && cqe.sqid === 0xffff))
       this.report(R.sqid, m, `CQE CID ${cqe.cid}: SQID ${cqe.sqid}; this connection is the ${this.queueLabel}`);
@@ -424,13 +408,13 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
           m,
           `${cmd.command} CID ${cqe.cid}: ${sname} (SCT ${cqe.sct}, SC 0x${cqe.sc.toString(16).padStart(2, '0')}${cqe.dnr ? ', DNR' : ''})`,
         );
-      this.checkInvalidate(m, cmd);
+      checkInvalidate(this.report, m, cmd);
       moved = this.retire(m, cmd, ok);
       if (cmd.connectQid !== null && ok) {
         connectCntlid = cqe.dw0 & 0xffff;
         if (cmd.connectQid === 0 && this.assoc) addCntlid(this.assoc, connectCntlid);
       }
-      this.cmds.finish(cqe.cid, m.time);
+      this.cmds.finish(cqe.cid, m.time, m.frame);
     } else if (!ok) this.report(R.errorStatus, m, `CQE CID ${cqe.cid}: ${sname}`);
     const view = {
       cqe,
@@ -441,11 +425,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       moved,
       invalidated: m.invalidateStag,
     };
-    return {
-      protocol: PROTOCOL,
-      info: completionInfo(cqe, cmd?.command ?? null, cmd?.fabrics ?? false),
-      tree: this.top([completionNode(view)]),
-    };
+    return this.record(completionInfo(cqe, cmd?.command ?? null, cmd?.fabrics ?? false), () => [completionNode(view)]);
   }
 
   /**
@@ -465,31 +445,6 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
       return;
     }
     this.head += delta;
-  }
-
-  /** Send with Invalidate only of the command's key, and only when its SGL asked (binding). */
-  private checkInvalidate(m: SendMessage, cmd: Cmd): void {
-    const k = cmd.keyed;
-    const label = `${cmd.command} CID ${cmd.cid}`;
-    if (m.invalidateStag !== null) {
-      if (k?.kind !== 'keyed-invalidate')
-        this.report(
-          R.invalidateUnasked,
-          m,
-          `${label}: completion invalidates STag 0x${m.invalidateStag.toString(16).padStart(8, '0')}; the command's SGL ${k ? 'is subtype 0 (no invalidation asked)' : 'has no key'}`,
-        );
-      else if (k.key !== m.invalidateStag)
-        this.report(
-          R.invalidateWrongKey,
-          m,
-          `${label}: completion invalidates STag 0x${m.invalidateStag.toString(16).padStart(8, '0')}; the command's key is 0x${k.key!.toString(16).padStart(8, '0')}`,
-        );
-    } else if (k && k.kind === 'keyed-invalidate')
-      this.report(
-        R.invalidateSkipped,
-        m,
-        `${label}: SGL subtype Fh asked for invalidation of key 0x${k.key!.toString(16).padStart(8, '0')}; the completion is a plain Send`,
-      );
   }
 
   /** Retires the command's keyed SGL from the ledger; octets moved checked against the SGL length. */
@@ -556,7 +511,7 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
         `${n - PER_RULE_LISTED} more commands on the ${this.queueLabel} were never completed`,
         true,
       );
-    for (const [rule, count] of this.perRule)
+    for (const [rule, count] of this.perRule ?? [])
       if (count > PER_RULE_LISTED)
         this.env.sink.report(rule, {
           flow: this.env.connection.flow,
@@ -566,24 +521,26 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
           message: `${count - PER_RULE_LISTED} more findings of this rule on the ${this.queueLabel} not listed`,
         });
     if (this.firstSkipped) {
-      const list = [...this.skipped].map(([what, k]) => `${what} (${k}×)`).join('; ');
+      const list = [...(this.skipped ?? [])].map(([what, k]) => `${what} (${k}×)`).join('; ');
       this.report(R.notCaptured, this.firstSkipped, `octets not captured, not checked: ${list}`, true);
     }
   }
 
   private skip(what: string, at: At): void {
+    this.skipped ??= new Map();
     this.skipped.set(what, (this.skipped.get(what) ?? 0) + 1);
     this.firstSkipped ??= { seq: at.seq, frames: at.frames.slice(), from: at.from ?? null };
   }
 
   /** Reports a finding; past PER_RULE_LISTED of one rule on this connection, counts it (said at the end). */
-  private report(rule: string, at: At, message: string, always = false): void {
+  private readonly report = (rule: string, at: At, message: string, always = false): void => {
     if (!always) {
+      this.perRule ??= new Map();
       const k = (this.perRule.get(rule) ?? 0) + 1;
       this.perRule.set(rule, k);
       if (k > PER_RULE_LISTED) return;
     }
     const c = this.env.connection;
     this.env.sink.report(rule, { flow: c.flow, from: at.from ?? null, frames: at.frames, seq: at.seq, message });
-  }
+  };
 }

@@ -145,17 +145,31 @@ export function commandNode(v: CommandView): TreeNode {
   }
   if (v.dataLength > 0) kids.push(node('nvme.cmd.data_len', v.dataLength, at(SQE_LEN, v.dataLength)));
   const d = v.connectData;
-  if (d) {
-    const o = SQE_LEN + Number(q.sgl.kind === 'in-capsule' ? q.sgl.addr : 0n);
-    kids.push(
-      node('nvme.fabrics.cmd.connect.data.hostid', d.hostid, at(o, 16)),
-      node('nvme.fabrics.cmd.connect.data.cntrlid', d.cntlid, at(o + 16, 2)),
-      node('nvme.fabrics.cmd.connect.data.subnqn', d.subnqn, at(o + 256, 256)),
-      node('nvme.fabrics.cmd.connect.data.hostnqn', d.hostnqn, at(o + 512, 256)),
-    );
-  }
+  if (d) kids.push(...connectDataKids(d, SQE_LEN + Number(q.sgl.kind === 'in-capsule' ? q.sgl.addr : 0n)));
   kids.push(node('nvme-rdma.outstanding', v.outstanding));
   return node('nvme', '', { display: `${v.name} Request, CID ${q.cid}`, children: kids });
+}
+
+/** The Connect data's fields, at offset `o` of the message's payload (null: not shown by offset). */
+function connectDataKids(d: ConnectData, o: number | null): TreeNode[] {
+  const place = (off: number, len: number): NodeOpts | undefined => (o === null ? undefined : at(o + off, len));
+  return [
+    node('nvme.fabrics.cmd.connect.data.hostid', d.hostid, place(0, 16)),
+    node('nvme.fabrics.cmd.connect.data.cntrlid', d.cntlid, place(16, 2)),
+    node('nvme.fabrics.cmd.connect.data.subnqn', d.subnqn, place(256, 256)),
+    node('nvme.fabrics.cmd.connect.data.hostnqn', d.hostnqn, place(512, 256)),
+  ];
+}
+
+/**
+ * Connect data the controller read from the host's keyed SGL (the host's RDMA Read Response):
+ * the fields are placed data, not a capsule, so they carry no capsule offset.
+ */
+export function connectDataNode(cid: number, d: ConnectData): TreeNode {
+  return node('nvme', '', {
+    display: `Connect Data, CID ${cid}`,
+    children: [node('nvme.cmd.name', 'Connect'), ...connectDataKids(d, null)],
+  });
 }
 
 export interface CompletionView {

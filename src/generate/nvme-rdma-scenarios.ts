@@ -7,15 +7,24 @@
 import { identifyNamespace, propertySqe, sqe, cmRequest, OPC_FABRICS, FCTYPE_DISCONNECT } from './nvme-rdma-encoder.js';
 import { CLIENT, NvmeSession, SERVER, type NvmeQueueOptions } from './nvme-rdma-session.js';
 import type { Scenario } from './scenario-table.js';
-import { buildUlpConnection, ULP_KNOBS } from './ulp-connection.js';
+import { buildUlpConnection, joinConnections, ULP_KNOBS } from './ulp-connection.js';
 import { patternBytes } from './mpa-encoder.js';
 
 /** Each scenario's session, by name: the capsules it sends (the NVMe/TCP twin of test/ulp/tshark-nvme.test.ts). */
 const SESSIONS = new Map<string, () => NvmeSession>();
 
+/** Scenarios of one host's admin and I/O queue: their two sessions. */
+const HOST_SESSIONS = new Map<string, () => [NvmeSession, NvmeSession]>();
+
 /** The session of NVMe/RDMA scenario `name`, freshly built; undefined for another name. */
 export function nvmeSession(name: string): NvmeSession | undefined {
   return SESSIONS.get(name)?.();
+}
+
+/** Every queue's session of scenario `name`, in capture order (one, or a host's admin and I/O queue). */
+export function nvmeSessions(name: string): NvmeSession[] | undefined {
+  const one = nvmeSession(name);
+  return one ? [one] : HOST_SESSIONS.get(name)?.();
 }
 
 function nvme(name: string, summary: string, run: (s: NvmeSession) => void, o: NvmeQueueOptions = {}): Scenario {
@@ -33,6 +42,34 @@ function nvme(name: string, summary: string, run: (s: NvmeSession) => void, o: N
       run(s);
       return buildUlpConnection(s.spec(), k, seed);
     },
+  };
+}
+
+/**
+ * One host's admin queue, then one of its I/O queues, in one capture (the host's second port):
+ * checks that need what the admin queue showed (the controller ID its Connect returned, the LBA
+ * size its Identify Namespace gave) run on the I/O queue.
+ */
+function nvmeHost(
+  name: string,
+  summary: string,
+  admin: (s: NvmeSession) => void,
+  io: (s: NvmeSession) => void,
+  ioOptions: NvmeQueueOptions = {},
+): Scenario {
+  const sessions = (): [NvmeSession, NvmeSession] => {
+    const a = new NvmeSession({ clientPort: 50123 });
+    admin(a);
+    const q = new NvmeSession({ qid: 1, clientPort: 50124, ...ioOptions });
+    io(q);
+    return [a, q];
+  };
+  HOST_SESSIONS.set(name, sessions);
+  return {
+    name,
+    summary,
+    uses: ULP_KNOBS,
+    build: (k, seed) => joinConnections(sessions().map((s) => buildUlpConnection(s.spec(), k, seed))),
   };
 }
 
@@ -60,9 +97,21 @@ export function adminClean(s: NvmeSession): void {
   }
   identify(s, 1, 0, patternBytes(4096, 61));
   identify(s, 0, 1, identifyNamespace(1n << 24n, LBA));
+  keepAlive(s);
+}
+
+function keepAlive(s: NvmeSession): void {
   const ka = s.cid();
   s.command(sqe({ opc: KEEP_ALIVE, cid: ka, sgl: { kind: 'null' } }));
   s.complete(ka);
+}
+
+/** The admin queue of a host whose namespace 1 is formatted with `lba`-octet blocks. */
+function adminWithLba(lba: number): (s: NvmeSession) => void {
+  return (s) => {
+    s.connect();
+    identify(s, 0, 1, identifyNamespace(1n << 24n, lba));
+  };
 }
 
 /** Identify (CNS `cns`) of 4096 octets into a keyed host buffer. */
@@ -416,6 +465,44 @@ export const NVME_SCENARIOS: readonly Scenario[] = [
       s.expectAt('nvme-rdma.error-status', SERVER, s.complete(cid, { sct: 0, sc: 0x80, dnr: true }));
     },
     IO,
+  ),
+  nvmeHost(
+    'nvme-host-clean',
+    'One host: admin queue (Connect data read by RDMA, Identify Namespace: 4096-octet blocks), then an I/O queue whose Reads and Writes move (NLB + 1) × 4096 octets; no finding',
+    adminClean,
+    ioClean,
+  ),
+  nvmeHost(
+    'nvme-nlb-length-mismatch',
+    "Identify Namespace gave 512-octet blocks; an I/O queue's Read of NLB 7 (8 blocks, 4096 octets) names an SGL of 8192 and moves it (nvme-rdma.nlb-length-mismatch)",
+    adminWithLba(512),
+    (s) => {
+      s.connect();
+      const cid = s.cid();
+      const b = s.buffer();
+      const at = s.command(
+        sqe({
+          opc: READ,
+          cid,
+          nsid: 1,
+          sgl: { kind: 'keyed', addr: b.addr, length: 8192, key: b.key },
+          cdw: [0, 0, 7],
+        }),
+      );
+      s.writeToHost(b.key, b.addr, 8192);
+      s.complete(cid);
+      s.expectAt('nvme-rdma.nlb-length-mismatch', CLIENT, at);
+    },
+  ),
+  nvmeHost(
+    'nvme-connect-cntlid-mismatch',
+    "The admin queue's Connect returned controller 0x0001; the I/O queue's Connect data, read by the controller through a keyed SGL, names 0x0022 (nvme-rdma.connect-cntlid-mismatch at the host's Read Response)",
+    (s) => s.connect(),
+    (s) => {
+      const at = s.connect({ inCapsule: false, cntlid: 0x22 });
+      // The Connect's data travels in the host's Read Response: the event after the Read Request.
+      s.expectAt('nvme-rdma.connect-cntlid-mismatch', CLIENT, at + 2);
+    },
   ),
   nvme(
     'nvme-key-after-completion',

@@ -30,6 +30,8 @@ export interface NvmeQueueOptions {
   readonly requestPd?: Uint8Array;
   readonly replyPd?: Uint8Array;
   readonly cntlid?: number;
+  /** The host's port (default: the connection builder's): queues joined in one capture differ by it. */
+  readonly clientPort?: number;
 }
 
 export const HOSTID = patternBytes(16, 4420);
@@ -62,7 +64,7 @@ export class NvmeSession {
   private addrNext = 0x7f00_1000_0000n;
   private sinkNext = 0x9000_0040;
 
-  constructor(private readonly o: NvmeQueueOptions = {}) {
+  constructor(readonly o: NvmeQueueOptions = {}) {
     this.qid = o.qid ?? 0;
     this.hsqsize = o.hsqsize ?? (this.qid === 0 ? 31 : 127);
     this.sqsize = o.sqsize ?? this.hsqsize;
@@ -72,6 +74,7 @@ export class NvmeSession {
   spec(): UlpConnectionSpec {
     return {
       serverPort: NVME_PORT,
+      ...(this.o.clientPort !== undefined ? { clientPort: this.o.clientPort } : {}),
       rev: 2,
       requestPd: this.o.requestPd ?? cmRequest({ qid: this.qid, hrqsize: this.hsqsize + 1, hsqsize: this.hsqsize }),
       replyPd: this.o.replyPd ?? cmAccept(this.hsqsize + 1),
@@ -146,8 +149,11 @@ export class NvmeSession {
     return first;
   }
 
-  /** The controller reads `length` octets of the host buffer (Read Requests of at most `chunk`, each answered). */
-  readFromHost(key: number, addr: bigint, length: number, chunk = 65536): number {
+  /**
+   * The controller reads `length` octets of the host buffer (Read Requests of at most `chunk`, each
+   * answered by the host's Read Response with those octets of `data`, or a pattern).
+   */
+  readFromHost(key: number, addr: bigint, length: number, chunk = 65536, data?: Uint8Array): number {
     let first = -1;
     for (let off = 0; off < length; off += chunk) {
       const n = Math.min(chunk, length - off);
@@ -165,7 +171,13 @@ export class NvmeSession {
       });
       const rr = this.events.length - 1;
       if (first < 0) first = rr;
-      this.events.push({ op: 'read-response', dir: CLIENT, request: rr, delayUs: T.next });
+      this.events.push({
+        op: 'read-response',
+        dir: CLIENT,
+        request: rr,
+        ...(data ? { data: data.subarray(off, off + n) } : {}),
+        delayUs: T.next,
+      });
     }
     return first;
   }
@@ -200,7 +212,7 @@ export class NvmeSession {
       const b = this.buffer();
       const sgl: SglSpec = { kind: 'keyed', addr: b.addr, length: 1024, key: b.key };
       at = this.command(connectSqe({ cid, qid: this.connectQid, sqsize: this.sqsize, cattr: o.cattr ?? 0, sgl }));
-      this.readFromHost(b.key, b.addr, 1024);
+      this.readFromHost(b.key, b.addr, 1024, 65536, data);
     }
     this.complete(cid, { dw0: this.o.cntlid ?? CNTLID });
     return at;

@@ -50,7 +50,14 @@ export type UlpEvent = Timed &
         readonly srcTo: bigint;
       }
     /** The Read Response to the Read Request at event `request` (its Data Sink, its size unless told). */
-    | { readonly op: 'read-response'; readonly dir: Dir; readonly request: number; readonly length?: number }
+    | {
+        readonly op: 'read-response';
+        readonly dir: Dir;
+        readonly request: number;
+        readonly length?: number;
+        /** The octets read (default: a deterministic pattern of the length). */
+        readonly data?: Uint8Array;
+      }
   );
 
 /**
@@ -77,6 +84,8 @@ export interface UlpExpect {
 
 export interface UlpConnectionSpec {
   readonly serverPort: number;
+  /** The client's port (default 50123): connections joined in one capture (joinConnections) differ by it. */
+  readonly clientPort?: number;
   readonly rev: 1 | 2;
   /** RFC 6581 IRD/ORD of the Request (the Initiator's) and of the Reply (Rev 2 only). */
   readonly irdOrd?: readonly [{ ird: number; ord: number }, { ird: number; ord: number }];
@@ -129,7 +138,7 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     throw new KnobError('--segmentation large: upper-layer scenarios cut FPDUs to the MSS (choose another)');
   const v6 = k.ip === 6;
   const addr: [string, string] = v6 ? ['fd00::1', 'fd00::2'] : ['10.0.0.1', '10.0.0.2'];
-  const port: [number, number] = [CLIENT_PORT, spec.serverPort];
+  const port: [number, number] = [spec.clientPort ?? CLIENT_PORT, spec.serverPort];
   const ep: [string, string] = [endpoint(addr[0], port[0]), endpoint(addr[1], port[1])];
   const mark: [boolean, boolean] = [
     k.markers === 'i2r' || k.markers === 'both',
@@ -180,7 +189,8 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
       case 'read-response': {
         const q = reads[e.request];
         if (!q) throw new Error(`event ${i}: event ${e.request} is no Read Request`);
-        segs = taggedSegments(0x2, q.sinkStag, q.sinkTo, patternBytes(e.length ?? q.size, seed * 7919 + i), r - 14);
+        const data = e.data ?? patternBytes(e.length ?? q.size, seed * 7919 + i);
+        segs = taggedSegments(0x2, q.sinkStag, q.sinkTo, data, r - 14);
         break;
       }
     }
@@ -339,5 +349,43 @@ export function buildUlpConnection(spec: UlpConnectionSpec, k: Knobs, seed: numb
     },
     args: [],
     messageEnds: spec.events.map((_, i) => res.sendEnds[i + 2] ?? null),
+  };
+}
+
+/**
+ * Connections built one after the other into one capture (an NVMe host's admin queue, then an I/O
+ * queue whose checks need what the admin queue showed): each part's frames follow the previous
+ * part's last one by a millisecond, the truths are joined. The parts must differ in their client
+ * port (UlpConnectionSpec.clientPort). Per-message ends (latency truth) are not carried.
+ */
+export function joinConnections(parts: readonly Generated[]): Generated {
+  const frames: Generated['frames'] = [];
+  const fpduSeqs: Record<string, number[]> = {};
+  const byOffset: Record<string, Array<[number, number]>> = {};
+  let lastNs = 0n;
+  for (const g of parts) {
+    const first = g.frames[0];
+    const firstNs = first ? BigInt(first.tsSec) * 1_000_000_000n + BigInt(first.tsNsec) : 0n;
+    const shift = frames.length === 0 || firstNs > lastNs ? 0n : lastNs - firstNs + 1_000_000n;
+    for (const f of g.frames) {
+      const ns = BigInt(f.tsSec) * 1_000_000_000n + BigInt(f.tsNsec) + shift;
+      frames.push({ ...f, tsSec: Number(ns / 1_000_000_000n), tsNsec: Number(ns % 1_000_000_000n) });
+      lastNs = ns;
+    }
+    for (const [ep, seqs] of Object.entries(g.fpduSeqs ?? {})) {
+      const first = seqs[0] ?? 0;
+      for (const seq of seqs) (byOffset[ep] ??= []).push([(seq - first) >>> 0, seq]);
+    }
+  }
+  // The server's endpoint is the same on every part: an analyzer lists a sender's FPDUs in stream
+  // order, and the parts' streams start alike (same ISNs and startup frames), so its FPDUs are listed
+  // by their offset from the part's first one, the earlier part first on a tie (a stable sort).
+  for (const [ep, list] of Object.entries(byOffset)) fpduSeqs[ep] = list.sort((a, b) => a[0] - b[0]).map((x) => x[1]);
+  return {
+    frames,
+    findings: sortFindings(parts.flatMap((g) => g.findings)),
+    flows: parts.flatMap((g) => g.flows),
+    args: parts[0]?.args ?? [],
+    fpduSeqs,
   };
 }

@@ -162,8 +162,8 @@ export class UlpWire<S extends RuleSink = RuleSink> {
     });
   }
 
-  /** The client's Read Response to a Read Request of `stag` at `to`. */
-  readResponse(stag: number, to: bigint, length: number): UlpRecord | null {
+  /** The client's Read Response to a Read Request of `stag` at `to` (with its first octets when given). */
+  readResponse(stag: number, to: bigint, length: number, data?: Uint8Array): UlpRecord | null {
     return this.feed({
       ...this.base(0, length),
       kind: 'read-response',
@@ -171,6 +171,7 @@ export class UlpWire<S extends RuleSink = RuleSink> {
       stag: 0x5000,
       to: 0n,
       request: { sourceStag: stag, sourceTo: to, readSize: length, seq: 0, frames: [] },
+      ...(data ? { data } : {}),
     });
   }
 

@@ -9,7 +9,7 @@ import { generate } from '../../src/generate/generate.js';
 import { KnobError } from '../../src/generate/knobs.js';
 import { rng } from '../../src/generate/mpa-encoder.js';
 import { allScenarios } from '../../src/generate/registry.js';
-import { analyzedTruth } from '../generate/helpers.js';
+import { analyzedTruth, analyzedWithSeqs } from '../generate/helpers.js';
 
 const names = allScenarios()
   .map((s) => s.name)
@@ -41,6 +41,33 @@ describe('NVMe/RDMA scenarios', () => {
     expect(got.findings).toEqual(g.truth.findings);
     if (name.endsWith('-clean')) expect(got.findings).toEqual([]);
     else expect(got.findings.length).toBeGreaterThan(0);
+  });
+
+  it('two queues of one host in one capture: findings, flows and every FPDU seq as the generator says', async () => {
+    const host = ['nvme-host-clean', 'nvme-nlb-length-mismatch', 'nvme-connect-cntlid-mismatch'];
+    for (const [i, name] of host.entries()) {
+      for (const seed of [11 + i, 316]) {
+        const o: Record<string, string> =
+          seed === 316 ? { segmentation: 'random', mss: '536', markers: 'i2r', 'seq-wrap': 'yes', close: 'fin' } : {};
+        const g = generate(name, o, seed, 'pcap');
+        const got = await analyzedWithSeqs(g.capture);
+        const sorted = (x: Record<string, number[]>) =>
+          Object.fromEntries(
+            Object.entries(x)
+              .filter(([, v]) => v.length > 0)
+              .sort(),
+          );
+        expect(
+          { findings: got.findings, flows: got.flows, fpduSeqs: sorted(got.fpduSeqs) },
+          `${name} seed ${seed}`,
+        ).toEqual({
+          findings: g.truth.findings,
+          flows: g.truth.flows,
+          fpduSeqs: sorted(g.truth.fpduSeqs ?? {}),
+        });
+        expect(got.flows.length).toBe(2);
+      }
+    }
   });
 
   it('every scenario under two random settings, exactly as the generator says', { timeout: 120_000 }, async () => {

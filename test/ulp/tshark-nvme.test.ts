@@ -20,7 +20,8 @@ import { defaultUpper } from '../../src/analysis/upper.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import { captureFile } from '../../src/generate/capture-file.js';
 import { generate } from '../../src/generate/generate.js';
-import { nvmeSession } from '../../src/generate/nvme-rdma-scenarios.js';
+import { nvmeSessions } from '../../src/generate/nvme-rdma-scenarios.js';
+import { joinConnections } from '../../src/generate/ulp-connection.js';
 import { allScenarios } from '../../src/generate/registry.js';
 import { buildScenario, type Send } from '../../src/generate/scenario.js';
 import type { TreeNode } from '../../src/vocabulary/fields.js';
@@ -99,28 +100,34 @@ const icResp = (): Uint8Array => {
   return pdu(1, 128, h, null);
 };
 
-/** The twin: the scenario's capsules (Sends of 64+ octets from the host, 16 from the controller) as NVMe/TCP. */
+/**
+ * The twin: the scenario's capsules (Sends of 64+ octets from the host, 16 from the controller) as
+ * NVMe/TCP, one TCP connection per queue (a host's admin and I/O queues: one after the other).
+ */
 function twin(name: string): { pcap: Uint8Array; capsules: number } | null {
-  const s = nvmeSession(name);
-  if (!s) return null;
-  const sends: Send[] = [
-    { dir: 0, bytes: icReq() },
-    { dir: 1, bytes: icResp() },
-  ];
+  const queues = nvmeSessions(name);
+  if (!queues) return null;
   let capsules = 0;
-  for (const e of s.events) {
-    if (e.op !== 'send') continue;
-    const p = e.payload;
-    if (e.dir === 0 && p.length >= 64) sends.push({ dir: 0, bytes: pdu(4, 72, p.subarray(0, 64), p.subarray(64)) });
-    else if (e.dir === 1 && p.length === 16) sends.push({ dir: 1, bytes: pdu(5, 24, p, null) });
-    else continue;
-    capsules++;
-  }
-  const r = buildScenario(sends, {
-    client: { addr: '10.0.0.1', port: 50123 },
-    server: { addr: '10.0.0.2', port: 4420 },
+  const parts = queues.map((s) => {
+    const sends: Send[] = [
+      { dir: 0, bytes: icReq() },
+      { dir: 1, bytes: icResp() },
+    ];
+    for (const e of s.events) {
+      if (e.op !== 'send') continue;
+      const p = e.payload;
+      if (e.dir === 0 && p.length >= 64) sends.push({ dir: 0, bytes: pdu(4, 72, p.subarray(0, 64), p.subarray(64)) });
+      else if (e.dir === 1 && p.length === 16) sends.push({ dir: 1, bytes: pdu(5, 24, p, null) });
+      else continue;
+      capsules++;
+    }
+    const r = buildScenario(sends, {
+      client: { addr: '10.0.0.1', port: s.o.clientPort ?? 50123 },
+      server: { addr: '10.0.0.2', port: 4420 },
+    });
+    return { frames: r.frames, findings: [], flows: [], args: [] };
   });
-  return { pcap: captureFile(r.frames, 'pcap'), capsules };
+  return { pcap: captureFile(joinConnections(parts).frames, 'pcap'), capsules };
 }
 
 async function tsharkRows(file: string): Promise<Row[]> {
