@@ -278,8 +278,8 @@ export async function parseArgv(rawArgv: string[]) {
     .example('$0 -q -w findings.pcap capture.pcap', 'the frames behind the findings, for a colleague with Wireshark')
     .example('$0 -q -z conv -z fpdu-sizes capture.pcap', 'conversation table and FPDU size histogram, nothing else')
     .example(
-      '$0 -T fields -e frame.number -e iwarp_mpa.ulpdu_length -E separator=, capture.pcap',
-      'one CSV row per event line, for scripts',
+      '$0 -T fields -e frame.number -e iwarp_mpa.ulpdulength -E separator=, capture.pcap',
+      'one CSV row per startup frame or FPDU (its findings in it), for scripts',
     )
     .example('cat capture.pcap.gz | $0', 'standard input (gzip-compressed or not) when no capture is named')
     .epilog(EPILOG)

@@ -1,6 +1,7 @@
 /**
  * tshark's script habits: `-T fields -e F ... [-E separator=,] [-E header=y]` prints one row per
- * event line (a startup frame, an FPDU, a finding) that -Y shows, the named fields' values
+ * record (a startup frame, an FPDU; its findings aggregated in it) and per finding about no record
+ * that -Y shows, the named fields' values
  * separated by tabs; and `-G fields` lists the filter fields in tshark's tab-separated layout.
  */
 import type { FieldDef, FieldValue } from '../src/vocabulary/fields.js';
@@ -91,8 +92,15 @@ export function fieldsHeader(fmt: FieldsFormat): string {
   return fmt.fields.map((f) => quoted(fmt, f.abbrev)).join(fmt.separator);
 }
 
+/**
+ * tshark's -E quote: d and s wrap every value. With n (the default) a value holding the separator
+ * (frames 6,7,8 under -E separator=,) is wrapped in double quotes all the same, inner quotes
+ * doubled as RFC 4180 does, so a CSV reader keeps the columns apart.
+ */
 function quoted(fmt: FieldsFormat, s: string): string {
-  return fmt.quote === 'd' ? `"${s}"` : fmt.quote === 's' ? `'${s}'` : s;
+  if (fmt.quote === 'd') return `"${s}"`;
+  if (fmt.quote === 's') return `'${s}'`;
+  return fmt.separator !== '' && s.includes(fmt.separator) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 /** One row: each field's values (every occurrence, or the first or last), joined by the aggregator. */

@@ -292,9 +292,13 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     const shown: Finding[] = shownIdx.map((i) => g.findings[i]!);
     groupLines = [];
     if (fieldsFmt) {
-      if (shownRec) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.record!));
-      for (const i of shownIdx)
-        if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.findings[i]!));
+      // One row per record, its findings aggregated in it (as tshark shows a packet's expert infos in
+      // its row), so counting rows counts records; a finding about no record is a row of its own.
+      if (rec) {
+        if (shownRec || shownIdx.length > 0) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.record!));
+      } else
+        for (const i of shownIdx)
+          if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.findings[i]!));
     } else if (ndjson) {
       if (shownRec)
         eventLine(

@@ -220,7 +220,7 @@ describe('tshark habits', () => {
     expect(r.stdout).not.toMatch(/\d+ packets,/);
     expect(cli(['-q', '-z', 'conv', 'golden.pcap']).stdout).toBe(r.stdout.split('\n\n')[0] + '\n');
   });
-  it('-T fields -e ... -E separator=, -E header=y: one row per event line, for scripts', () => {
+  it('-T fields -e ... -E separator=, -E header=y: one row per record, its findings aggregated in it', () => {
     const r = cli([
       '-T',
       'fields',
@@ -241,20 +241,42 @@ describe('tshark habits', () => {
     expect(r.code).toBe(1);
     const rows = r.stdout.trimEnd().split('\n');
     expect(rows[0]).toBe('frame.number,iwarp_mpa.ulpdulength,finding.rule');
-    expect(rows).toContain('7,8,418,mpa.fpduptr-mismatch'); // frames 7 and 8, aggregated with "," as tshark does
+    // Frames 7 and 8, aggregated with "," as tshark does, quoted since "," is the separator.
+    expect(rows).toContain('"7,8",418,mpa.fpduptr-mismatch');
     expect(rows).toContain('9,58,mpa.crc-mismatch');
+    // One row per record: the FPDU of frame 9 is not repeated by a row for its finding.
+    expect(rows.filter((r) => r.startsWith('9,'))).toHaveLength(1);
     expect(r.stdout).not.toContain('Flows');
   });
-  it("-T fields: a finding line lists the frames it names once, not again with its record's", () => {
+  it('-T fields: rows count records (findings about no record alone), and the JSON report agrees', () => {
     const r = cli(['-T', 'fields', '-e', 'frame.number', '-e', 'finding.rule', 'errors.pcap']);
     const rows = r.stdout
       .trimEnd()
       .split('\n')
       .map((l) => l.split('\t'));
-    const findingRows = rows.filter(([, rule]) => rule !== '' && !rule!.includes(','));
-    expect(findingRows.length).toBeGreaterThan(5);
     for (const [frames] of rows) expect(new Set(frames!.split(',')).size).toBe(frames!.split(',').length);
-    expect(rows).toContainEqual(['9,10,11', 'mpa.after-error']);
+    // Two findings raised on one FPDU: one row naming both.
+    expect(rows).toContainEqual(['9,10,11', 'mpa.after-error,ddp.after-crc-discard']);
+    const { fpdus } = (JSON.parse(cli(['--json', 'errors.pcap']).stdout) as { summary: { fpdus: number } }).summary;
+    expect(fpdus).toBeGreaterThan(5);
+    const fpduRows = cli(['-T', 'fields', '-e', 'frame.number', '-Y', 'iwarp_mpa.ulpdulength', 'errors.pcap']);
+    expect(fpduRows.stdout.trimEnd().split('\n')).toHaveLength(fpdus);
+  });
+  it('-T fields: -E quote=d and quote=s wrap every value; quote=n only one holding the separator', () => {
+    const args = [
+      '-T',
+      'fields',
+      '-e',
+      'frame.number',
+      '-e',
+      'iwarp_mpa.ulpdulength',
+      '-Y',
+      'iwarp_mpa.ulpdulength == 418',
+    ];
+    expect(cli([...args, '-E', 'quote=d', 'golden.pcap']).stdout).toBe('"7,8"\t"418"\n');
+    expect(cli([...args, '-E', 'quote=s', 'golden.pcap']).stdout).toBe("'7,8'\t'418'\n");
+    expect(cli([...args, 'golden.pcap']).stdout).toBe('7,8\t418\n');
+    expect(cli([...args, '-E', 'separator=;', '-E', 'aggregator=;', 'golden.pcap']).stdout).toBe('"7;8";418\n');
   });
   it('-T fields refuses unknown fields and -e without -T fields, as tshark does', () => {
     const a = cli(['-T', 'fields', '-e', 'iwarp_mpa.nope', 'golden.pcap']);
