@@ -10,6 +10,7 @@ import { BACKENDS } from '../src/capture/live/open-live.js';
 import { ULP_PROTOS, UsageError } from './options.js';
 import { unknownOptionMessage } from './suggest.js';
 import { DASH, OPTION_DEFAULTS } from './argv-conventions.js';
+import { TIME_FORMATS } from '../src/report/time-format.js';
 
 const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
 
@@ -250,7 +251,25 @@ export async function parseArgv(rawArgv: string[]) {
       nargs: 1,
       describe: 'With -T fields: separator=C, header=y|n, quote=d|s|n, occurrence=f|l|a, aggregator=C',
     })
-    .option('G', { type: 'string', describe: "Glossary as tshark -G: fields (tab-separated, tshark's layout)" })
+    .option('G', {
+      type: 'string',
+      describe: "Glossary as tshark -G: fields, protocols or values (tab-separated, tshark's layout)",
+    })
+    .option('t', {
+      type: 'string',
+      describe: `Time column of the event lines, as tshark -t: ${TIME_FORMATS.join('|')} (default r: seconds since the first packet; a/ad local time, u/ud UTC, e epoch, d/dd delta from the previous captured/displayed)`,
+    })
+    .option('o', {
+      type: 'string',
+      array: true,
+      nargs: 1,
+      describe:
+        'A Wireshark preference, as tshark -o: tcp.relative_sequence_numbers:TRUE|FALSE (sequence numbers relative to the SYN, the default, or absolute)',
+    })
+    .option('n', {
+      type: 'boolean',
+      describe: 'As tshark -n: no name resolution (addresses are never resolved here; accepted for habit). -2 is accepted too',
+    })
     .option('v', { alias: 'version', type: 'boolean', describe: 'Print the version and exit' })
     .example('$0 capture.pcap', 'desk check: one line per MPA event, then a table per flow and the findings by rule')
     .example('$0 -V -Y \'iwarp_mpa.crc_status == "bad"\' capture.pcap', 'detail trees of the FPDUs whose CRC is bad')

@@ -47,6 +47,9 @@ import type { LiveHooks } from './live.js';
 import { flowJson } from '../src/report/json-report.js';
 import { defaultThreads } from '../src/analysis/parallel/thread-count.js';
 import { ulpAllOff } from '../src/analysis/ulp-registry.js';
+import { EventClock, type TimeFormat } from '../src/report/time-format.js';
+import { SeqBases } from '../src/report/relative-seq.js';
+import type { FrameFacts } from '../src/report/frame-facts.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
@@ -89,6 +92,10 @@ export interface RunOptions {
   implicitStdin?: boolean;
   /** -T fields: rows of field values instead of event lines and summary. */
   fields?: FieldsFormat | null;
+  /** -t: the time column of the event lines (tshark's formats; default r, relative to the first packet). */
+  timeFormat?: TimeFormat;
+  /** false: -o tcp.relative_sequence_numbers:FALSE, absolute sequence numbers in event lines, -V and tcp.seq. */
+  relativeSeq?: boolean;
   /** -c: stop after this many packets (files and live capture). */
   maxPackets?: number;
   /** Live capture (-i): `capture` is the interface name, packets come from the hooks' source. */
@@ -242,23 +249,27 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     exportFrames && store ? new (await import('../src/report/pcap-export.js')).FrameExport(store, stream) : null;
 
   const flows = new Map<number, { client: string; server: string }>();
+  // Per-frame facts (frame.time*, tcp.seq, ...) cost a second TCP header decode per packet: only
+  // when -T fields or a filter names one of them.
+  const factsMod = await import('../src/report/frame-facts.js');
+  const wantsFacts =
+    (fieldsFmt?.fields.some((x) => factsMod.isFrameFact(x.abbrev)) ?? false) ||
+    [o.displayFilter, o.writeFilter].some((t) => t !== null && factsMod.namesFrameFact(t));
+  const facts: FrameFacts | null = wantsFacts ? new factsMod.FrameFacts(o.relativeSeq !== false) : null;
   const fields =
     display || writeFilter || fieldsFmt
       ? new (await import('../src/report/fields.js')).EventFields((flow, from) => {
           const fl = flow === null ? undefined : flows.get(flow);
           if (!fl || from === null) return null;
           return from === fl.client ? fl.server : from === fl.server ? fl.client : null;
-        })
+        }, facts)
       : null;
 
-  let t0: [number, number] | null = null;
   /** Time of the last packet: what a request never answered had waited until. */
   let lastPacketTime = Number.NaN;
-  const rel = (sec: number, nsec: number): string => {
-    if (!t0) return '0.000000';
-    const d = sec - t0[0] + (nsec - t0[1]) / 1e9;
-    return d.toFixed(6);
-  };
+  const clock = new EventClock(o.timeFormat ?? 'r');
+  // Relative sequence numbers (Wireshark's default) from each direction's base, learned from its records.
+  const bases = o.relativeSeq === false ? null : new SeqBases();
 
   const upperInfo = (u: unknown): string | null => defaultUpper?.summarize?.(u) ?? null;
   const matches = (f: CompiledFilter | null, get: FieldGetter | null): boolean =>
@@ -270,6 +281,10 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     if (packets === 0 && g.record === null && g.findings.every(isCaptureFinding)) return;
     const got = fields ? fields.group(g) : null;
     const rec = g.record;
+    // Learned from every record, shown or not, so later findings of its direction are relative too.
+    const recBase = rec && bases ? bases.learn(rec) : undefined;
+    const findingBase = (f: Finding): number | null | undefined =>
+      bases === null ? undefined : f.flow === rec?.flow && f.from === rec?.from && recBase !== undefined ? recBase : bases.base(f.flow, f.from);
     if (rec && isStartup(rec)) exporter?.noteStartup(rec.flow, rec.frames);
     if (exporter) {
       if (writeFilter) {
@@ -312,18 +327,23 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
         );
       for (const f of shown) eventLine(JSON.stringify(ndjson.findingEvent(f)));
     } else {
-      const time = rel(g.tsSec, g.tsNsec);
+      // Only for a line shown: -t dd counts from the previous line displayed.
+      const time = shownRec ? clock.text(g.tsSec, g.tsNsec, g.atFrame ?? 0) : '';
       if (shownRec)
         eventLine(
           isFpdu(shownRec)
-            ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st)
+            ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st, recBase)
             : isTuf(shownRec)
-              ? tufLine(shownRec, time, st)
+              ? tufLine(shownRec, time, st, recBase)
               : startupLine(shownRec, time, st),
         );
-      for (const f of shown) if (!quietRules.has(f.rule) && !isCaptureFinding(f)) eventLine(findingLine(f, st));
+      for (const f of shown)
+        if (!quietRules.has(f.rule) && !isCaptureFinding(f)) eventLine(findingLine(f, st, findingBase(f)));
       if (shownRec && (o.verbose || o.hex)) {
-        if (trees) for (const l of trees.treeLines(trees.recordTree(shownRec))) eventLine(l);
+        if (trees) {
+          for (const l of trees.treeLines([trees.tcpNode(shownRec, recBase ?? undefined)])) eventLine(l);
+          for (const l of trees.treeLines(trees.recordTree(shownRec))) eventLine(l);
+        }
         if (hexdump && store) for (const l of hexdump.recordDump(shownRec, store, st)) eventLine(l);
         eventLine('');
       }
@@ -354,7 +374,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
 
   const onPacket = (p: PacketRecord): void => {
     packets++;
-    if (t0 === null) t0 = [p.tsSec, p.tsNsec];
+    clock.packet(p.frame, p.tsSec, p.tsNsec);
+    facts?.note(p);
     lastPacketTime = p.tsSec + p.tsNsec / 1e9;
     assembler?.time(p.tsSec, p.tsNsec, p.frame);
     store?.note(p);
@@ -400,7 +421,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     io.err(
       `mpa-dissect: --threads ${o.threads}: upper layers above RDMAP (SMB Direct, RPC-over-RDMA) are decoded on one thread, so this run uses one; --ulp flow=all,proto=none lets --threads apply\n`,
     );
-  opts.packetData = store !== null && stream; // a WindowFrames, the only reader of packet bytes in onPacket
+  // A WindowFrames and the frame facts are the readers of packet bytes in onPacket.
+  opts.packetData = (store !== null && stream) || facts !== null;
   // Live: flows finished by --flow-timeout stream out as NDJSON `flow` events (once each).
   const flowsOut = new Set<number>();
   o.live?.wrap(opts, (f) => {
