@@ -19,7 +19,8 @@ export const OPTION_DEFAULTS = {
 };
 
 /** Flags that take no value: a "-2" or "-n" after one of them is an option, not its value. */
-const NO_VALUE = /^(-[qVxlDvhn2]+|--(json|ndjson|wide|allow-truncated|(no-)?checksums|(no-)?color|(no-)?progress|help|version|list-interfaces))$/;
+const NO_VALUE =
+  /^(-[qVxlDvhn2]+|--(json|ndjson|wide|allow-truncated|(no-)?checksums|(no-)?color|(no-)?progress|help|version|list-interfaces))$/;
 
 /**
  * tshark's reflexes that mean nothing here, taken out before parsing (so the fast path still

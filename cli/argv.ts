@@ -268,7 +268,8 @@ export async function parseArgv(rawArgv: string[]) {
     })
     .option('n', {
       type: 'boolean',
-      describe: 'As tshark -n: no name resolution (addresses are never resolved here; accepted for habit). -2 is accepted too',
+      describe:
+        'As tshark -n: no name resolution (addresses are never resolved here; accepted for habit). -2 is accepted too',
     })
     .option('v', { alias: 'version', type: 'boolean', describe: 'Print the version and exit' })
     .example('$0 capture.pcap', 'desk check: one line per MPA event, then a table per flow and the findings by rule')

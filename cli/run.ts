@@ -284,7 +284,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     // Learned from every record, shown or not, so later findings of its direction are relative too.
     const recBase = rec && bases ? bases.learn(rec) : undefined;
     const findingBase = (f: Finding): number | null | undefined =>
-      bases === null ? undefined : f.flow === rec?.flow && f.from === rec?.from && recBase !== undefined ? recBase : bases.base(f.flow, f.from);
+      bases === null
+        ? undefined
+        : f.flow === rec?.flow && f.from === rec?.from && recBase !== undefined
+          ? recBase
+          : bases.base(f.flow, f.from);
     if (rec && isStartup(rec)) exporter?.noteStartup(rec.flow, rec.frames);
     if (exporter) {
       if (writeFilter) {

@@ -32,7 +32,8 @@ export function parsePreferences(list: readonly string[]): Preferences {
     const name = (i < 0 ? item : item.slice(0, i)).trim();
     const value = i < 0 ? '' : item.slice(i + 1).trim();
     const shown = JSON.stringify(item.length > 60 ? `${item.slice(0, 60)}…` : item);
-    if (i < 0) throw new UsageError(`-o ${shown}: give a preference as NAME:VALUE (tcp.relative_sequence_numbers:FALSE)`);
+    if (i < 0)
+      throw new UsageError(`-o ${shown}: give a preference as NAME:VALUE (tcp.relative_sequence_numbers:FALSE)`);
     if (name !== 'tcp.relative_sequence_numbers')
       throw new UsageError(
         `-o ${shown}: only tcp.relative_sequence_numbers is a preference here (mpa-dissect reads no Wireshark preferences; --mpa, --tuf and --ulp do what Decode As does)`,

@@ -80,7 +80,12 @@ export const REPORT_FIELDS: readonly FieldDef[] = [
     'Relative to the SYN (or the first octet seen) as in Wireshark; absolute with -o tcp.relative_sequence_numbers:FALSE',
   ),
   f('tcp.seq_raw', 'Sequence Number (raw)', 'uint', 'Absolute TCP sequence number of the segment'),
-  f('tcp.ack', 'Acknowledgment Number', 'uint', 'Relative as tcp.seq (absolute with tcp.relative_sequence_numbers:FALSE)'),
+  f(
+    'tcp.ack',
+    'Acknowledgment Number',
+    'uint',
+    'Relative as tcp.seq (absolute with tcp.relative_sequence_numbers:FALSE)',
+  ),
   f('tcp.ack_raw', 'Acknowledgment number (raw)', 'uint', 'Absolute TCP acknowledgement number'),
   f('tcp.len', 'TCP Segment Len', 'uint', 'Payload octets of the segment'),
   f('tcp.flags', 'Flags', 'uint', 'TCP flags (12 bits)', { base: 'hex', width: 16, bits: 16 }),
