@@ -269,11 +269,19 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   let lastPacketTime = Number.NaN;
   const clock = new EventClock(o.timeFormat ?? 'r');
   // Relative sequence numbers (Wireshark's default) from each direction's base, learned from its records.
-  const bases = o.relativeSeq === false ? null : new SeqBases();
+  // Always learned: --ndjson gives seqRelative beside seq whatever -o says.
+  const bases = new SeqBases();
+  const textRelative = o.relativeSeq !== false;
 
   const upperInfo = (u: unknown): string | null => defaultUpper?.summarize?.(u) ?? null;
   const matches = (f: CompiledFilter | null, get: FieldGetter | null): boolean =>
     f === null || (get !== null && f.matches(get));
+
+  /** A finding's relative base: its record's when it is about it, else its direction's as learned. */
+  const baseOf = (f: Finding, rec: EventGroup['record'], learned: number | null): number | null =>
+    rec !== null && f.flow === rec.flow && f.from === rec.from && learned !== null
+      ? learned
+      : bases.base(f.flow, f.from);
 
   let packets = 0;
   const onGroup = (g: EventGroup): void => {
@@ -282,13 +290,9 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     const got = fields ? fields.group(g) : null;
     const rec = g.record;
     // Learned from every record, shown or not, so later findings of its direction are relative too.
-    const recBase = rec && bases ? bases.learn(rec) : undefined;
-    const findingBase = (f: Finding): number | null | undefined =>
-      bases === null
-        ? undefined
-        : f.flow === rec?.flow && f.from === rec?.from && recBase !== undefined
-          ? recBase
-          : bases.base(f.flow, f.from);
+    const learned = rec ? bases.learn(rec) : null;
+    // undefined: absolute numbers in the text (-o tcp.relative_sequence_numbers:FALSE).
+    const recBase = textRelative && rec ? learned : undefined;
     if (rec && isStartup(rec)) exporter?.noteStartup(rec.flow, rec.frames);
     if (exporter) {
       if (writeFilter) {
@@ -329,7 +333,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
                 : ndjson.startupEvent(shownRec),
           ),
         );
-      for (const f of shown) eventLine(JSON.stringify(ndjson.findingEvent(f)));
+      for (const f of shown) eventLine(JSON.stringify(ndjson.findingEvent(f, baseOf(f, rec, learned))));
     } else {
       // Only for a line shown: -t dd counts from the previous line displayed.
       const time = shownRec ? clock.text(g.tsSec, g.tsNsec, g.atFrame ?? 0) : '';
@@ -342,7 +346,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
               : startupLine(shownRec, time, st),
         );
       for (const f of shown)
-        if (!quietRules.has(f.rule) && !isCaptureFinding(f)) eventLine(findingLine(f, st, findingBase(f)));
+        if (!quietRules.has(f.rule) && !isCaptureFinding(f))
+          eventLine(findingLine(f, st, textRelative ? baseOf(f, rec, learned) : undefined));
       if (shownRec && (o.verbose || o.hex)) {
         if (trees) {
           for (const l of trees.treeLines([trees.tcpNode(shownRec, recBase ?? undefined)])) eventLine(l);

@@ -26,6 +26,12 @@ export interface TcpDirectionStats {
   gapsOmitted: number;
   mss: number | null;
   closed: 'fin' | 'rst' | null;
+  /**
+   * What Wireshark's relative sequence numbers of this direction count from (relative = seq minus
+   * this, mod 2^32): the ISN when the SYN was seen, else one before the first octet; null when the
+   * direction sent nothing.
+   */
+  seqRelativeBase: number | null;
 }
 
 export interface TcpFlowStats {
@@ -63,5 +69,6 @@ function stats(d: Dir): TcpDirectionStats {
     gapsOmitted: d.gapLog === null ? 0 : d.gapLog.omitted,
     mss: d.mss,
     closed: d.closed,
+    seqRelativeBase: d.based ? (d.baseSeq - 1) >>> 0 : null,
   };
 }
