@@ -240,7 +240,14 @@ export abstract class ViewPanes extends ViewState {
     if (row && row.node.offset !== undefined && this.focus === 'tree')
       hl = fieldSpan(r, row.mpa, row.node.offset, row.node.length ?? 1);
     // Without a startup frame (heuristic or forced lock-on) SeqStart is not known: offsets count from the FPDU.
-    return bytesLines(r, this.model.wireBytes(cur.item, r), isFpdu(r) ? seqStart : null, hl, this.inner('bytes').w);
+    return bytesLines(
+      r,
+      this.model.wireBytes(cur.item, r),
+      isFpdu(r) ? seqStart : null,
+      hl,
+      this.inner('bytes').w,
+      fl ? fl.seqBase[r.dir] : null,
+    );
   }
 
   private findingsPane(h: number): { title: string; lines: Line[]; selected: number } {
