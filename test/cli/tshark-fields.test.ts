@@ -196,3 +196,34 @@ describe.skipIf(!HAVE_TSHARK)('event lines: FPDU seq= relative as Wireshark, abs
         expect(checked).toBeGreaterThan(3);
       });
 });
+
+describe('--json and --ndjson keep absolute seq and add the relative one', () => {
+  it('seqRelative = seq - seqRelativeBase of its direction, and the event lines show the same numbers', () => {
+    const doc = JSON.parse(cli(['--json', 'errors.pcap']).stdout) as {
+      flows: Array<{
+        id: number;
+        tcp: { directions: Array<{ from: string; seqRelativeBase: number | null }> };
+        mpa: { request: { seq: number; seqRelative: number } | null } | null;
+      }>;
+      findings: Array<{ flow: number | null; from: string | null; seq: number | null; seqRelative: number | null }>;
+    };
+    const base = (flow: number | null, from: string | null) =>
+      doc.flows.find((f) => f.id === flow)?.tcp.directions.find((d) => d.from === from)?.seqRelativeBase ?? null;
+    const withSeq = doc.findings.filter((f) => f.seq !== null);
+    expect(withSeq.length).toBeGreaterThan(3);
+    for (const f of withSeq) expect(f.seqRelative).toBe((f.seq! - base(f.flow, f.from)!) >>> 0);
+    // The request's relative seq is 1: the first octet after the SYN (tshark's tcp.seq of frame 4).
+    expect(doc.flows[0]!.mpa!.request!.seqRelative).toBe(1);
+    const text = cli(['errors.pcap']).stdout;
+    const ndjson = cli(['--ndjson', 'errors.pcap'])
+      .stdout.trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; rule?: string; seq?: number; seqRelative?: number | null });
+    const fpdus = ndjson.filter((e) => e.type === 'fpdu');
+    expect(fpdus.length).toBeGreaterThan(5);
+    for (const e of fpdus) expect(text).toContain(`FPDU seq=${e.seqRelative} `);
+    // (A clean FIN between FPDUs is no event line of its own: the flow table's Closed column says it.)
+    for (const e of ndjson.filter((x) => x.type === 'finding' && x.seq !== null && x.rule !== 'mpa.tcp-closed-between'))
+      expect(text).toContain(` seq ${e.seqRelative}: `);
+  });
+});
