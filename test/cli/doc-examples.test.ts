@@ -114,7 +114,11 @@ function workspace(cmd: string, n: number): [string, string] {
     symlinkSync(join(CAPTURES, 'sample.pcap'), join(dir, 'runs', 'b.pcap'));
   }
   let out = cmd;
-  const writeReports = (d: string): void => reports().forEach((r, i) => writeFileSync(join(d, `r${i}.json`), r));
+  const writeReports = (d: string): void => {
+    reports().forEach((r, i) => {
+      writeFileSync(join(d, `r${i}.json`), r);
+    });
+  };
   if (/\breports\//.test(cmd)) {
     mkdirSync(join(dir, 'reports'));
     writeReports(join(dir, 'reports'));
