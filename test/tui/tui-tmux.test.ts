@@ -219,5 +219,16 @@ describe('mpa-dissect tui without a terminal', () => {
     });
     expect(live.status).toBe(2);
     expect(live.stderr).toMatch(/^mpa-dissect: tui: -c is an option of the batch outputs/);
+    // tshark's -t and -o set the event lines' time column and sequence numbers; the UI's are its own.
+    const t = spawnSync(
+      process.execPath,
+      [CLI, 'tui', '-t', 'ad', '-o', 'tcp.relative_sequence_numbers:FALSE', errorsPcap],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    expect(t.status).toBe(2);
+    expect(t.stderr).toMatch(/^mpa-dissect: tui: -t, -o are options of the batch outputs/);
   });
 });
