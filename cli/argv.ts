@@ -10,6 +10,7 @@ import { BACKENDS } from '../src/capture/live/open-live.js';
 import { ULP_PROTOS, UsageError } from './options.js';
 import { unknownOptionMessage } from './suggest.js';
 import { DASH, OPTION_DEFAULTS } from './argv-conventions.js';
+import { TIME_FORMATS } from '../src/report/time-format.js';
 
 const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
 
@@ -24,6 +25,42 @@ Exit status:
   Several captures (or a directory): the worst capture's status, after all of them are reported. mpa-dissect merge --help: combining --json reports.
 
 Colour only on a terminal and never with NO_COLOR set; the progress bar only when stderr is a terminal and CI is unset.`;
+
+/**
+ * The --help examples ($0 is the command's name), declared once: test/cli/doc-examples.test.ts runs
+ * every one of them, with those of the README and docs/, so none goes stale.
+ */
+export const HELP_EXAMPLES: ReadonlyArray<readonly [string, string]> = [
+  ['$0 capture.pcap', 'desk check: one line per MPA event, then a table per flow and the findings by rule'],
+  ['$0 -V -Y \'iwarp_mpa.crc_status == "bad"\' capture.pcap', 'detail trees of the FPDUs whose CRC is bad'],
+  [
+    '$0 -x -Y \'finding.rule == "mpa.fpduptr-mismatch"\' capture.pcap',
+    'octets of the FPDUs with a wrong FPDUPTR, markers marked',
+  ],
+  ['$0 -q --junit mpa.xml capture.pcap', 'CI gate: exit 1 on an error, JUnit file for the dashboard'],
+  ['$0 -q --html report.html capture.pcap', 'A page to open from the CI artifacts: flows, findings, plots'],
+  ['$0 --json --rules ci.json capture.pcap > report.json', 'CI gate with a rules file (severities, alignment minimum)'],
+  [
+    "$0 --mpa 'flow=port:4420,markers=both,crc=on' midstream.pcap",
+    'capture started mid-stream: force MPA on port 4420',
+  ],
+  ['tcpdump -i eth0 -U -w - port 4420 | $0 -l -', 'live traffic on standard input, a line per event as it comes'],
+  [
+    "$0 -i eth0 -f 'tcp port 4420' -w run.pcap",
+    'capture live (Ctrl-C ends it: tables, findings), keeping every packet in run.pcap',
+  ],
+  ['$0 -q -w findings.pcap capture.pcap', 'the frames behind the findings, for a colleague with Wireshark'],
+  ['$0 -q -z conv -z fpdu-sizes capture.pcap', 'conversation table and FPDU size histogram, nothing else'],
+  [
+    '$0 -T fields -e frame.number -e iwarp_mpa.ulpdulength -E separator=, capture.pcap',
+    'one CSV row per startup frame or FPDU (its findings in it), for scripts',
+  ],
+  ['cat capture.pcap.gz | $0', 'standard input (gzip-compressed or not) when no capture is named'],
+  [
+    '$0 -t ad -o tcp.relative_sequence_numbers:FALSE capture.pcap',
+    "tshark's habits: date and time in the event lines, absolute TCP sequence numbers (relative by default)",
+  ],
+];
 
 /** Parses the arguments (with the subcommand names and positional capture); `help()` is the --help text. */
 export async function parseArgv(rawArgv: string[]) {
@@ -265,39 +302,28 @@ export async function parseArgv(rawArgv: string[]) {
       nargs: 1,
       describe: 'With -T fields: separator=C, header=y|n, quote=d|s|n, occurrence=f|l|a, aggregator=C',
     })
-    .option('G', { type: 'string', describe: "Glossary as tshark -G: fields (tab-separated, tshark's layout)" })
+    .option('G', {
+      type: 'string',
+      describe: "Glossary as tshark -G: fields, protocols or values (tab-separated, tshark's layout)",
+    })
+    .option('t', {
+      type: 'string',
+      describe: `Time column of the event lines, as tshark -t: ${TIME_FORMATS.join('|')} (default r: seconds since the first packet; a/ad local time, u/ud UTC, e epoch, d/dd delta from the previous captured/displayed)`,
+    })
+    .option('o', {
+      type: 'string',
+      array: true,
+      nargs: 1,
+      describe:
+        'A Wireshark preference, as tshark -o: tcp.relative_sequence_numbers:TRUE|FALSE (sequence numbers relative to the SYN, the default, or absolute)',
+    })
+    .option('n', {
+      type: 'boolean',
+      describe:
+        'As tshark -n: no name resolution (addresses are never resolved here; accepted for habit). -2 is accepted too',
+    })
     .option('v', { alias: 'version', type: 'boolean', describe: 'Print the version and exit' })
-    .example('$0 capture.pcap', 'desk check: one line per MPA event, then a table per flow and the findings by rule')
-    .example('$0 -V -Y \'iwarp_mpa.crc_status == "bad"\' capture.pcap', 'detail trees of the FPDUs whose CRC is bad')
-    .example(
-      '$0 -x -Y \'finding.rule == "mpa.fpduptr-mismatch"\' capture.pcap',
-      'octets of the FPDUs with a wrong FPDUPTR, markers marked',
-    )
-    .example('$0 -q --junit mpa.xml capture.pcap', 'CI gate: exit 1 on an error, JUnit file for the dashboard')
-    .example('$0 -q --html report.html capture.pcap', 'A page to open from the CI artifacts: flows, findings, plots')
-    .example(
-      '$0 --json --rules ci.json capture.pcap > report.json',
-      'CI gate with a rules file (severities, alignment minimum)',
-    )
-    .example(
-      "$0 --mpa 'flow=port:4420,markers=both,crc=on' midstream.pcap",
-      'capture started mid-stream: force MPA on port 4420',
-    )
-    .example(
-      'tcpdump -i eth0 -U -w - port 4420 | $0 -l -',
-      'live traffic on standard input, a line per event as it comes',
-    )
-    .example(
-      "$0 -i eth0 -f 'tcp port 4420' -w run.pcap",
-      'capture live (Ctrl-C ends it: tables, findings), keeping every packet in run.pcap',
-    )
-    .example('$0 -q -w findings.pcap capture.pcap', 'the frames behind the findings, for a colleague with Wireshark')
-    .example('$0 -q -z conv -z fpdu-sizes capture.pcap', 'conversation table and FPDU size histogram, nothing else')
-    .example(
-      '$0 -T fields -e frame.number -e iwarp_mpa.ulpdu_length -E separator=, capture.pcap',
-      'one CSV row per event line, for scripts',
-    )
-    .example('cat capture.pcap.gz | $0', 'standard input (gzip-compressed or not) when no capture is named')
+    .example(HELP_EXAMPLES.map(([cmd, what]) => [cmd, what]))
     .epilog(EPILOG)
     .strict()
     // Our own -h/--help, written like every other output (so `--help > /dev/full` fails honestly).

@@ -1,6 +1,7 @@
 /**
  * tshark's script habits: `-T fields -e F ... [-E separator=,] [-E header=y]` prints one row per
- * event line (a startup frame, an FPDU, a finding) that -Y shows, the named fields' values
+ * record (a startup frame, an FPDU; its findings aggregated in it) and per finding about no record
+ * that -Y shows, the named fields' values
  * separated by tabs; and `-G fields` lists the filter fields in tshark's tab-separated layout.
  */
 import type { FieldDef, FieldValue } from '../src/vocabulary/fields.js';
@@ -91,8 +92,15 @@ export function fieldsHeader(fmt: FieldsFormat): string {
   return fmt.fields.map((f) => quoted(fmt, f.abbrev)).join(fmt.separator);
 }
 
+/**
+ * tshark's -E quote: d and s wrap every value. With n (the default) a value holding the separator
+ * (frames 6,7,8 under -E separator=,) is wrapped in double quotes all the same, inner quotes
+ * doubled as RFC 4180 does, so a CSV reader keeps the columns apart.
+ */
 function quoted(fmt: FieldsFormat, s: string): string {
-  return fmt.quote === 'd' ? `"${s}"` : fmt.quote === 's' ? `'${s}'` : s;
+  if (fmt.quote === 'd') return `"${s}"`;
+  if (fmt.quote === 's') return `'${s}'`;
+  return fmt.separator !== '' && s.includes(fmt.separator) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 /** One row: each field's values (every occurrence, or the first or last), joined by the aggregator. */
@@ -118,6 +126,7 @@ const FT: Record<FieldDef['type'], string> = {
 
 /** Wireshark's protocol for a field prefix: DDP and RDMAP are one dissector there. */
 function protocolOf(abbrev: string): string {
+  if (abbrev === '_ws.expert' || abbrev.startsWith('_ws.expert.')) return '_ws.expert';
   const p = abbrev.split('.')[0]!;
   return p === 'iwarp_ddp' || p === 'iwarp_rdma' ? 'iwarp_ddp_rdmap' : p;
 }
@@ -130,7 +139,58 @@ const PROTOCOL_NAMES: Record<string, string> = {
   iwarp_mpa: 'iWARP Marker Protocol data unit Aligned framing',
   iwarp_ddp_rdmap: 'iWARP Direct Data Placement and Remote Direct Memory Access Protocol',
   finding: 'mpa-dissect finding (as an expert info)',
+  _ws: 'Wireshark',
+  '_ws.expert': 'Expert Info',
 };
+
+/** Short names as tshark -G protocols gives them (its second column). */
+const SHORT_NAMES: Record<string, string> = {
+  frame: 'Frame',
+  tcp: 'TCP',
+  ip: 'IPv4',
+  ipv6: 'IPv6',
+  iwarp_mpa: 'IWARP_MPA',
+  iwarp_ddp_rdmap: 'IWARP_DDP_RDMAP',
+  finding: 'Finding',
+  '_ws.expert': 'Expert',
+};
+
+/** Each protocol's long name: the table above, else its own protocol field's name (the upper layers'). */
+function protocolNames(fields: Iterable<FieldDef>): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const f of fields) {
+    const proto = protocolOf(f.abbrev);
+    if (!names.has(proto)) names.set(proto, PROTOCOL_NAMES[proto] ?? proto);
+    if (f.type === 'protocol' && f.abbrev === proto && PROTOCOL_NAMES[proto] === undefined) names.set(proto, f.name);
+  }
+  return names;
+}
+
+/** `-G protocols` as tshark prints it: "name<TAB>short name<TAB>filter name" per protocol. */
+export function glossaryProtocols(fields: Iterable<FieldDef>): string {
+  const out: string[] = [];
+  for (const [proto, name] of protocolNames(fields))
+    out.push([name, SHORT_NAMES[proto] ?? proto.toUpperCase(), proto].join('\t'));
+  return out.join('\n');
+}
+
+/**
+ * `-G values` as tshark prints it: "V<TAB>field<TAB>value<TAB>name" for each named value of an
+ * integer field (value in hex for a hex field, as tshark), and "T<TAB>field<TAB>true<TAB>false"
+ * for booleans with their own words (none here: ours are True/False).
+ */
+export function glossaryValues(fields: Iterable<FieldDef>): string {
+  const out: string[] = [];
+  for (const f of fields) {
+    if (!f.strings) continue;
+    const keys = Object.keys(f.strings)
+      .map(Number)
+      .sort((a, b) => a - b);
+    for (const k of keys)
+      out.push(['V', f.abbrev, f.base === 'hex' ? `0x${k.toString(16)}` : String(k), f.strings[k]!].join('\t'));
+  }
+  return out.join('\n');
+}
 
 /**
  * `-G fields` as tshark prints it: a "P<TAB>name<TAB>abbrev" line per protocol, then
@@ -139,11 +199,13 @@ const PROTOCOL_NAMES: Record<string, string> = {
 export function glossaryFields(fields: Iterable<FieldDef>): string {
   const out: string[] = [];
   const seen = new Set<string>();
-  for (const f of fields) {
+  const list = [...fields];
+  const names = protocolNames(list);
+  for (const f of list) {
     const proto = protocolOf(f.abbrev);
     if (!seen.has(proto)) {
       seen.add(proto);
-      out.push(['P', PROTOCOL_NAMES[proto] ?? proto, proto].join('\t'));
+      out.push(['P', names.get(proto) ?? proto, proto].join('\t'));
     }
     if (f.type === 'protocol' && f.abbrev === proto) continue;
     const base = f.type === 'uint' || f.type === 'uint64' ? (f.base === 'hex' ? 'BASE_HEX' : 'BASE_DEC') : 'BASE_NONE';

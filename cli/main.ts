@@ -14,9 +14,10 @@ import { checkCombinations, compileOption, run, type RunOptions, type SrtRequest
 import { OutputError, ReaderGone, SyncOutput, writeAllSync, writeReason } from './output.js';
 import { expandCaptures, isDirectory } from './capture-list.js';
 import { fastArgv } from './fast-argv.js';
-import { DASH } from './argv-conventions.js';
+import { DASH, dropNoOpFlags } from './argv-conventions.js';
+import { parsePreferences, parseTimeFormat } from './tshark-options.js';
 import type { CliArgs } from './argv.js';
-import { glossaryFields, parseFieldsOptions } from './fields-output.js';
+import { glossaryFields, glossaryProtocols, glossaryValues, parseFieldsOptions } from './fields-output.js';
 import type { BackendChoice } from '../src/capture/live/open-live.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 
@@ -112,6 +113,7 @@ async function main(rawArgv: string[]): Promise<number> {
     const { runMergeCli } = await import('./merge.js');
     return runMergeCli(rawArgv.slice(1), { out: (s) => out.write(s), err: (s) => errWrite(s) });
   }
+  rawArgv = dropNoOpFlags(rawArgv);
   const fast = fastArgv(rawArgv);
   const parsed = fast === null ? await (await import('./argv.js')).parseArgv(rawArgv) : null;
   const args: CliArgs = fast ?? parsed!.args;
@@ -124,9 +126,11 @@ async function main(rawArgv: string[]): Promise<number> {
     return 0;
   }
   if (args.G !== undefined) {
-    if (args.G !== '' && args.G !== 'fields')
-      throw new UsageError(`-G: unknown glossary "${args.G.slice(0, 40)}" (choose from fields)`);
-    out.write(glossaryFields((await import('../src/report/fields.js')).FILTER_FIELDS.values()) + '\n');
+    const { FILTER_FIELDS } = await import('../src/report/fields.js');
+    if (args.G === '' || args.G === 'fields') out.write(glossaryFields(FILTER_FIELDS.values()) + '\n');
+    else if (args.G === 'protocols') out.write(glossaryProtocols(FILTER_FIELDS.values()) + '\n');
+    else if (args.G === 'values') out.write(glossaryValues(FILTER_FIELDS.values()) + '\n');
+    else throw new UsageError(`-G: unknown glossary "${args.G.slice(0, 40)}" (choose from fields, protocols, values)`);
     return 0;
   }
   const cmd = args._.map(String)[0];
@@ -237,6 +241,8 @@ async function main(rawArgv: string[]): Promise<number> {
       ['-l', args.l],
       ['-z', args.z],
       ['-T', args.T],
+      ['-t', args.t],
+      ['-o', args.o],
       ['--threads', args.threads],
     ];
     const given = batchOnly.filter(([, v]) => v !== undefined && v !== false).map(([flag]) => flag);
@@ -288,6 +294,8 @@ async function main(rawArgv: string[]): Promise<number> {
     wide: args.wide === true,
     allowTruncated: args['allow-truncated'] === true,
     fields: fieldsFormat,
+    timeFormat: parseTimeFormat(args.t),
+    relativeSeq: parsePreferences(args.o ?? []).relativeSeq,
     ...(maxPackets !== undefined ? { maxPackets } : {}),
     ...(threads !== undefined ? { threads } : {}),
   };

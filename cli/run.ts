@@ -49,6 +49,9 @@ import { flowJson } from '../src/report/json-report.js';
 import { defaultThreads } from '../src/analysis/parallel/thread-count.js';
 import { ulpAllOff } from '../src/analysis/ulp-registry.js';
 import type { CaptureView } from '../src/report/html/model.js';
+import { EventClock, type TimeFormat } from '../src/report/time-format.js';
+import { SeqBases } from '../src/report/relative-seq.js';
+import type { FrameFacts } from '../src/report/frame-facts.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
@@ -95,6 +98,10 @@ export interface RunOptions {
   implicitStdin?: boolean;
   /** -T fields: rows of field values instead of event lines and summary. */
   fields?: FieldsFormat | null;
+  /** -t: the time column of the event lines (tshark's formats; default r, relative to the first packet). */
+  timeFormat?: TimeFormat;
+  /** false: -o tcp.relative_sequence_numbers:FALSE, absolute sequence numbers in event lines, -V and tcp.seq. */
+  relativeSeq?: boolean;
   /** -c: stop after this many packets (files and live capture). */
   maxPackets?: number;
   /** Live capture (-i): `capture` is the interface name, packets come from the hooks' source. */
@@ -261,27 +268,39 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     o.annotate || writePcapng ? (await import('./annotate.js')).AnnotateOutputs.forRun(o, writePcapng, stream) : null;
 
   const flows = new Map<number, { client: string; server: string }>();
+  // Per-frame facts (frame.time*, tcp.seq, ...) cost a second TCP header decode per packet: only
+  // when -T fields or a filter names one of them.
+  const factsMod = await import('../src/report/frame-facts.js');
+  const wantsFacts =
+    (fieldsFmt?.fields.some((x) => factsMod.isFrameFact(x.abbrev)) ?? false) ||
+    [o.displayFilter, o.writeFilter].some((t) => t !== null && factsMod.namesFrameFact(t));
+  const facts: FrameFacts | null = wantsFacts ? new factsMod.FrameFacts(o.relativeSeq !== false) : null;
   const fields =
     display || writeFilter || fieldsFmt
       ? new (await import('../src/report/fields.js')).EventFields((flow, from) => {
           const fl = flow === null ? undefined : flows.get(flow);
           if (!fl || from === null) return null;
           return from === fl.client ? fl.server : from === fl.server ? fl.client : null;
-        })
+        }, facts)
       : null;
 
-  let t0: [number, number] | null = null;
   /** Time of the last packet: what a request never answered had waited until. */
   let lastPacketTime = Number.NaN;
-  const rel = (sec: number, nsec: number): string => {
-    if (!t0) return '0.000000';
-    const d = sec - t0[0] + (nsec - t0[1]) / 1e9;
-    return d.toFixed(6);
-  };
+  const clock = new EventClock(o.timeFormat ?? 'r');
+  // Relative sequence numbers (Wireshark's default) from each direction's base, learned from its records.
+  // Always learned: --ndjson gives seqRelative beside seq whatever -o says.
+  const bases = new SeqBases();
+  const textRelative = o.relativeSeq !== false;
 
   const upperInfo = (u: unknown): string | null => defaultUpper?.summarize?.(u) ?? null;
   const matches = (f: CompiledFilter | null, get: FieldGetter | null): boolean =>
     f === null || (get !== null && f.matches(get));
+
+  /** A finding's relative base: its record's when it is about it, else its direction's as learned. */
+  const baseOf = (f: Finding, rec: EventGroup['record'], learned: number | null): number | null =>
+    rec !== null && f.flow === rec.flow && f.from === rec.from && learned !== null
+      ? learned
+      : bases.base(f.flow, f.from);
 
   let packets = 0;
   const onGroup = (g: EventGroup): void => {
@@ -289,6 +308,10 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     if (packets === 0 && g.record === null && g.findings.every(isCaptureFinding)) return;
     const got = fields ? fields.group(g) : null;
     const rec = g.record;
+    // Learned from every record, shown or not, so later findings of its direction are relative too.
+    const learned = rec ? bases.learn(rec) : null;
+    // undefined: absolute numbers in the text (-o tcp.relative_sequence_numbers:FALSE).
+    const recBase = textRelative && rec ? learned : undefined;
     if (rec && isStartup(rec)) exporter?.noteStartup(rec.flow, rec.frames);
     if (exporter) {
       if (writeFilter) {
@@ -317,9 +340,13 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     const shown: Finding[] = shownIdx.map((i) => g.findings[i]!);
     groupLines = [];
     if (fieldsFmt) {
-      if (shownRec) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.record!));
-      for (const i of shownIdx)
-        if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.findings[i]!));
+      // One row per record, its findings aggregated in it (as tshark shows a packet's expert infos in
+      // its row), so counting rows counts records; a finding about no record is a row of its own.
+      if (rec) {
+        if (shownRec || shownIdx.length > 0) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.record!));
+      } else
+        for (const i of shownIdx)
+          if (!isCaptureFinding(g.findings[i]!)) eventLine(fieldsOut!.fieldsRow(fieldsFmt, got!.findings[i]!));
     } else if (ndjson) {
       if (shownRec)
         eventLine(
@@ -331,20 +358,26 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
                 : ndjson.startupEvent(shownRec),
           ),
         );
-      for (const f of shown) eventLine(JSON.stringify(ndjson.findingEvent(f)));
+      for (const f of shown) eventLine(JSON.stringify(ndjson.findingEvent(f, baseOf(f, rec, learned))));
     } else {
-      const time = rel(g.tsSec, g.tsNsec);
+      // Only for a line shown: -t dd counts from the previous line displayed.
+      const time = shownRec ? clock.text(g.tsSec, g.tsNsec, g.atFrame ?? 0) : '';
       if (shownRec)
         eventLine(
           isFpdu(shownRec)
-            ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st)
+            ? fpduLine(shownRec, upperInfo(shownRec.upper), time, st, recBase)
             : isTuf(shownRec)
-              ? tufLine(shownRec, time, st)
+              ? tufLine(shownRec, time, st, recBase)
               : startupLine(shownRec, time, st),
         );
-      for (const f of shown) if (!quietRules.has(f.rule) && !isCaptureFinding(f)) eventLine(findingLine(f, st));
+      for (const f of shown)
+        if (!quietRules.has(f.rule) && !isCaptureFinding(f))
+          eventLine(findingLine(f, st, textRelative ? baseOf(f, rec, learned) : undefined));
       if (shownRec && (o.verbose || o.hex)) {
-        if (trees) for (const l of trees.treeLines(trees.recordTree(shownRec))) eventLine(l);
+        if (trees) {
+          for (const l of trees.treeLines([trees.tcpNode(shownRec, recBase ?? undefined)])) eventLine(l);
+          for (const l of trees.treeLines(trees.recordTree(shownRec))) eventLine(l);
+        }
         if (hexdump && store) for (const l of hexdump.recordDump(shownRec, store, st)) eventLine(l);
         eventLine('');
       }
@@ -375,7 +408,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
 
   const onPacket = (p: PacketRecord): void => {
     packets++;
-    if (t0 === null) t0 = [p.tsSec, p.tsNsec];
+    clock.packet(p.frame, p.tsSec, p.tsNsec);
+    facts?.note(p);
     lastPacketTime = p.tsSec + p.tsNsec / 1e9;
     assembler?.time(p.tsSec, p.tsNsec, p.frame);
     store?.note(p);
@@ -427,7 +461,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     io.err(
       `mpa-dissect: --threads ${o.threads}: upper layers above RDMAP (SMB Direct, RPC-over-RDMA) are decoded on one thread, so this run uses one; --ulp flow=all,proto=none lets --threads apply\n`,
     );
-  opts.packetData = store !== null && stream; // a WindowFrames, the only reader of packet bytes in onPacket
+  // A WindowFrames and the frame facts are the readers of packet bytes in onPacket.
+  opts.packetData = (store !== null && stream) || facts !== null;
   annotated?.attach(opts, o.live); // packets and findings to the pcapng outputs (cli/annotate.ts)
   // Live: flows finished by --flow-timeout stream out as NDJSON `flow` events (once each).
   const flowsOut = new Set<number>();

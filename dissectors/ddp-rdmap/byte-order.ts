@@ -10,7 +10,7 @@ import type { UntaggedPdu } from './decode.js';
 import type { DirState, OpenMsg, OutstandingRead } from './direction-state.js';
 import { framesText, other, type FlowCore } from './flow-core.js';
 import { hex32, hex64 } from './tree.js';
-import type { DdpSegmentRecord, Dir } from './types.js';
+import type { DdpSegmentRecord } from './types.js';
 
 export const bswap32 = (v: number): number =>
   (((v & 0xff) << 24) | ((v & 0xff00) << 8) | ((v >>> 8) & 0xff00) | (v >>> 24)) >>> 0;
@@ -42,8 +42,12 @@ export function reportMoByteOrder(
 /**
  * The Read Response matches its Request only with the Request's fields byte-swapped: the
  * requester wrote them in host (little-endian) order where RFC 5040 §4 puts every RDMAP field in
- * network order. One finding per field and direction, naming both readings; the pairing (and the
- * size check when the Response ends) goes on under the swapped reading.
+ * network order. One finding per direction, on the first such Request, naming every field that
+ * reads differently swapped with both readings (the Data Source fields and the size cannot be
+ * checked against the wire: they are named because the sink fields are swapped); later Requests
+ * with the same mistake are counted (DdpDirection.readRequestsByteSwapped), not listed, as
+ * mpa.fpdu-exceeds-emss. The pairing, and the size check when the Response ends, go on under the
+ * swapped reading.
  */
 export function readRequestSwapped(a: FlowCore, u: Ulpdu, rec: DdpSegmentRecord, req: OutstandingRead): void {
   const w = req.wire;
@@ -52,58 +56,41 @@ export function readRequestSwapped(a: FlowCore, u: Ulpdu, rec: DdpSegmentRecord,
   req.sinkTo = bswap64(w.sinkTo);
   req.size = bswap32(w.size);
   const requester = other(u.dir);
+  const st = a.dir(requester);
+  st.readRequestsByteSwapped++;
+  if (st.byteOrderReported.has(READ_REQUEST)) return;
+  st.byteOrderReported.add(READ_REQUEST);
   const fields: Array<[string, string, string]> = [
     ['Data Sink STag', hex32(w.sinkStag), hex32(req.sinkStag)],
-    ['Data Sink Tagged Offset', hex64(w.sinkTo), hex64(req.sinkTo)],
+    ['Data Sink TO', hex64(w.sinkTo), hex64(req.sinkTo)],
+    ['RDMA Read Message Size', `${w.size}`, `${req.size}`],
     ['Data Source STag', hex32(w.srcStag), hex32(bswap32(w.srcStag))],
-    ['Data Source Tagged Offset', hex64(w.srcTo), hex64(bswap64(w.srcTo))],
+    ['Data Source TO', hex64(w.srcTo), hex64(bswap64(w.srcTo))],
   ];
-  for (const [name, wire, swapped] of fields) {
-    if (wire === swapped) continue;
-    const why = name.startsWith('Data Source')
-      ? 'the Data Sink fields of the same Request are byte-swapped'
-      : `the Read Response at seq ${u.seq} (${framesText(rec.frames)}) carries ${swapped}`;
-    reportSwapped(a, requester, req, name, wire, swapped, why);
-  }
-}
-
-function reportSwapped(
-  a: FlowCore,
-  requester: Dir,
-  req: OutstandingRead,
-  name: string,
-  wire: string,
-  swapped: string,
-  why: string,
-): void {
-  const st = a.dir(requester);
-  if (st.byteOrderReported.has(name)) return;
-  st.byteOrderReported.add(name);
+  const named = fields
+    .filter(([, wire, swapped]) => wire !== swapped)
+    .map(([name, wire, swapped]) => `${name} ${wire} (swapped ${swapped})`)
+    .join(', ');
   a.report(
     'rdmap.read-request-byte-order',
     requester,
     st.from,
     req.frames,
     req.seq,
-    `Read Request at seq ${req.seq}: ${name} ${wire} in network byte order, ${swapped} byte-swapped (${why}); the sender writes it in host (little-endian) order, RFC 5040 section 4 puts it in network order`,
+    `Read Request at seq ${req.seq} sent in host byte order (RFC 5040 section 4: network order), as its Read Response at seq ${u.seq} (${framesText(rec.frames)}) shows: ${named}; later ones in this direction are counted, not listed`,
   );
 }
 
-/** A Read Response under a byte-swapped Request ended: its length tells which reading of the size holds. */
-export function swappedSizeChecked(a: FlowCore, u: Ulpdu, rec: DdpSegmentRecord, m: OpenMsg): boolean {
+/** The key byteOrderReported keeps for the Read Request diagnosis (the MO one keeps "MO"). */
+const READ_REQUEST = 'Read Request';
+
+/**
+ * A Read Response under a byte-swapped Request ended: its length tells which reading of the size
+ * holds (the finding already named both readings).
+ */
+export function swappedSizeChecked(m: OpenMsg): boolean {
   const req = m.read;
   if (!req?.swapped || req.wire.size === req.size) return false;
-  if (m.length === req.size) {
-    reportSwapped(
-      a,
-      other(u.dir),
-      req,
-      'RDMA Read Message Size',
-      `${req.wire.size}`,
-      `${req.size}`,
-      `the Read Response at seq ${u.seq} (${framesText(rec.frames)}) carries ${m.length} octets`,
-    );
-    return true;
-  }
+  if (m.length === req.size) return true;
   return m.length === req.wire.size; // the size was in network order after all
 }

@@ -75,6 +75,8 @@ const DIR_RARE = {
   toErrors: 0,
   lossExplained: 0,
   readRequests: 0,
+  /** Read Requests of this direction whose Response showed them written in host byte order (one finding, then counted). */
+  readRequestsByteSwapped: 0,
   readResponses: 0,
   terminates: 0,
   /** Read Requests this direction sent that the peer has not answered yet, oldest first. */

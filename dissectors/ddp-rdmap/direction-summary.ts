@@ -71,6 +71,7 @@ export function summarizeDirection(st: DirState): DdpDirection {
     malformed: st.malformed,
     lossExplained: st.lossExplained,
     readRequests: st.readRequests,
+    ...(st.readRequestsByteSwapped > 0 ? { readRequestsByteSwapped: st.readRequestsByteSwapped } : {}),
     readResponses: st.readResponses,
     terminates: st.terminates,
     sizes,

@@ -235,7 +235,7 @@ export const DDP_RULES: readonly RuleDef[] = [
     'RFC 5040 §4',
     null,
     'Read Request field sent in host (little-endian) byte order',
-    "Every RDMAP field is in network byte order. When the Read Response carries exactly the byte-swapped Data Sink STag and Tagged Offset of its Request, the requester wrote the Request's fields in host order (SoftUiWarp does: a 1024-octet Read shows as 262144). Reported once per field and direction with both readings; the Response is then paired and its length checked under the swapped reading instead of raising rdmap.read-response-mismatch and rdmap.read-response-size. The Data Source fields cannot be checked against anything on the wire: they are reported because the same Request's sink fields are swapped.",
+    "Every RDMAP field is in network byte order. When the Read Response carries exactly the byte-swapped Data Sink STag and Tagged Offset of its Request, the requester wrote the Request's fields in host order (SoftUiWarp does: a 1024-octet Read shows as 262144). Reported once per direction, on the first such Request, naming each field that reads differently swapped with both readings; later Requests with the same mistake are counted (DdpDirection.readRequestsByteSwapped), not listed. The Response is then paired and its length checked under the swapped reading instead of raising rdmap.read-response-mismatch and rdmap.read-response-size. The Data Source fields cannot be checked against anything on the wire: they are reported because the same Request's sink fields are swapped.",
   ),
   r(
     'rdmap.read-response-size',

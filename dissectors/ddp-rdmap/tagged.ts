@@ -81,7 +81,7 @@ export function taggedSegment(
   if (!p.ddp.l) return null;
   const open = st.tagged();
   open.splice(open.indexOf(m), 1);
-  if (m.read && !m.sizeReported && !swappedSizeChecked(a, u, rec, m) && m.length !== m.read.size) {
+  if (m.read && !m.sizeReported && !swappedSizeChecked(m) && m.length !== m.read.size) {
     m.sizeReported = true;
     a.emit(
       'rdmap.read-response-size',

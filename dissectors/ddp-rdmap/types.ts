@@ -42,6 +42,8 @@ export interface DdpDirection {
   /** Sequence irregularities attributed to data missing from the capture. */
   lossExplained: number;
   readRequests: number;
+  /** Read Requests sent in host byte order (rdmap.read-request-byte-order: reported once, the rest counted); present only when not 0. */
+  readRequestsByteSwapped?: number;
   readResponses: number;
   terminates: number;
   /** Size statistics of complete messages (DDP payload octets) per opcode. */

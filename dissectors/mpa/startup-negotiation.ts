@@ -331,6 +331,7 @@ export class StartupNegotiation {
       frame: frames[0] ?? 0,
       frames,
       seq: d.seqOf(at),
+      offset: at,
       privateData: pd,
       pdComplete: true,
       enhancedBlock: h.enhanced ? parseEnhancedBlock(pd) : null,

@@ -47,6 +47,8 @@ export interface StartupRecord extends StartupHeader {
   frame: number;
   frames: number[];
   seq: number;
+  /** Stream offset of the key's first octet (optional: records built elsewhere may leave it out). */
+  offset?: number;
   privateData: Uint8Array;
   /** PD octets actually present (less than pdLength when the stream ended early). */
   pdComplete: boolean;

@@ -124,8 +124,10 @@ const VERDICT_WORDS: Readonly<Record<Verdict, string>> = {
   unreadable: 'unreadable',
 };
 
-function verdictCell(v: Verdict, st: Style): string {
-  return v === 'clean' ? st.green(v) : v === 'findings' ? st.yellow(v) : st.red(v);
+/** "clean" alone would hide warnings (or errors under --fail-on never): the verdict says they were below the bar. */
+function verdictCell(v: Verdict, c: { errors: number; warnings: number }, st: Style): string {
+  if (v === 'clean') return st.green(c.errors + c.warnings > 0 ? 'clean (below --fail-on)' : v);
+  return v === 'findings' ? st.yellow(v) : st.red(v);
 }
 
 /** The combined summary as text: a row per capture, read errors, findings by rule, totals. */
@@ -134,7 +136,7 @@ export function combinedText(s: CombinedSummary, st: Style): string {
   for (const c of s.perCapture) {
     rows.push([
       printable(c.path),
-      verdictCell(c.verdict, st),
+      verdictCell(c.verdict, c, st),
       String(c.exit),
       String(c.packets),
       String(c.flows),

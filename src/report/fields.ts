@@ -6,7 +6,7 @@
  * of the event itself (frame numbers, flow, endpoints) and of findings, in Wireshark's spelling
  * where Wireshark has one.
  */
-import { indexFields, type FieldDef, type FieldValue, type TreeNode } from '../vocabulary/fields.js';
+import { indexFields, treeNode, type FieldDef, type FieldValue, type TreeNode } from '../vocabulary/fields.js';
 import type { Finding } from '../vocabulary/findings.js';
 import { MPA_FIELD_LIST } from '../../dissectors/mpa/fields.js';
 import { mpaFpduTree, mpaStartupTree } from '../../dissectors/mpa/tree.js';
@@ -18,6 +18,7 @@ import { isFpdu, isTuf, type EventGroup, type MpaRecord } from './events.js';
 import { TUF_FIELD_LIST } from '../../dissectors/tuf/fields.js';
 import { tufTree } from '../../dissectors/tuf/tree.js';
 import { ULP_SPECS } from '../analysis/ulp-specs.js';
+import { isFrameFact, type FrameFacts } from './frame-facts.js';
 
 const f = (
   abbrev: string,
@@ -65,6 +66,37 @@ export const REPORT_FIELDS: readonly FieldDef[] = [
   ),
   f('ipv6.dst', 'Destination Address', 'string', 'IPv6 address of the receiver'),
   f('ipv6.addr', 'Source or Destination Address', 'string', 'Either IPv6 address'),
+  // Per-frame facts (src/report/frame-facts.ts): one value per frame that carried the record.
+  f('frame.time', 'Arrival Time', 'string', 'Absolute time the frame was captured, as tshark prints it (local time)'),
+  f('frame.time_epoch', 'Epoch Time', 'string', 'Seconds since the epoch when the frame was captured'),
+  f('frame.time_relative', 'Time since reference or first frame', 'string', 'Seconds since the first frame'),
+  f('frame.time_delta', 'Time delta from previous captured frame', 'string', 'Seconds since the frame before'),
+  f('frame.len', 'Frame length on the wire', 'uint', 'Octets of the frame as sent'),
+  f('frame.cap_len', 'Frame length stored into the capture file', 'uint', 'Octets of the frame captured'),
+  f(
+    'tcp.seq',
+    'Sequence Number',
+    'uint',
+    'Relative to the SYN (or the first octet seen) as in Wireshark; absolute with -o tcp.relative_sequence_numbers:FALSE',
+  ),
+  f('tcp.seq_raw', 'Sequence Number (raw)', 'uint', 'Absolute TCP sequence number of the segment'),
+  f(
+    'tcp.ack',
+    'Acknowledgment Number',
+    'uint',
+    'Relative as tcp.seq (absolute with tcp.relative_sequence_numbers:FALSE)',
+  ),
+  f('tcp.ack_raw', 'Acknowledgment number (raw)', 'uint', 'Absolute TCP acknowledgement number'),
+  f('tcp.len', 'TCP Segment Len', 'uint', 'Payload octets of the segment'),
+  f('tcp.flags', 'Flags', 'uint', 'TCP flags (12 bits)', { base: 'hex', width: 16, bits: 16 }),
+  f('tcp.flags.fin', 'Fin', 'bool', 'FIN flag', { mask: 0x1, bits: 12 }),
+  f('tcp.flags.syn', 'Syn', 'bool', 'SYN flag', { mask: 0x2, bits: 12 }),
+  f('tcp.flags.reset', 'Reset', 'bool', 'RST flag', { mask: 0x4, bits: 12 }),
+  f('tcp.flags.push', 'Push', 'bool', 'PSH flag', { mask: 0x8, bits: 12 }),
+  f('tcp.flags.ack', 'Acknowledgment', 'bool', 'ACK flag', { mask: 0x10, bits: 12 }),
+  f('tcp.flags.urg', 'Urgent', 'bool', 'URG flag', { mask: 0x20, bits: 12 }),
+  f('tcp.flags.ece', 'ECN-Echo', 'bool', 'ECE flag', { mask: 0x40, bits: 12 }),
+  f('tcp.flags.cwr', 'Congestion Window Reduced', 'bool', 'CWR flag', { mask: 0x80, bits: 12 }),
   f('finding', 'Finding', 'protocol', 'A finding (on a record: any finding raised on it)'),
   f('finding.rule', 'Rule', 'string', 'Rule id, e.g. "mpa.crc-mismatch" (mpa-dissect rules lists them)'),
   f('finding.severity', 'Severity', 'string', '"error", "warning" or "info" (after --rules overrides)'),
@@ -77,7 +109,21 @@ export const REPORT_FIELDS: readonly FieldDef[] = [
   f('finding.message', 'Message', 'string', 'What was found, in words'),
   f('finding.from', 'Sender', 'string', 'ADDR:PORT of the sender the finding is about'),
   f('finding.seq', 'Sequence number', 'uint', 'Absolute TCP sequence number the finding points at'),
+  // Findings as tshark exposes expert infos, so scripts written for tshark read them unchanged.
+  f('_ws.expert', 'Expert Info', 'protocol', 'A finding, as "Expert Info (Severity/Protocol): message"'),
+  f('_ws.expert.message', 'Message', 'string', "The finding's message (finding.message)"),
+  f(
+    '_ws.expert.severity',
+    'Severity level',
+    'uint',
+    "Wireshark's expert severity: 8388608 error, 6291456 warning, 4194304 note (our info)",
+    { strings: { 8388608: 'Error', 6291456: 'Warning', 4194304: 'Note' } },
+  ),
 ];
+
+/** Wireshark's expert severities (epan/proto.h PI_ERROR, PI_WARN, PI_NOTE) for ours. */
+const EXPERT_SEVERITY = { error: 0x00800000, warning: 0x00600000, info: 0x00400000 } as const;
+const EXPERT_WORD = { error: 'Error', warning: 'Warning', info: 'Note' } as const;
 
 /** Names of the upper layers' fields: read off a record's tree like the iwarp_ ones. */
 
@@ -200,6 +246,9 @@ function findingOnly(m: FieldMap, x: Finding): void {
   add(m, 'finding.message', x.message);
   if (x.from !== null) add(m, 'finding.from', x.from);
   if (x.seq !== null) add(m, 'finding.seq', x.seq);
+  add(m, '_ws.expert', `Expert Info (${EXPERT_WORD[x.severity]}/Protocol): ${x.message}`);
+  add(m, '_ws.expert.message', x.message);
+  add(m, '_ws.expert.severity', EXPERT_SEVERITY[x.severity]);
 }
 
 /** Joins several sources: a name's values are those of every source that has it. */
@@ -222,14 +271,18 @@ function joined(sources: ReadonlyArray<FieldGetter>): FieldGetter {
 }
 
 /** Field families a record answers without its protocol tree (frame, TCP and IP, findings). */
-const BASE_FAMILY = /^(frame|tcp|ip|ipv6|finding)(\.|$)/;
+const BASE_FAMILY = /^(frame|tcp|ip|ipv6|finding|_ws)(\.|$)/;
 
 /**
  * Builds the field values of events. `peerOf` tells a finding's receiver from its flow and sender
  * (findings name only the sender).
  */
 export class EventFields {
-  constructor(private readonly peerOf: (flow: number | null, from: string | null) => string | null) {}
+  constructor(
+    private readonly peerOf: (flow: number | null, from: string | null) => string | null,
+    /** Per-frame facts (frame.time*, tcp.seq, ...), kept only when a field or filter names one. */
+    private readonly facts: FrameFacts | null = null,
+  ) {}
 
   /** The record's own fields; its protocol tree is built only if a protocol field is asked for. */
   private recordSource(r: MpaRecord): FieldGetter {
@@ -240,9 +293,11 @@ export class EventFields {
     add(base, 'tcp.stream', tcpStream(r.flow));
     endpoints(base, r.from, r.to);
     let tree: FieldMap | null = null;
+    const facts = this.facts;
     return (name) => {
       const v = base.get(name);
       if (v) return v;
+      if (facts !== null && isFrameFact(name)) return facts.values(name, r.frames);
       // The record's own families are answered above; every other name is a protocol's (MPA, DDP,
       // RDMAP, TUF, and the upper layers above RDMAP: smb_direct, smb2, rpcordma, rpc, nfs, ...).
       if (BASE_FAMILY.test(name)) return undefined;
@@ -266,7 +321,9 @@ export class EventFields {
       }
       endpoints(m, x.from, this.peerOf(x.flow, x.from));
     }
-    return (name) => m.get(name);
+    const facts = withContext ? this.facts : null;
+    if (facts === null) return (name) => m.get(name);
+    return (name) => m.get(name) ?? (isFrameFact(name) ? facts.values(name, x.frames) : undefined);
   }
 
   /**
@@ -286,4 +343,31 @@ export class EventFields {
       }),
     };
   }
+}
+
+/**
+ * The TCP line -V prints above a record's tree, as tshark's "Transmission Control Protocol, Src
+ * Port: ..., Seq: ..." (of the octet the record starts at): the sequence number relative to its
+ * direction as Wireshark shows it, or absolute when `base` is undefined (-o
+ * tcp.relative_sequence_numbers:FALSE); the raw number under it either way.
+ */
+export function tcpNode(r: MpaRecord, base: number | undefined): TreeNode {
+  const s = splitEndpoint(r.from);
+  const d = splitEndpoint(r.to);
+  const seq = base === undefined ? r.seq : (r.seq - base) >>> 0;
+  const F = (name: string): FieldDef => FILTER_FIELDS.get(name)!;
+  const children: TreeNode[] = [
+    treeNode(F('tcp.seq'), seq, {
+      offset: 0,
+      length: 0,
+      display: base === undefined ? String(seq) : `${seq}    (relative sequence number)`,
+    }),
+    treeNode(F('tcp.seq_raw'), r.seq, { offset: 0, length: 0 }),
+  ];
+  return treeNode(F('tcp'), 'Transmission Control Protocol', {
+    offset: 0,
+    length: 0,
+    display: `Src Port: ${s?.port ?? '?'}, Dst Port: ${d?.port ?? '?'}, Seq: ${seq}`,
+    children,
+  });
 }

@@ -64,6 +64,8 @@ export function startupJson(s: StartupRecord | null): Record<string, unknown> | 
   return {
     frame: s.frame,
     seq: s.seq,
+    // Addition: Wireshark's relative sequence number (the stream offset plus one), null when unknown.
+    seqRelative: s.offset === undefined ? null : (s.offset + 1) >>> 0,
     rev: s.rev,
     m: s.m,
     c: s.c,
@@ -123,6 +125,8 @@ export function flowJson(f: FlowResult): FlowJson {
         gapsOmitted: d.gapsOmitted,
         mss: d.mss,
         closed: d.closed,
+        // Addition: relative sequence numbers as Wireshark shows them are seq minus this (mod 2^32).
+        seqRelativeBase: d.seqRelativeBase ?? null,
       })),
     },
     mpa: m
@@ -148,7 +152,22 @@ export function flowJson(f: FlowResult): FlowJson {
   };
 }
 
-export function buildReport(r: AnalysisResult): ReportDocument {
+/**
+ * The findings with `seqRelative` added (Wireshark's relative form of `seq`, null when the finding
+ * has no seq or its direction no base): `seq` stays absolute, the report only grows.
+ */
+export function findingsJson(findings: readonly Finding[], flows: readonly FlowResult[]): Finding[] {
+  const bases = new Map<number, FlowResult['tcp']['directions']>();
+  for (const f of flows) bases.set(f.tcp.id, f.tcp.directions);
+  return findings.map((x) => {
+    const dirs = x.flow === null ? undefined : bases.get(x.flow);
+    const d = dirs?.find((y) => y.from === x.from);
+    const base = d?.seqRelativeBase ?? null;
+    return { ...x, seqRelative: x.seq === null || base === null ? null : (x.seq - base) >>> 0 };
+  });
+}
+
+export function buildReport(r: AnalysisResult, all: readonly FlowResult[] = r.flows): ReportDocument {
   const flows = r.flows.map(flowJson);
   const mpaFlows = r.flows.filter((f) => f.mpa !== null);
   const fpdus = mpaFlows.reduce((n, f) => n + f.mpa!.directions[0].fpdus + f.mpa!.directions[1].fpdus, 0);
@@ -169,7 +188,7 @@ export function buildReport(r: AnalysisResult): ReportDocument {
       ...(c.dropped !== undefined ? { dropped: c.dropped } : {}),
     },
     flows,
-    findings: r.findings.findings,
+    findings: findingsJson(r.findings.findings, all),
     summary: {
       flows: flows.length,
       mpaFlows: mpaFlows.length,
@@ -189,7 +208,7 @@ export function buildReport(r: AnalysisResult): ReportDocument {
  * caller needs that is not the flows themselves (writeReport, the digest of a multi-capture run).
  */
 export function reportHead(r: AnalysisResult): ReportDocument {
-  const doc = buildReport({ ...r, flows: [] });
+  const doc = buildReport({ ...r, flows: [] }, r.flows);
   const mpaFlows = r.flows.filter((f) => f.mpa !== null);
   doc.summary.flows = r.flows.length;
   doc.summary.mpaFlows = mpaFlows.length;

@@ -108,6 +108,8 @@ export function fpduEvent(r: FpduRecord): Record<string, unknown> {
     to: r.to,
     frames: r.frames,
     seq: r.seq,
+    // Wireshark's relative sequence number of the same octet (its stream offset plus one).
+    seqRelative: (r.lenOffset + 1) >>> 0,
     // The field as sent (RFC 5044 §4.1); under a diagnosed mistake the framed length and the PAD the RFC requires follow.
     ulpduLength: lengthFieldOf(r),
     ...(lengthFieldOf(r) !== r.ulpduLength ? { ulpduLengthFramed: r.ulpduLength } : {}),
@@ -138,6 +140,7 @@ export function tufEvent(r: TufRecord): Record<string, unknown> {
     to: r.to,
     frames: r.frames,
     seq: r.seq,
+    seqRelative: (r.start + 1) >>> 0,
     wireSize: r.wireSize,
     length: r.length,
     key: r.key,
@@ -150,8 +153,9 @@ export function tufEvent(r: TufRecord): Record<string, unknown> {
   };
 }
 
-export function findingEvent(f: Finding): Record<string, unknown> {
-  return { type: 'finding', ...f };
+/** A finding; `seqBase` (its direction's relative base, when known) adds `seqRelative`. */
+export function findingEvent(f: Finding, seqBase: number | null = null): Record<string, unknown> {
+  return { type: 'finding', ...f, seqRelative: f.seq === null || seqBase === null ? null : (f.seq - seqBase) >>> 0 };
 }
 
 /** The trailing objects: one per flow, then the summary (with the capture block). */

@@ -125,6 +125,12 @@ export function parseReports(text: string, name: string): ReportDocument[] {
       `${name}: schema ${schema} is another version than this mpa-dissect reads (${SCHEMA_ID} or ${COMBINED_SCHEMA})`,
     );
   }
+  // A generator truth file (mpa-dissect generate --truth) sits next to its capture: name it, so the
+  // mistake of globbing *.json in a corpus folder is obvious.
+  if (schema !== null && /^mpa-dissect\/truth\//.test(schema))
+    throw new ReportInputError(
+      `${name}: a generator truth file (schema ${schema}: the findings a generated capture should give), not an mpa-dissect report; run mpa-dissect --json on its capture to get a report`,
+    );
   throw new ReportInputError(`${name}: not an mpa-dissect report (no "schema": "${SCHEMA_ID}")`);
 }
 

@@ -98,6 +98,17 @@ function lead(frames: readonly number[], time: string, from: string, to: string)
   return `${pad(framesCol(frames), 6)}  ${pad(time, 10)}  ${from} → ${to}  `;
 }
 
+/**
+ * A sequence number as the event lines show it: absolute (`base` undefined, -o
+ * tcp.relative_sequence_numbers:FALSE), relative to its direction's base as Wireshark shows it
+ * (src/report/relative-seq.ts), or absolute and marked so when the base is not known yet (null).
+ */
+export function seqText(seq: number, base: number | null | undefined): string {
+  if (base === undefined) return String(seq);
+  if (base === null) return `${seq} (absolute)`;
+  return String((seq - base) >>> 0);
+}
+
 export function startupLine(r: StartupRecord, time: string, st: Style): string {
   const what = r.kind === 'request' ? 'MPA Request' : 'MPA Reply';
   const flags = `M=${+r.m} C=${+r.c} R=${+r.r}${r.enhanced ? ' enhanced' : ''}${r.res ? ` Res=0x${r.res.toString(16)}` : ''}`;
@@ -108,7 +119,13 @@ export function startupLine(r: StartupRecord, time: string, st: Style): string {
   return `${lead(r.frames, time, r.from, r.to)}${what} Rev ${r.rev} ${flags} PD_Length ${r.pdLength}${v2}${r.keyOk ? '' : st.red(' [bad key]')}`;
 }
 
-export function fpduLine(r: FpduRecord, upper: string | null, time: string, st: Style): string {
+export function fpduLine(
+  r: FpduRecord,
+  upper: string | null,
+  time: string,
+  st: Style,
+  seqBase?: number | null,
+): string {
   const crc =
     r.crcStatus === 'unchecked'
       ? 'CRC n/a'
@@ -123,29 +140,29 @@ export function fpduLine(r: FpduRecord, upper: string | null, time: string, st: 
   // len= is the ULPDU_Length field as sent; a diagnosed length mistake's framed length follows.
   const field = lengthFieldOf(r);
   const len = field === r.ulpduLength ? `${field}` : `${field} [framed ${r.ulpduLength}]`;
-  return `${lead(r.frames, time, r.from, r.to)}FPDU seq=${r.seq} len=${len}${m} ${crc}${r.afterError ? st.dim(' [after error]') : ''}${upper ? `  ${upper}` : ''}`;
+  return `${lead(r.frames, time, r.from, r.to)}FPDU seq=${seqText(r.seq, seqBase)} len=${len}${m} ${crc}${r.afterError ? st.dim(' [after error]') : ''}${upper ? `  ${upper}` : ''}`;
 }
 
 /** A TUF framing PDU (alignment mode) or marker-delimited PDU (marker mode). */
-export function tufLine(r: TufRecord, time: string, st: Style): string {
+export function tufLine(r: TufRecord, time: string, st: Style, seqBase?: number | null): string {
   if (r.mode === 'alignment') {
     const key = r.keyOk ? `key=0x${r.key}` : st.red(`key=0x${r.key} [second key]`);
     const fit = r.aligned ? 'aligned' : st.yellow(`unaligned (${r.segments} segment${r.segments === 1 ? '' : 's'})`);
-    return `${lead(r.frames, time, r.from, r.to)}TUF framing PDU seq=${r.seq} len=${r.length} ${key} ${fit}`;
+    return `${lead(r.frames, time, r.from, r.to)}TUF framing PDU seq=${seqText(r.seq, seqBase)} len=${r.length} ${key} ${fit}`;
   }
   const bad = r.markers.some((m) => m.npo !== m.npo2);
   const split = r.markers.filter((m) => m.split).length;
-  return `${lead(r.frames, time, r.from, r.to)}TUF PDU seq=${(r.seq + (r.pduStart - r.start)) >>> 0} len=${r.length} markers=${r.markers.length}${split ? ` (${split} split)` : ''}${bad ? st.red(' [marker copies differ]') : ''}`;
+  return `${lead(r.frames, time, r.from, r.to)}TUF PDU seq=${seqText((r.seq + (r.pduStart - r.start)) >>> 0, seqBase)} len=${r.length} markers=${r.markers.length}${split ? ` (${split} split)` : ''}${bad ? st.red(' [marker copies differ]') : ''}`;
 }
 
 function severityText(s: Severity, st: Style): string {
   return s === 'error' ? st.red('error  ') : s === 'warning' ? st.yellow('warning') : st.dim('info   ');
 }
 
-export function findingLine(f: Finding, st: Style): string {
+export function findingLine(f: Finding, st: Style, seqBase?: number | null): string {
   const where = f.flow !== null ? ` stream ${streamNumber(f.flow)}` : '';
   const frames = f.frames.length ? ` frames ${compactFrames(f.frames)}` : '';
-  const seq = f.seq !== null ? ` seq ${f.seq}` : '';
+  const seq = f.seq !== null ? ` seq ${seqText(f.seq, seqBase)}` : '';
   const code = f.rfcErrorCode !== null ? ` [MPA error ${f.rfcErrorCode}]` : '';
   return `        ${severityText(f.severity, st)} ${f.rule}${code}${where}${frames}${seq}: ${f.message}`;
 }

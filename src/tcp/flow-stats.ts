@@ -28,6 +28,12 @@ export interface TcpDirectionStats {
   closed: 'fin' | 'rst' | null;
   /** Segments whose tail the capture's snaplen cut, and the octets cut (absent when none). */
   snaplenCut?: { segments: number; octets: number };
+  /**
+   * What Wireshark's relative sequence numbers of this direction count from (relative = seq minus
+   * this, mod 2^32): the ISN when the SYN was seen, else one before the first octet; null when the
+   * direction sent nothing.
+   */
+  seqRelativeBase: number | null;
 }
 
 export interface TcpFlowStats {
@@ -68,5 +74,6 @@ function stats(d: Dir): TcpDirectionStats {
     ...(d.gapLog !== null && d.gapLog.snapCuts > 0
       ? { snaplenCut: { segments: d.gapLog.snapCuts, octets: d.gapLog.snapOctets } }
       : {}),
+    seqRelativeBase: d.based ? (d.baseSeq - 1) >>> 0 : null,
   };
 }

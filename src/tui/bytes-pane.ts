@@ -55,11 +55,12 @@ function tufBytesLines(
   data: StreamBytes | null,
   highlight: [number, number] | null,
   width: number,
+  seqBase: number | null,
 ): Line[] {
   const out: Line[] = [];
   const n = r.wireSize;
   out.push([
-    { t: `${r.mode === 'alignment' ? 'TUF framing PDU' : 'TUF PDU'} at seq ${r.seq}`, s: 'bold' },
+    { t: `${r.mode === 'alignment' ? 'TUF framing PDU' : 'TUF PDU'} at seq ${shownSeq(r.seq, seqBase)}`, s: 'bold' },
     { t: `, ${n} octets` },
   ]);
   out.push(
@@ -96,14 +97,21 @@ function tufBytesLines(
   return out;
 }
 
+/** A sequence number as the TUI shows it: relative to its direction (Wireshark's default) when the base is known. */
+function shownSeq(seq: number, base: number | null): number {
+  return base === null ? seq : (seq - base) >>> 0;
+}
+
 export function bytesLines(
   r: MpaRecord,
   data: StreamBytes | null,
   seqStart: number | null,
   highlight: [number, number] | null,
   width: number,
+  /** The direction's relative base (FlowRow.seqBase), null: absolute numbers. */
+  seqBase: number | null = null,
 ): Line[] {
-  if (isTuf(r)) return tufBytesLines(r, data, highlight, width);
+  if (isTuf(r)) return tufBytesLines(r, data, highlight, width, seqBase);
   const out: Line[] = [];
   const fp = isFpdu(r);
   const startSeq = fp ? (r.seq - (r.lenOffset - r.start)) >>> 0 : r.seq;
@@ -114,7 +122,7 @@ export function bytesLines(
   const rel = (k: number): number => (base !== null ? base + k : k);
   out.push([
     {
-      t: fp ? `FPDU at seq ${startSeq}` : `MPA ${r.kind === 'request' ? 'Request' : 'Reply'} at seq ${startSeq}`,
+      t: `${fp ? 'FPDU' : `MPA ${r.kind === 'request' ? 'Request' : 'Reply'}`} at seq ${shownSeq(startSeq, seqBase)}`,
       s: 'bold',
     },
     { t: `, ${n} octets${base !== null ? `, SeqStart+${base}` : ' (SeqStart unknown: offsets from the FPDU)'}` },

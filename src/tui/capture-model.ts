@@ -27,6 +27,7 @@ import { EventAssembler, isFpdu, isTuf, type EventGroup, type MpaRecord } from '
 import type { TufMode, TufRecord } from '../../dissectors/tuf/types.js';
 import { tufTree } from '../../dissectors/tuf/tree.js';
 import { recordTree } from '../report/fields.js';
+import { recordOffset } from '../report/relative-seq.js';
 import { nodeText } from '../report/tree-text.js';
 import { streamBytes, type FrameStore, type StreamBytes } from '../report/frame-store.js';
 import { thresholdFindings, type Thresholds } from '../analysis/thresholds.js';
@@ -93,6 +94,11 @@ export interface FlowRow {
   reply: StartupRecord | null;
   /** Absolute SeqStart per direction (first octet after the sender's startup frame), when known. */
   seqStart: [number | null, number | null];
+  /**
+   * Per direction, the base Wireshark's relative sequence numbers count from (the list shows them,
+   * as Wireshark does by default): a record's seq minus its stream offset minus one.
+   */
+  seqBase: [number | null, number | null];
   fpdus: [number, number];
   /** FPDU wire octets while reading; TCP payload octets once the capture is read. */
   bytes: [number, number];
@@ -215,6 +221,13 @@ export class CaptureModel {
     return this.flowById.get(id);
   }
 
+  /** Item i's sequence number as the PDU list shows it: relative to its direction, as Wireshark does. */
+  shownSeq(i: number): number {
+    const ix = this.index;
+    const base = this.flowById.get(ix.flow[i]!)?.seqBase[ix.dir[i]!] ?? null;
+    return base === null ? ix.seq[i]! : (ix.seq[i]! - base) >>> 0;
+  }
+
   private ensureFlow(id: number, client: string, server: string, frame: number): FlowRow {
     let f = this.flowById.get(id);
     if (!f) {
@@ -227,6 +240,7 @@ export class CaptureModel {
         request: null,
         reply: null,
         seqStart: [null, null],
+        seqBase: [null, null],
         fpdus: [0, 0],
         bytes: [0, 0],
         crcBad: [0, 0],
@@ -425,6 +439,8 @@ export class CaptureModel {
       return;
     }
     const fl = this.ensureFlow(r.flow, r.dir === 0 ? r.from : r.to, r.dir === 0 ? r.to : r.from, r.frames[0] ?? 0);
+    const off = recordOffset(r);
+    if (off !== undefined) fl.seqBase[r.dir] = (r.seq - off - 1) >>> 0;
     let i: number;
     if (isFpdu(r)) {
       i = ix.add(KIND_FPDU, r.flow, r.dir, at(r.frames), r.frames);

@@ -144,7 +144,7 @@ export abstract class ViewPanes extends ViewState {
       const sev: StyleName | undefined = v & V_ERROR ? 'error' : v & V_WARNING ? 'warning' : undefined;
       const spans: Span[] = [
         {
-          t: `${padLeft(frames, 7)} ${padLeft(ix.time[i]!.toFixed(6), 8)} ${ix.dir[i] === 0 ? '→' : '←'} ${padLeft(kind === KIND_FINDING && ix.seq[i] === 0 ? '' : String(ix.seq[i]), 10)} ${fit(m.kindText(i), 7)} ${padLeft(kind === KIND_FINDING ? '' : String(isF ? ix.lengthField[i] : ix.ulpduLength[i]), 5)} ${padLeft(isF && ix.markerCount[i] ? String(ix.markerCount[i]) : '', 2)} `,
+          t: `${padLeft(frames, 7)} ${padLeft(ix.time[i]!.toFixed(6), 8)} ${ix.dir[i] === 0 ? '→' : '←'} ${padLeft(kind === KIND_FINDING && ix.seq[i] === 0 ? '' : String(m.shownSeq(i)), 10)} ${fit(m.kindText(i), 7)} ${padLeft(kind === KIND_FINDING ? '' : String(isF ? ix.lengthField[i] : ix.ulpduLength[i]), 5)} ${padLeft(isF && ix.markerCount[i] ? String(ix.markerCount[i]) : '', 2)} `,
         },
         { t: fit(crc, 3), ...(v & V_CRC_BAD ? { s: 'error' as StyleName } : {}) },
         { t: ' ' },
@@ -240,7 +240,14 @@ export abstract class ViewPanes extends ViewState {
     if (row && row.node.offset !== undefined && this.focus === 'tree')
       hl = fieldSpan(r, row.mpa, row.node.offset, row.node.length ?? 1);
     // Without a startup frame (heuristic or forced lock-on) SeqStart is not known: offsets count from the FPDU.
-    return bytesLines(r, this.model.wireBytes(cur.item, r), isFpdu(r) ? seqStart : null, hl, this.inner('bytes').w);
+    return bytesLines(
+      r,
+      this.model.wireBytes(cur.item, r),
+      isFpdu(r) ? seqStart : null,
+      hl,
+      this.inner('bytes').w,
+      fl ? fl.seqBase[r.dir] : null,
+    );
   }
 
   private findingsPane(h: number): { title: string; lines: Line[]; selected: number } {

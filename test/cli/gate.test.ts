@@ -13,6 +13,7 @@ import { buildMpaConnection } from '../../src/generate/mpa-connection.js';
 import { buildPcap } from '../../src/report/pcap-writer.js';
 import { sharedCaptures } from '../helpers/analyze.js';
 import { CAPTURES, CLI, cli, requireBuilt } from './helpers.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
 let dir = '';
 const SAMPLE = join(CAPTURES, 'sample.pcap');
@@ -220,7 +221,7 @@ describe('tshark habits', () => {
     expect(r.stdout).not.toMatch(/\d+ packets,/);
     expect(cli(['-q', '-z', 'conv', 'golden.pcap']).stdout).toBe(r.stdout.split('\n\n')[0] + '\n');
   });
-  it('-T fields -e ... -E separator=, -E header=y: one row per event line, for scripts', () => {
+  it('-T fields -e ... -E separator=, -E header=y: one row per record, its findings aggregated in it', () => {
     const r = cli([
       '-T',
       'fields',
@@ -241,20 +242,42 @@ describe('tshark habits', () => {
     expect(r.code).toBe(1);
     const rows = r.stdout.trimEnd().split('\n');
     expect(rows[0]).toBe('frame.number,iwarp_mpa.ulpdulength,finding.rule');
-    expect(rows).toContain('7,8,418,mpa.fpduptr-mismatch'); // frames 7 and 8, aggregated with "," as tshark does
+    // Frames 7 and 8, aggregated with "," as tshark does, quoted since "," is the separator.
+    expect(rows).toContain('"7,8",418,mpa.fpduptr-mismatch');
     expect(rows).toContain('9,58,mpa.crc-mismatch');
+    // One row per record: the FPDU of frame 9 is not repeated by a row for its finding.
+    expect(rows.filter((r) => r.startsWith('9,'))).toHaveLength(1);
     expect(r.stdout).not.toContain('Flows');
   });
-  it("-T fields: a finding line lists the frames it names once, not again with its record's", () => {
+  it('-T fields: rows count records (findings about no record alone), and the JSON report agrees', () => {
     const r = cli(['-T', 'fields', '-e', 'frame.number', '-e', 'finding.rule', 'errors.pcap']);
     const rows = r.stdout
       .trimEnd()
       .split('\n')
       .map((l) => l.split('\t'));
-    const findingRows = rows.filter(([, rule]) => rule !== '' && !rule!.includes(','));
-    expect(findingRows.length).toBeGreaterThan(5);
     for (const [frames] of rows) expect(new Set(frames!.split(',')).size).toBe(frames!.split(',').length);
-    expect(rows).toContainEqual(['9,10,11', 'mpa.after-error']);
+    // Two findings raised on one FPDU: one row naming both.
+    expect(rows).toContainEqual(['9,10,11', 'mpa.after-error,ddp.after-crc-discard']);
+    const { fpdus } = (JSON.parse(cli(['--json', 'errors.pcap']).stdout) as { summary: { fpdus: number } }).summary;
+    expect(fpdus).toBeGreaterThan(5);
+    const fpduRows = cli(['-T', 'fields', '-e', 'frame.number', '-Y', 'iwarp_mpa.ulpdulength', 'errors.pcap']);
+    expect(fpduRows.stdout.trimEnd().split('\n')).toHaveLength(fpdus);
+  });
+  it('-T fields: -E quote=d and quote=s wrap every value; quote=n only one holding the separator', () => {
+    const args = [
+      '-T',
+      'fields',
+      '-e',
+      'frame.number',
+      '-e',
+      'iwarp_mpa.ulpdulength',
+      '-Y',
+      'iwarp_mpa.ulpdulength == 418',
+    ];
+    expect(cli([...args, '-E', 'quote=d', 'golden.pcap']).stdout).toBe('"7,8"\t"418"\n');
+    expect(cli([...args, '-E', 'quote=s', 'golden.pcap']).stdout).toBe("'7,8'\t'418'\n");
+    expect(cli([...args, 'golden.pcap']).stdout).toBe('7,8\t418\n');
+    expect(cli([...args, '-E', 'separator=;', '-E', 'aggregator=;', 'golden.pcap']).stdout).toBe('"7;8";418\n');
   });
   it('-T fields refuses unknown fields and -e without -T fields, as tshark does', () => {
     const a = cli(['-T', 'fields', '-e', 'iwarp_mpa.nope', 'golden.pcap']);
@@ -262,6 +285,119 @@ describe('tshark habits', () => {
     expect(a.stderr).toContain("some fields aren't valid: iwarp_mpa.nope");
     expect(cli(['-e', 'frame.number', 'golden.pcap']).code).toBe(2);
     expect(cli(['-T', 'json', 'golden.pcap']).stderr).toMatch(/use --json/);
+  });
+  it('-n and -2 are accepted silently (no name resolution here, every record settled before it is shown)', () => {
+    const plain = cli(['golden.pcap']);
+    for (const args of [['-n'], ['-2'], ['-2', '-n'], ['-n', '-V'], ['-qn']]) {
+      const r = cli([...args, 'golden.pcap']);
+      expect(r.stderr, args.join(' ')).toBe('');
+      expect(r.code).toBe(plain.code);
+      if (!args.includes('-V') && !args.includes('-qn')) expect(r.stdout).toBe(plain.stdout);
+    }
+    // A value that happens to be "-2" stays a value.
+    expect(cli(['-Y', '-2', 'golden.pcap']).stderr).toMatch(/-Y: column 1/);
+  });
+  it('-o tcp.relative_sequence_numbers:FALSE shows absolute sequence numbers; any other preference is one line', () => {
+    const rel = cli(['golden.pcap']).stdout;
+    const abs = cli(['-o', 'tcp.relative_sequence_numbers:FALSE', 'golden.pcap']).stdout;
+    expect(rel).toContain('FPDU seq=181 len=418');
+    expect(abs).toContain('FPDU seq=1181 len=418');
+    expect(cli(['-o', 'tcp.relative_sequence_numbers:true', 'golden.pcap']).stdout).toBe(rel);
+    for (const [o, why] of [
+      ['gui.column.format:"No.","%m"', /only tcp\.relative_sequence_numbers is a preference here/],
+      ['tcp.relative_sequence_numbers', /give a preference as NAME:VALUE/],
+      ['tcp.relative_sequence_numbers:maybe', /is TRUE or FALSE/],
+    ] as const) {
+      const r = cli(['-o', o, 'golden.pcap']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(why);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+  });
+  it("-t: the time column in tshark's formats; an unknown one is one line listing them", () => {
+    const col = (args: string[]) =>
+      cli([...args, '-Y', 'iwarp_mpa', 'golden.pcap'], { env: { TZ: 'UTC' } })
+        .stdout.split('\n\n')[0]!
+        .split('\n')
+        .filter((l) => /^\s*\d/.test(l) && / → /.test(l))
+        .map((l) => /^\s*\S+\s+(.+?)\s+10\.0\.0\./.exec(l)![1]!);
+    const e = col(['-t', 'e']);
+    expect(e[0]).toMatch(/^\d{10}\.\d{6}$/);
+    expect(col([])).toEqual(col(['-t', 'r']));
+    expect(col(['-t', 'ud'])[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
+    expect(col(['-t', 'udoy'])[0]).toMatch(/^\d{4}\/\d{3} \d\d:\d\d:\d\d\.\d{6}$/);
+    expect(col(['-t', 'u'])).toEqual(col(['-t', 'ud']).map((t) => t.split(' ')[1]));
+    // dd: each line's time since the line before, from the epoch times of the same lines.
+    const us = e.map((t) => Math.round(Number(t) * 1e6));
+    const dd = col(['-t', 'dd']).map((t) => Math.round(Number(t) * 1e6));
+    expect(dd[0]).toBe(0);
+    for (let i = 1; i < us.length; i++) expect(dd[i]).toBe(us[i]! - us[i - 1]!);
+    const bad = cli(['-t', 'x', 'golden.pcap']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/-t: invalid time stamp type "x"; it must be one of a \(absolute\), ad .* udoy/);
+  });
+  it.skipIf(!HAVE_TSHARK)('-t: each event line shows the time tshark shows for the frame it was completed in', () => {
+    for (const t of ['r', 'a', 'ad', 'adoy', 'e', 'u', 'ud', 'udoy', 'd']) {
+      const ts = spawnSync(
+        'tshark',
+        ['-t', t, '-r', 'golden.pcap', '-T', 'fields', '-e', 'frame.number', '-e', '_ws.col.Time'],
+        {
+          cwd: CAPTURES,
+          encoding: 'utf8',
+          env: { ...process.env, TZ: 'UTC' },
+        },
+      );
+      const theirs = new Map(
+        ts.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => l.split('\t') as [string, string]),
+      );
+      const lines = cli(['-t', t, 'golden.pcap'], { env: { TZ: 'UTC' } }).stdout.split('\n');
+      let n = 0;
+      for (const l of lines) {
+        const m = /^\s*(?:\d+-)?(\d+)\s+(.+?)\s+10\.0\.0\.\d+:\d+ → .*FPDU seq=/.exec(l);
+        if (!m) continue;
+        expect(m[2], `-t ${t}: ${l}`).toBe(theirs.get(m[1]!));
+        n++;
+      }
+      expect(n).toBeGreaterThan(3);
+    }
+  });
+  it("-G protocols and -G values: tshark's layouts, from the declared fields", () => {
+    const p = cli(['-G', 'protocols']);
+    expect(p.code).toBe(0);
+    const protos = p.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    for (const row of protos) expect(row).toHaveLength(3);
+    expect(protos).toContainEqual(['iWARP Marker Protocol data unit Aligned framing', 'IWARP_MPA', 'iwarp_mpa']);
+    expect(protos).toContainEqual(['Expert Info', 'Expert', '_ws.expert']);
+    const fieldsOut = cli(['-G', 'fields'])
+      .stdout.trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    const fieldTypes = new Map(fieldsOut.filter((r) => r[0] === 'F').map((r) => [r[2]!, r[5]!]));
+    // Every protocol -G fields names is listed by -G protocols, and no other.
+    expect(new Set(protos.map((r) => r[2]))).toEqual(new Set(fieldsOut.filter((r) => r[0] === 'P').map((r) => r[2])));
+    const v = cli(['-G', 'values']);
+    expect(v.code).toBe(0);
+    const values = v.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(values.length).toBeGreaterThan(20);
+    for (const row of values) {
+      expect(row[0]).toBe('V');
+      expect(row).toHaveLength(4);
+      expect(fieldTypes.has(row[1]!), row[1]).toBe(true);
+      expect(row[2]).toMatch(fieldTypes.get(row[1]!) === 'BASE_HEX' ? /^0x[0-9a-f]+$/ : /^\d+$/);
+    }
+    // tshark's own opcode numbers are among ours.
+    const opcodes = values.filter((r) => r[1] === 'iwarp_rdma.opcode').map((r) => r[2]);
+    for (const n of ['0x0', '0x1', '0x2', '0x3', '0x7']) expect(opcodes).toContain(n);
+    expect(cli(['-G', 'nope']).stderr).toMatch(/choose from fields, protocols, values/);
   });
   it("-G fields: tshark's tab-separated glossary (P and F lines)", () => {
     const r = cli(['-G', 'fields']);

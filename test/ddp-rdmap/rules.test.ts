@@ -455,7 +455,7 @@ describe('byte order of RDMAP and DDP fields', () => {
     for (let i = 0; i < 8; i++) r = (r << 8n) | ((v >> BigInt(8 * i)) & 0xffn);
     return r;
   };
-  it('rdmap.read-request-byte-order: one finding per field and direction, Responses paired under the swapped reading', () => {
+  it('rdmap.read-request-byte-order: one finding per direction naming every swapped field, later Requests counted, Responses paired under the swapped reading', () => {
     const c = conv();
     for (let i = 1; i <= 3; i++) {
       c.a(
@@ -471,10 +471,19 @@ describe('byte order of RDMAP and DDP fields', () => {
       c.b(readResponse(0xa5aa9000, 0x7f29a5aa9000n, filled(1024)));
     }
     c.an.end(1, 'fin');
-    expectRules(c, Array(5).fill('rdmap.read-request-byte-order'));
-    const m = c.sink.findings.map((f) => f.message).join('\n');
-    expect(m).toMatch(/RDMA Read Message Size 262144 in network byte order, 1024 byte-swapped/);
-    expect(m).toMatch(/Data Sink STag 0x0090aaa5 in network byte order, 0xa5aa9000 byte-swapped/);
+    expectRules(c, ['rdmap.read-request-byte-order']);
+    const m = c.sink.findings[0]!.message;
+    // Both readings of each field, in one finding on the first Request.
+    expect(m).toMatch(/Data Sink STag 0x0090aaa5 \(swapped 0xa5aa9000\)/);
+    expect(m).toMatch(/Data Sink TO 0x90aaa5297f0000 \(swapped 0x7f29a5aa9000\)/);
+    expect(m).toMatch(/RDMA Read Message Size 262144 \(swapped 1024\)/);
+    expect(m).toMatch(/Data Source STag 0x00a05750 \(swapped 0x5057a000\)/);
+    expect(m).toMatch(/Data Source TO 0xa057500e7f0000 \(swapped 0x7f0e5057a000\)/);
+    expect(m).toMatch(/later ones in this direction are counted, not listed$/);
+    expect(m.length).toBeLessThan(450);
+    // The three Requests are counted; every Response paired and sized under the swapped reading.
+    expect(c.an.directionStats(0).readRequestsByteSwapped).toBe(3);
+    expect(c.an.directionStats(0).readRequests).toBe(3);
     expect(c.an.outstandingReads(0)).toBe(0);
   });
 

@@ -152,6 +152,24 @@ const MODES: readonly Mode[] = [
       'tcp.stream >= 1',
     ],
   },
+  {
+    // Per-frame facts read packet bytes in onPacket (copied across the workers' turn) and relative seq.
+    name: '-T fields, frame and TCP facts',
+    args: [
+      '-T',
+      'fields',
+      '-e',
+      'frame.number',
+      '-e',
+      'tcp.seq',
+      '-e',
+      'tcp.ack',
+      '-e',
+      'frame.time_relative',
+      '-e',
+      '_ws.expert.severity',
+    ],
+  },
 ];
 
 /** One-thread outcomes, computed once per command line (the 2- and 3-worker runs compare with the same). */

@@ -114,6 +114,19 @@ describe('merge equals the multi-capture run over the same captures', () => {
     );
   });
 
+  it('a capture with warnings below --fail-on is "clean (below --fail-on)", one without any just "clean"', () => {
+    // Warnings only: exit 0 under the default --fail-on error, but not silently "clean".
+    const rows = (out: string) => out.split('\n').filter((l) => /^\S+\.pcap\s/.test(l));
+    const plain = cli(['merge', '--fail-on', 'never', ...reports]);
+    expect(rows(plain.stdout).length).toBe(reports.length);
+    for (const row of rows(plain.stdout)) {
+      const [errs, warns] = row.trim().split(/\s+/).at(-1)!.split('/').map(Number);
+      if (errs! + warns! > 0) expect(row).toContain('clean (below --fail-on)');
+      else expect(row).toMatch(/ clean\s/);
+    }
+    expect(plain.stdout).toContain('clean (below --fail-on)');
+  });
+
   it('--junit: one valid file with the suites of the multi-capture run', () => {
     const a = join(dir, 'merge.xml');
     const b = join(dir, 'multi.xml');
@@ -191,6 +204,16 @@ describe('merge input errors: one line naming the file, the rest merged, exit 2'
     };
     expect(json.summary.inputErrors).toHaveLength(inputs.length);
     expect(json.summary.exit).toBe(2);
+  });
+
+  it('a generator truth file is named as one, not just "not an mpa-dissect report"', () => {
+    const truth = join(ROOT, 'captures', 'corpus', 'bad-crc.json');
+    const r = cli(['merge', reports[0]!, truth]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /bad-crc\.json: a generator truth file \(schema mpa-dissect\/truth\/v1[^\n]*not an mpa-dissect report; run mpa-dissect --json on its capture/,
+    );
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
   it('reports of different tool versions: one note, merged, the exit status from the captures', () => {

@@ -39,7 +39,8 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
     await started(errorsPcap);
     t.keys('Tab', 'n');
     const s = await t.waitFor((x) => /CRC: 0xa7f36a54 \[incorrect, should be 0xa6f36a54\]/.test(x));
-    expect(s).toMatch(/FPDU at seq 2397, 724 octets, SeqStart\+\d+/);
+    // Relative sequence numbers, as Wireshark shows them (absolute 2397).
+    expect(s).toMatch(/FPDU at seq 1397, 724 octets, SeqStart\+\d+/);
     expect(s).toMatch(/CRC seen 0xa7f36a54, expected 0xa6f36a54\s+BAD/);
     // Tab to the bytes pane, G to its end: the CRC octets (a7 f3 6a 54 on the wire) on red.
     t.keys('Tab', 'Tab', 'Tab', 'G');
@@ -60,7 +61,7 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
     t.keys('Enter');
     const s = await t.waitFor((x) => /PDUs: all flows, 1 shown \(filtered\)/.test(x));
     expect(s).toMatch(/filter: iwarp_mpa\.crc_status == "bad"/);
-    expect(s).toMatch(/│\s+9 [0-9.]+ →\s+2397 FPDU/);
+    expect(s).toMatch(/│\s+9 [0-9.]+ →\s+1397 FPDU/); // relative, as Wireshark (absolute 2397)
     expect(s).not.toMatch(/│\s+6-8 [0-9.]+ →/);
   });
 
@@ -218,5 +219,16 @@ describe('mpa-dissect tui without a terminal', () => {
     });
     expect(live.status).toBe(2);
     expect(live.stderr).toMatch(/^mpa-dissect: tui: -c is an option of the batch outputs/);
+    // tshark's -t and -o set the event lines' time column and sequence numbers; the UI's are its own.
+    const t = spawnSync(
+      process.execPath,
+      [CLI, 'tui', '-t', 'ad', '-o', 'tcp.relative_sequence_numbers:FALSE', errorsPcap],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    expect(t.status).toBe(2);
+    expect(t.stderr).toMatch(/^mpa-dissect: tui: -t, -o are options of the batch outputs/);
   });
 });

@@ -49,7 +49,8 @@ describe('view model: errors.pcap', () => {
     expect(tree).toContain('CRC: 0xa7f36a54 [incorrect, should be 0xa6f36a54]');
     const bytes = paneLines(vm, 'bytes');
     const all = bytes.map(lineText).join('\n');
-    expect(all).toContain('FPDU at seq 2397');
+    // Relative to the direction, as Wireshark shows it (the index keeps the absolute 2397).
+    expect(all).toContain('FPDU at seq 1397');
     expect(all).toMatch(/SeqStart\+\d+/);
     expect(all).toMatch(/CRC seen 0xa7f36a54, expected 0xa6f36a54\s+BAD/);
     // The four CRC octets are drawn in the bad-CRC style (the last octets of the FPDU).
@@ -470,7 +471,7 @@ describe('view model: a stream source (no random access)', () => {
     selectSeq(vm, 1025);
     expect(paneText(vm, 'bytes').join('\n')).toContain('octets not available');
     expect(paneText(vm, 'tree').join('\n')).toContain('ULPDU length: 318');
-    expect(paneText(vm, 'pdus').join('\n')).toMatch(/2397 FPDU\s+708\s+2 BAD/);
+    expect(paneText(vm, 'pdus').join('\n')).toMatch(/1397 FPDU\s+708\s+2 BAD/); // relative seq (absolute 2397)
   });
 });
 
