@@ -106,6 +106,8 @@ function workspace(cmd: string, n: number): [string, string] {
     if (cmd.includes(name)) symlinkSync(target, join(dir, name));
   if (cmd.includes('capture.pcap.gz'))
     writeFileSync(join(dir, 'capture.pcap.gz'), gzipSync(readFileSync(CAPTURE_FOR['capture.pcap']!)));
+  // A CI recipe's artifacts/ directory (its `mkdir -p artifacts` is an example line of its own).
+  if (/\bartifacts\//.test(cmd)) mkdirSync(join(dir, 'artifacts'));
   if (cmd.includes('ci.json'))
     writeFileSync(join(dir, 'ci.json'), JSON.stringify({ rules: { 'mpa.pad-not-zero': 'off' } }));
   if (/\bruns\//.test(cmd)) {
