@@ -147,8 +147,17 @@ export class IserDissector implements UpperLayerDissector {
 
   message(m: RdmapMessage): UlpRecord | null {
     if (m.kind === 'send') return this.send(m);
-    if ((m.kind === 'write' || m.kind === 'read-request') && m.dir !== this.initiator) {
-      const stag = m.kind === 'write' ? m.stag : m.sourceStag;
+    // Data of a task: the target's RDMA Writes and Read Requests, and the initiator's Read Responses
+    // carrying what the target pulled (docs/latency.md: first and last data).
+    const stag =
+      (m.kind === 'write' || m.kind === 'read-request') && m.dir !== this.initiator
+        ? m.kind === 'write'
+          ? m.stag
+          : m.sourceStag
+        : m.kind === 'read-response' && m.dir === this.initiator && m.request !== null
+          ? m.request.sourceStag
+          : null;
+    if (stag !== null) {
       const itt = this.byStag.get(stag);
       if (itt !== undefined) this.tasks.data(itt, m.time, m.frame);
     }

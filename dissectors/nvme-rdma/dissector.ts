@@ -129,7 +129,12 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
   message(m: RdmapMessage): UlpRecord | null {
     if (m.kind === 'send') return m.dir === this.host ? this.command(m) : this.completion(m);
     if (m.dir !== this.host && (m.kind === 'write' || m.kind === 'read-request')) this.data(m);
-    else if (m.kind === 'read-response' && m.data !== undefined && m.dir === this.host) return this.connectRead(m);
+    else if (m.kind === 'read-response' && m.dir === this.host) {
+      // The host's Read Response carries the data the controller pulled: the command's data too
+      // (docs/latency.md: first and last data), and its Connect data when that was kept.
+      if (m.request !== null) this.dataOf(m.request.sourceStag, m);
+      if (m.data !== undefined) return this.connectRead(m);
+    }
     return null;
   }
 
@@ -365,11 +370,17 @@ export class NvmeRdmaDissector implements UpperLayerDissector {
 
   // --- data moved by the controller ---
 
+  /** A transfer of the command whose keyed buffer is `stag`: its data times; returns its CID. */
+  private dataOf(stag: number, m: RdmapMessage): number | undefined {
+    const cid = this.byKey.get(stag);
+    if (cid !== undefined) this.cmds.data(cid, m.time, m.frame);
+    return cid;
+  }
+
   private data(m: WriteMessage | ReadRequestMessage): void {
     const stag = m.kind === 'write' ? m.stag : m.sourceStag;
-    const cid = this.byKey.get(stag);
+    const cid = this.dataOf(stag, m);
     if (cid === undefined) return;
-    this.cmds.data(cid, m.time, m.frame);
     const c = this.cmds.get(cid);
     if (m.kind === 'write' && c?.identifyNs != null && m.data && m.to === c.keyed?.addr) {
       const size = lbaSizeOfIdentifyNs(m.data);

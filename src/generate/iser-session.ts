@@ -9,7 +9,14 @@
  * UlpConnectionSpec for ulp-connection.ts. Truth is the scenario author's.
  */
 import * as E from './iser-encoder.js';
-import { CLIENT, SERVER, type UlpConnectionSpec, type UlpEvent, type UlpExpect } from './ulp-connection.js';
+import {
+  CLIENT,
+  SERVER,
+  type ScheduledRequest,
+  type UlpConnectionSpec,
+  type UlpEvent,
+  type UlpExpect,
+} from './ulp-connection.js';
 
 export { CLIENT, SERVER };
 export const BLOCK = 512;
@@ -53,6 +60,12 @@ export interface TaskOpts {
 export class IserSession {
   readonly events: UlpEvent[] = [];
   readonly expect: UlpExpect[] = [];
+  /**
+   * Each answered SCSI task as scheduled: its command, the RDMA operations that moved its data
+   * (the target's Writes, its Read Requests and the initiator's Read Responses) and its response.
+   * Named as SPC-4/SBC-3 name the commands, in Wireshark's spelling.
+   */
+  readonly requests: ScheduledRequest[] = [];
   readonly leading: Array<{ dir: 0 | 1; bytes: Uint8Array }> = [];
   private cmdSn = 1;
   private statSn = 0;
@@ -204,6 +217,14 @@ export class IserSession {
       off += n;
     }
     const rsp = t.unanswered ? -1 : this.response(itt, t, stag, t.serveUs ?? 25);
+    if (rsp >= 0)
+      this.requests.push({
+        program: 'SCSI',
+        command: t.cdb16 ? 'Read(16)' : 'Read(10)',
+        request: cmd,
+        data,
+        response: rsp,
+      });
     return { cmd, data, rsp, itt, stag };
   }
 
@@ -271,6 +292,14 @@ export class IserSession {
     const rsp = t.unanswered
       ? -1
       : this.response(itt, solicited > 0 ? t : { ...t, invalidate: t.invalidate ?? null }, stag, t.serveUs ?? 40);
+    if (rsp >= 0)
+      this.requests.push({
+        program: 'SCSI',
+        command: t.cdb16 ? 'Write(16)' : 'Write(10)',
+        request: cmd,
+        data: reads.flatMap((rq) => [rq, rq + 1]), // each Read Request and the Read Response after it
+        response: rsp,
+      });
     return { cmd, dataOut, reads, rsp, itt, stag };
   }
 
@@ -293,7 +322,9 @@ export class IserSession {
       30,
     );
     this.events.push({ op: 'write', dir: SERVER, stag, to: base, length: got, delayUs: 50 });
+    const data = this.events.length - 1;
     const rsp = this.response(itt, got < alloc ? { underflow: alloc - got } : {}, stag, 20);
+    this.requests.push({ program: 'SCSI', command: 'Inquiry', request: cmd, data: [data], response: rsp });
     return { cmd, rsp };
   }
 

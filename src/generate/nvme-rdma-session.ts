@@ -10,13 +10,23 @@
  * scenario author's.
  */
 import { cmAccept, cmRequest, concatBytes, connectData, connectSqe, cqe, type SglSpec } from './nvme-rdma-encoder.js';
-import { CLIENT, SERVER, type Dir, type UlpConnectionSpec, type UlpEvent, type UlpExpect } from './ulp-connection.js';
+import {
+  CLIENT,
+  SERVER,
+  type Dir,
+  type ScheduledRequest,
+  type UlpConnectionSpec,
+  type UlpEvent,
+  type UlpExpect,
+} from './ulp-connection.js';
 import { patternBytes } from './mpa-encoder.js';
 
 export { CLIENT, SERVER };
 
 /** NVMe/RDMA well-known port (NVME_RDMA_IP_PORT). */
 export const NVME_PORT = 4420;
+/** The Fabrics command opcode (NVMe over Fabrics 1.1 §2.1). */
+const OPC_FABRICS_CODE = 0x7f;
 /** Think time of the host, the controller's time to serve and answer, gaps within a transfer (µs). */
 export const T = { request: 150, serve: 40, answer: 20, next: 4 } as const;
 
@@ -51,9 +61,36 @@ export interface Completion {
   readonly delayUs?: number;
 }
 
+/**
+ * Command names as the NVMe Base Specification 2.0 (Figures 28 and 89: admin and NVM command set
+ * opcodes) and NVMe over Fabrics 1.1 (Figure 14: Fabrics command types) name them.
+ */
+const ADMIN_NAMES: Readonly<Record<number, string>> = {
+  0x02: 'Get Log Page',
+  0x06: 'Identify',
+  0x09: 'Set Features',
+  0x0a: 'Get Features',
+  0x0c: 'Asynchronous Event Request',
+  0x18: 'Keep Alive',
+};
+const NVM_NAMES: Readonly<Record<number, string>> = { 0x00: 'Flush', 0x01: 'Write', 0x02: 'Read' };
+const FABRICS_NAMES: Readonly<Record<number, string>> = {
+  0x00: 'Property Set',
+  0x01: 'Connect',
+  0x04: 'Property Get',
+  0x05: 'Authentication Send',
+  0x06: 'Authentication Receive',
+  0x08: 'Disconnect',
+};
+
 export class NvmeSession {
   readonly events: UlpEvent[] = [];
   readonly expect: UlpExpect[] = [];
+  /** Each answered or outstanding command as scheduled: its capsule, data transfers and response. */
+  readonly requests: ScheduledRequest[] = [];
+  /** Commands sent and not yet answered, by CID, and the CID of each keyed buffer in use. */
+  private readonly open = new Map<number, { command: string; request: number; data: number[] }>();
+  private readonly keyCid = new Map<number, number>();
   readonly qid: number;
   readonly sqsize: number;
   private readonly hsqsize: number;
@@ -105,7 +142,24 @@ export class NvmeSession {
   command(sqe: Uint8Array, data?: Uint8Array, delayUs: number = T.request): number {
     this.tail++;
     this.events.push({ op: 'send', dir: CLIENT, payload: data ? concatBytes(sqe, data) : sqe, delayUs });
-    return this.events.length - 1;
+    const at = this.events.length - 1;
+    const cid = sqe[2]! | (sqe[3]! << 8);
+    const opc = sqe[0]!;
+    const command =
+      (opc === OPC_FABRICS_CODE ? FABRICS_NAMES[sqe[4]!] : (this.qid === 0 ? ADMIN_NAMES : NVM_NAMES)[opc]) ??
+      `opcode 0x${opc.toString(16)}`;
+    this.open.set(cid, { command, request: at, data: [] });
+    // A keyed SGL data block (descriptor type 4h, octet 39): transfers to or from its key are this command's.
+    const length = sqe[32]! | (sqe[33]! << 8) | (sqe[34]! << 16);
+    if (sqe[39]! >> 4 === 4 && length > 0)
+      this.keyCid.set((sqe[35]! | (sqe[36]! << 8) | (sqe[37]! << 16) | (sqe[38]! << 24)) >>> 0, cid);
+    return at;
+  }
+
+  /** Event `at` moves data of the command whose keyed buffer is `key`. */
+  private dataOf(key: number, at: number): void {
+    const cid = this.keyCid.get(key >>> 0);
+    if (cid !== undefined) this.open.get(cid)?.data.push(at);
   }
 
   /** The completion of `cid`: SQHD of every command submitted so far (the controller fetched them all). */
@@ -127,7 +181,13 @@ export class NvmeSession {
       ...(inv !== undefined && inv !== null ? { invalidate: inv } : {}),
       delayUs: c.delayUs ?? T.answer,
     });
-    return this.events.length - 1;
+    const at = this.events.length - 1;
+    const cmd = this.open.get(cid);
+    if (cmd) {
+      this.open.delete(cid);
+      this.requests.push({ program: 'NVMe', command: cmd.command, request: cmd.request, data: cmd.data, response: at });
+    }
+    return at;
   }
 
   /** The controller places `length` octets into the host buffer (RDMA Writes of at most `chunk`). */
@@ -144,6 +204,7 @@ export class NvmeSession {
         ...(data ? { data: data.subarray(off, off + n) } : {}),
         delayUs: off === 0 ? T.serve : T.next,
       });
+      this.dataOf(key, this.events.length - 1);
       if (first < 0) first = this.events.length - 1;
     }
     return first;
@@ -171,6 +232,7 @@ export class NvmeSession {
       });
       const rr = this.events.length - 1;
       if (first < 0) first = rr;
+      this.dataOf(key, rr);
       this.events.push({
         op: 'read-response',
         dir: CLIENT,
@@ -178,6 +240,7 @@ export class NvmeSession {
         ...(data ? { data: data.subarray(off, off + n) } : {}),
         delayUs: T.next,
       });
+      this.dataOf(key, this.events.length - 1);
     }
     return first;
   }

@@ -17,6 +17,10 @@ import { NfsSession } from '../../src/generate/nfs-session.js';
 import { nfsCleanExchange } from '../../src/generate/nfsrdma-scenarios.js';
 import { CHANNEL_RDMA_V1, SERVER, SmbdSession } from '../../src/generate/smbd-session.js';
 import { smbdCleanExchange } from '../../src/generate/smbd-scenarios.js';
+import { NvmeSession } from '../../src/generate/nvme-rdma-session.js';
+import { IserSession } from '../../src/generate/iser-session.js';
+import { iserTasks } from '../../src/generate/iser-scenarios.js';
+import { adminClean, ioClean } from '../../src/generate/nvme-rdma-scenarios.js';
 import {
   buildUlpConnection,
   type ScheduledRequest,
@@ -37,6 +41,8 @@ const KNOBS: ReadonlyArray<Record<string, string>> = [
 interface Session {
   spec(): UlpConnectionSpec;
   readonly requests: readonly ScheduledRequest[];
+  /** What the report names the request queue: the NVMe queue ID, else the flow. */
+  readonly queueLabel?: string;
 }
 
 function build(s: Session, knobs: Record<string, string>, seed: number): { g: Generated; path: string } {
@@ -56,7 +62,7 @@ function latencyOf(path: string): LatencyReport {
 const s = (us: number): number => us / 1e6;
 
 /** What the report must say of `q`, from the generator's schedule only. */
-function truthOf(q: ScheduledRequest, g: Generated, captureEndUs: number): LatencyRequest {
+function truthOf(q: ScheduledRequest, g: Generated, captureEndUs: number, queue = 'flow 1'): LatencyRequest {
   const end = (i: number) => {
     const e = g.messageEnds![i];
     if (!e) throw new Error(`event ${i} not captured`);
@@ -71,7 +77,7 @@ function truthOf(q: ScheduledRequest, g: Generated, captureEndUs: number): Laten
     program: q.program,
     command: q.command,
     code: expect.any(Number) as unknown as number,
-    queue: 'flow 1',
+    queue,
     time: expect.any(Number) as unknown as number,
     latency: s((rsp ? rsp.us : captureEndUs) - req.us),
     answered: rsp !== null,
@@ -94,8 +100,8 @@ function checkSession(name: string, make: () => Session): void {
         const { g, path } = build(session, knobs, seed);
         const lat = latencyOf(path);
         const answered = session.requests.filter((q) => q.response !== null);
-        expect(answered.length).toBeGreaterThan(5);
-        const want = answered.map((q) => truthOf(q, g, 0));
+        expect(answered.length).toBeGreaterThanOrEqual(5);
+        const want = answered.map((q) => truthOf(q, g, 0, session.queueLabel));
         // Every answered request listed (fewer than 100), each with its scheduled figures and frames.
         expect(lat.answered).toBe(want.length);
         expect(lat.slowest).toHaveLength(want.length);
@@ -140,6 +146,26 @@ checkSession('SMB Direct: the clean exchange (smbd-clean)', () => {
 checkSession('NFS over RDMA: the clean exchange (nfsrdma-clean)', () => {
   const x = new NfsSession();
   nfsCleanExchange(x);
+  return x;
+});
+
+checkSession('NVMe/RDMA: the admin queue (nvme-admin-clean)', () => {
+  const x = Object.assign(new NvmeSession(), { queueLabel: '0' });
+  adminClean(x);
+  return x;
+});
+
+checkSession('NVMe/RDMA: an I/O queue (nvme-io-clean)', () => {
+  const x = Object.assign(new NvmeSession({ qid: 1 }), { queueLabel: '1' });
+  ioClean(x);
+  return x;
+});
+
+checkSession('iSER: the clean exchange (iser-clean)', () => {
+  const x = new IserSession();
+  x.hello();
+  x.assistedLogin();
+  iserTasks(x);
   return x;
 });
 
