@@ -36,8 +36,12 @@ describe('mpa-dissect on TUF captures', () => {
   it('text: one event line per framing PDU, the flow table says TUF, the totals count it', () => {
     const r = cli([alignPcap]);
     expect(r.code).toBe(0);
+    // Relative to the SYN as Wireshark shows it (absolute 1001 with -o tcp.relative_sequence_numbers:FALSE).
     expect(r.stdout).toMatch(
-      /10\.0\.0\.1:40001 → 10\.0\.0\.2:4420 {2}TUF framing PDU seq=1001 len=100 key=0x1a2b3c4d5e6f aligned/,
+      /10\.0\.0\.1:40001 → 10\.0\.0\.2:4420 {2}TUF framing PDU seq=1 len=100 key=0x1a2b3c4d5e6f aligned/,
+    );
+    expect(cli(['-o', 'tcp.relative_sequence_numbers:FALSE', alignPcap]).stdout).toMatch(
+      /TUF framing PDU seq=1001 len=100 key=0x1a2b3c4d5e6f aligned/,
     );
     expect(r.stdout.match(/TUF framing PDU/g)!.length).toBe(7);
     expect(r.stdout).toMatch(/\n\s+0 {2}10\.0\.0\.1:40001 → 10\.0\.0\.2:4420 {2}TUF align +- +- +4\/3 /);
