@@ -51,6 +51,7 @@ describe('Reassembler: in-order delivery', () => {
       gapsOmitted: 0,
       mss: 1460,
       closed: null,
+      seqRelativeBase: 1000, // the ISN: Wireshark's relative sequence numbers count from it
     });
     expect(fl!.directions[1]).toMatchObject({ bytes: 0, segments: 1, mss: 1440 });
   });
