@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isatty } from 'node:tty';
 import { CaptureOpenError } from '../src/capture/read-capture.js';
@@ -436,7 +436,6 @@ async function multiCommand(
 ): Promise<number> {
   const refuse: Array<[string, unknown]> = [
     ['-w', common.write],
-    ['--annotate', common.annotate],
     ['--write-filter', args['write-filter']],
     ['-T fields', common.fields],
     ['-l', args.l],
@@ -470,13 +469,25 @@ async function multiCommand(
   await compileOption('-Y', base.displayFilter);
   if (base.junit !== null) checkOutputPath(base.junit, list, '--junit');
   if (base.html) checkOutputPath(base.html, list, '--html');
+  // --annotate with several captures names a directory: one annotated pcapng per capture in it.
+  const annotateDir = base.annotate ?? null;
+  if (annotateDir !== null) {
+    const what = `--annotate ${printable(annotateDir)}: with several captures, a directory for one annotated pcapng per capture`;
+    if (existsSync(annotateDir) && !statSync(annotateDir).isDirectory())
+      throw new UsageError(`${what}; that is a file`);
+    try {
+      mkdirSync(annotateDir, { recursive: true });
+    } catch (e) {
+      throw new UsageError(`${what}: ${writeReason(e)}`);
+    }
+  }
   const streamingToTerminal = isatty(1) && !base.json && !base.quiet;
   const progress = args.progress ?? (isatty(2) && !process.env['CI'] && !streamingToTerminal);
   const { runMulti } = await import('./multi.js');
   return runMulti(
     base,
     list,
-    { jobs, junit: base.junit, progress, html: base.html ?? null },
+    { jobs, junit: base.junit, progress, html: base.html ?? null, annotateDir },
     { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );
 }

@@ -9,7 +9,7 @@
  */
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { buildJUnitCaptures, type JUnitOptions } from '../src/report/junit.js';
 import {
   combine,
@@ -42,6 +42,25 @@ export interface MultiOptions {
   progress: boolean;
   /** --html FILE: one page for all captures (an overview, then a section per capture). */
   html?: string | null;
+  /** --annotate DIR: each capture's annotated pcapng in DIR, named after the capture. */
+  annotateDir?: string | null;
+}
+
+/**
+ * Each capture's annotated pcapng in `dir`: its base name without .gz and the capture extension,
+ * then .pcapng; a name two captures share gets the capture's position (stdin: "stdin").
+ */
+export function annotateNames(dir: string, captures: readonly string[]): string[] {
+  const stems = captures.map((c) =>
+    c === '-'
+      ? 'stdin'
+      : basename(c)
+          .replace(/\.gz$/i, '')
+          .replace(/\.(pcapng|pcap|cap|ntar)$/i, ''),
+  );
+  const count = new Map<string, number>();
+  for (const s of stems) count.set(s, (count.get(s) ?? 0) + 1);
+  return stems.map((s, i) => join(dir, `${count.get(s)! > 1 ? `${s}-${i + 1}` : s}.pcapng`));
 }
 
 /** Octets of every capture, or null when one is standard input or cannot be sized. */
@@ -118,10 +137,19 @@ export async function runMulti(
   for (const sig of signals) process.once(sig, onSignal);
   try {
     // Every capture is handed to the pool at once; results are taken in argument order.
+    const annotated = m.annotateDir ? annotateNames(m.annotateDir, captures) : null;
     const pending = captures.map((capture, i) => {
       const { onAnalysis: _drop, live: _live, ...plain } = base;
       const job: CaptureJob = {
-        options: { ...plain, capture, junit: null, write: null, html: null, progress: false },
+        options: {
+          ...plain,
+          capture,
+          junit: null,
+          write: null,
+          html: null,
+          progress: false,
+          annotate: annotated ? annotated[i]! : null,
+        },
         outPath: join(dir, `${i}.out`),
         tagNdjson: base.ndjson,
         junit: m.junit !== null,

@@ -323,10 +323,6 @@ describe('annotate output errors: one line, exit 2', () => {
     [['--annotate', cap, cap], /that is the capture being read/],
     [['--annotate', 'x.pcapng', '-w', 'x.pcapng', cap], /-w writes that file too/],
     [
-      ['--annotate', 'x.pcapng', cap, cap],
-      /--annotate: an option of one capture's output; with several captures run mpa-dissect once per capture/,
-    ],
-    [
       ['-w', 'x.pcap', '-F', 'erf', cap],
       /-F: "erf" is not a format written here: pcapng \(findings as packet comments\) or pcap/,
     ],
