@@ -144,6 +144,20 @@ function bufferCap(): Generated {
   };
 }
 
+/** The truth of one MPA flow without markers or errors: `n0` FPDUs from the client, `n1` from the server. */
+function mpaFlow(a: string, b: string, n0: number, n1: number): TruthFlow {
+  const dir = (from: string, to: string, fpdus: number) => ({
+    from,
+    to,
+    markers: false,
+    fpdus,
+    markerCount: 0,
+    crcErrors: 0,
+    markerErrors: 0,
+  });
+  return { client: a, server: b, mpa: { directions: [dir(a, b, n0), dir(b, a, n1)] } };
+}
+
 /** An MPA connection whose Initiator sends its Request twice, then one FPDU and half of the next, and FIN. */
 function closeAndRestart(): Generated {
   const req = startupFrame({ kind: 'request', c: true });
@@ -177,18 +191,7 @@ function closeAndRestart(): Generated {
       f('mpa.tcp-closed-mid-fpdu', a, (ss[0]! + again.length + i2r.fpdus[1]!.lenRel) >>> 0),
       f('mpa.tcp-closed-between', b, (ss[1]! + r2i.bytes.length) >>> 0),
     ]),
-    flows: [
-      {
-        client: a,
-        server: b,
-        mpa: {
-          directions: [
-            { from: a, to: b, markers: false, fpdus: 1, markerCount: 0, crcErrors: 0, markerErrors: 0 },
-            { from: b, to: a, markers: false, fpdus: 1, markerCount: 0, crcErrors: 0, markerErrors: 0 },
-          ],
-        },
-      },
-    ],
+    flows: [mpaFlow(a, b, 1, 1)],
     args: [],
   };
 }
@@ -227,18 +230,7 @@ function requestAfterReply(): Generated {
       f('mpa.tcp-closed-between', a, (ss[0]! + again.length + i2r.bytes.length) >>> 0),
       f('mpa.tcp-closed-between', b, (ss[1]! + r2i.bytes.length) >>> 0),
     ]),
-    flows: [
-      {
-        client: a,
-        server: b,
-        mpa: {
-          directions: [
-            { from: a, to: b, markers: false, fpdus: 2, markerCount: 0, crcErrors: 0, markerErrors: 0 },
-            { from: b, to: a, markers: false, fpdus: 1, markerCount: 0, crcErrors: 0, markerErrors: 0 },
-          ],
-        },
-      },
-    ],
+    flows: [mpaFlow(a, b, 2, 1)],
     args: [],
   };
 }
