@@ -24,6 +24,9 @@ const TAGS: Readonly<Record<StyleName, [string, string]>> = {
   good: ['{green-fg}', '{/green-fg}'],
 };
 
+/** Quiet time after the last key before the filter typed is checked. */
+const CHECK_PAUSE_MS = 150;
+
 function tagged(l: Line, selected: boolean): string {
   let s = '';
   for (const span of l) {
@@ -166,9 +169,39 @@ export class BlessedScreen {
     });
   }
 
+  /**
+   * A key's redraw waits for the end of the keys that arrived together: a paste is thousands of
+   * keypress events in one read, and drawing after each would cost a frame per character.
+   */
   private act(a: 'none' | 'redraw' | 'quit'): void {
     if (a === 'quit') this.close(0);
-    else if (a === 'redraw') this.render();
+    else if (a === 'redraw') this.renderSoon();
+    if (this.vm.promptCheckDue()) this.checkSoon();
+  }
+
+  private renderPending = false;
+
+  private renderSoon(): void {
+    if (this.renderPending || this.destroyed) return;
+    this.renderPending = true;
+    setImmediate(() => {
+      this.renderPending = false;
+      this.guard(() => this.render());
+    });
+  }
+
+  private checkTimer: NodeJS.Timeout | null = null;
+
+  /** The filter typed is checked once typing pauses (CHECK_PAUSE_MS), never per key nor while drawing. */
+  private checkSoon(): void {
+    if (this.checkTimer) clearTimeout(this.checkTimer);
+    this.checkTimer = setTimeout(() => {
+      this.checkTimer = null;
+      this.guard(() => {
+        this.vm.checkPrompt();
+        this.render();
+      });
+    }, CHECK_PAUSE_MS);
   }
 
   private guard(fn: () => void): void {
@@ -191,6 +224,7 @@ export class BlessedScreen {
     if (this.destroyed) return;
     this.destroyed = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.checkTimer) clearTimeout(this.checkTimer);
     try {
       this.screen.destroy();
     } finally {
@@ -226,7 +260,7 @@ export class BlessedScreen {
       this.promptBox.height = h;
       this.promptBox.setContent(
         [
-          `{bold}${blessed.escape(pr.label)}{/bold}${blessed.escape(pr.text)}█`,
+          `{bold}${blessed.escape(pr.label)}{/bold}${pr.selected ? `{inverse}${blessed.escape(pr.shown)}{/inverse}` : blessed.escape(pr.shown)}█`,
           ...pr.note.map((l) => tagged(l, false)),
         ].join('\n'),
       );

@@ -45,3 +45,25 @@ export function padLeft(s: string, w: number): string {
   const n = Array.from(s).length;
   return n >= w ? s : ' '.repeat(w - n) + s;
 }
+
+/** Cuts a line to `w` columns; a cut line ends in "…" so it is seen to go on. */
+export function clip(l: Line, w: number): Line {
+  let total = 0;
+  for (const s of l) total += Array.from(s.t).length;
+  if (total <= w) return l;
+  const out: Span[] = [];
+  let left = Math.max(0, w - 1);
+  for (const s of l) {
+    if (left <= 0) break;
+    const cps = Array.from(s.t);
+    if (cps.length <= left) {
+      out.push(s);
+      left -= cps.length;
+    } else {
+      out.push({ ...s, t: cps.slice(0, left).join('') });
+      left = 0;
+    }
+  }
+  if (w > 0) out.push({ t: '…', s: 'dim' });
+  return out;
+}

@@ -11,9 +11,10 @@ import { basename } from 'node:path';
 import { compileEventFilter } from '../report/fields.js';
 import { FilterError, formatFilterError, type CompiledFilter } from '../report/filter/filter.js';
 import { FrameExport } from '../report/pcap-export.js';
-import type { Line, Span } from './lines.js';
+import { clip, type Line, type Span } from './lines.js';
 import { KIND_FINDING, KIND_REPLY, KIND_REQUEST, V_ERROR, V_INFO, V_WARNING } from './pdu-index.js';
 import { ViewPanes } from './view-panes.js';
+import { PROMPT_MAX, PromptLine } from './prompt-line.js';
 import { ALL, scrollTo } from './view-state.js';
 import { requestRowsShown } from './requests-pane.js';
 import { PANES, type Action, type FlowSort, type PaneId, type Prompt } from './view-types.js';
@@ -33,7 +34,7 @@ const SORTS: readonly FlowSort[] = ['first frame', 'errors', 'bytes'];
 
 export class ViewModel extends ViewPanes {
   /** The prompt open (display filter or pcap path being typed), and the error lines under it. */
-  private editing: { kind: 'filter' | 'write'; text: string } | null = null;
+  private editing: PromptLine | null = null;
   private editError: Line[] = [];
 
   // ------------------------------------------------------------------------------------------
@@ -68,11 +69,11 @@ export class ViewModel extends ViewPanes {
         this.focus = PANES[(PANES.indexOf(this.focus) + PANES.length - 1) % PANES.length]!;
         return 'redraw';
       case c === '/':
-        this.editing = { kind: 'filter', text: this.filterText };
+        this.editing = new PromptLine('filter', this.filterText);
         this.editError = [];
         return 'redraw';
       case c === 'w':
-        this.editing = { kind: 'write', text: this.defaultWriteName() };
+        this.editing = new PromptLine('write', this.defaultWriteName());
         this.editError = [];
         return 'redraw';
       case c === 'n':
@@ -321,16 +322,34 @@ export class ViewModel extends ViewPanes {
     const e = this.editing;
     if (!e) return null;
     const label = e.kind === 'filter' ? 'Display filter: ' : 'Write pcap to: ';
-    const note = this.editError.length
-      ? this.editError
-      : e.kind === 'filter'
-        ? [
-            [
-              { t: 'Enter applies, an empty filter clears, Esc cancels; e.g. iwarp_mpa.crc_status == "bad"', s: 'dim' },
-            ] as Line,
-          ]
-        : [[{ t: this.writeWhat(), s: 'dim' }] as Line];
-    return { label, text: e.text, note };
+    const hint: Line =
+      e.kind === 'filter'
+        ? [{ t: 'Enter applies, an empty filter clears, Esc cancels; e.g. iwarp_mpa.crc_status == "bad"', s: 'dim' }]
+        : [{ t: this.writeWhat(), s: 'dim' }];
+    const note: Line[] = e.dropped
+      ? [[{ t: `the prompt holds at most ${PROMPT_MAX} characters: ${e.dropped} more were not taken`, s: 'error' }]]
+      : [];
+    if (e.selected) note.push([{ t: 'typing replaces the text offered; → or End keeps it to edit', s: 'dim' }]);
+    note.push(...(this.editError.length && !e.checkDue ? this.editError : [hint]));
+    // The cursor block takes one column; the prompt's border two.
+    const shown = e.shown(Math.max(1, this.width - 3 - label.length));
+    return { label, text: e.text, shown, selected: e.selected, note: note.map((l) => clip(l, this.width - 2)) };
+  }
+
+  /** True when typed text waits for the filter check (the screen runs checkPrompt once typing pauses). */
+  promptCheckDue(): boolean {
+    return this.editing?.checkDue === true;
+  }
+
+  /**
+   * Checks the filter typed so far and sets the caret message. Not run per key: a paste would
+   * compile the growing filter once per character (issue 26); the screen calls this when typing pauses.
+   */
+  checkPrompt(): void {
+    const e = this.editing;
+    if (!e?.checkDue) return;
+    e.checkDue = false;
+    this.editError = e.kind === 'filter' ? this.checkFilter(e.text).lines : [];
   }
 
   private editKey(full: string, ch: string | undefined): Action {
@@ -345,11 +364,12 @@ export class ViewModel extends ViewPanes {
       else this.writePcap(e.text);
       return 'redraw';
     }
-    if (full === 'backspace') e.text = Array.from(e.text).slice(0, -1).join('');
-    else if (full === 'C-u') e.text = '';
-    else if (ch !== undefined && ch.length > 0 && !/[\u0000-\u001f\u007f]/.test(ch)) e.text += ch;
-    else return 'none';
-    if (e.kind === 'filter') this.editError = this.checkFilter(e.text).lines;
+    if (full === 'backspace') e.backspace();
+    else if (full === 'C-u') e.clear();
+    else if ((full === 'right' || full === 'end') && e.selected) e.keep();
+    else if (ch !== undefined && ch.length > 0 && !/[\u0000-\u001f\u007f]/.test(ch)) {
+      e.insert(ch);
+    } else return 'none';
     return 'redraw';
   }
 
@@ -371,7 +391,7 @@ export class ViewModel extends ViewPanes {
   applyFilter(text: string): boolean {
     const got = this.checkFilter(text);
     if (got.lines.length) {
-      this.editing = { kind: 'filter', text };
+      this.editing = new PromptLine('filter', text, false);
       this.editError = got.lines;
       return false;
     }

@@ -35,6 +35,10 @@ export interface Overlay {
 export interface Prompt {
   readonly label: string;
   readonly text: string;
+  /** The text as it fits the prompt's line (its start cut with "…" when longer). */
+  readonly shown: string;
+  /** The text offered when the prompt opened, still selected: typing replaces it. */
+  readonly selected: boolean;
   /** Lines under the prompt: the filter error with its caret, or a hint. */
   readonly note: Line[];
 }

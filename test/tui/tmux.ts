@@ -4,6 +4,9 @@
  * fixed sleep.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export { HAVE_TMUX } from '../helpers/tools.js';
 
@@ -49,6 +52,28 @@ export class Tmux {
   /** Types text literally (no key names). */
   text(s: string): void {
     this.tmux('send-keys', '-t', '0', '-l', s);
+  }
+
+  /** Pastes `s` as a terminal paste arrives: one burst through tmux's buffer (load-buffer, paste-buffer). */
+  paste(s: string): void {
+    const dir = mkdtempSync(join(tmpdir(), 'mpa-tui-paste-'));
+    try {
+      const f = join(dir, 'paste.txt');
+      writeFileSync(f, s);
+      this.tmux('load-buffer', f);
+      this.tmux('paste-buffer', '-t', '0');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** The pid of the command the pane's shell runs (the TUI), for sending it signals. */
+  childPid(): number {
+    const shell = this.format('#{pane_pid}');
+    const out = spawnSync('pgrep', ['-P', shell], { encoding: 'utf8' }).stdout.trim().split('\n')[0] ?? '';
+    const pid = Number(out);
+    if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no child of the pane's shell ${shell}`);
+    return pid;
   }
 
   screen(escapes = false): string {
