@@ -67,3 +67,8 @@ export function clip(l: Line, w: number): Line {
   if (w > 0) out.push({ t: '…', s: 'dim' });
   return out;
 }
+
+/** "1 flow", "2 flows": a count and its noun, singular for one. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

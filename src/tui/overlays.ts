@@ -7,11 +7,59 @@ import { KEYS } from './keys.js';
 import type { Line } from './lines.js';
 import type { Overlay } from './view-types.js';
 
-export function helpOverlay(): Overlay {
-  const w = Math.max(...KEYS.map((k) => k.keys.length));
+/**
+ * The keys as help lines for a screen `width` columns wide: the key column, then what it does,
+ * wrapped under itself so every key is there at 80 columns.
+ */
+export function helpLines(width: number): Line[] {
+  const kw = Math.max(...KEYS.map((k) => k.keys.length)) + 2;
+  // The overlay's border and a column of margin each side.
+  const dw = Math.max(20, width - 6 - kw);
+  const out: Line[] = [];
+  for (const k of KEYS) {
+    wrapWords(k.does, dw).forEach((part, n) =>
+      out.push(n === 0 ? [{ t: k.keys.padEnd(kw), s: 'bold' }, { t: part }] : [{ t: ' '.repeat(kw) + part }]),
+    );
+  }
+  return out;
+}
+
+/** Splits `text` into lines of at most `w` columns at spaces (a word longer than `w` is cut). */
+export function wrapWords(text: string, w: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line === '') line = word;
+    else if (Array.from(line).length + 1 + Array.from(word).length <= w) line += ` ${word}`;
+    else {
+      out.push(line);
+      line = word;
+    }
+    while (Array.from(line).length > w) {
+      const cps = Array.from(line);
+      out.push(cps.slice(0, w).join(''));
+      line = cps.slice(w).join('');
+    }
+  }
+  if (line !== '' || out.length === 0) out.push(line);
+  return out;
+}
+
+/** The rows of help the overlay shows on a screen `height` rows high (border and status bar off). */
+export function helpRows(height: number): number {
+  return Math.max(1, height - 4);
+}
+
+/** The help overlay scrolled to `top` (clamped by the caller with helpRows). */
+export function helpOverlay(width: number, height: number, top: number): Overlay {
+  const all = helpLines(width);
+  const rows = helpRows(height);
+  const more = all.length > rows;
   return {
-    title: 'Keys (any key closes)',
-    lines: KEYS.map((k) => [{ t: k.keys.padEnd(w + 2), s: 'bold' }, { t: k.does }] as Line),
+    title: more
+      ? `Keys ${top + 1}-${Math.min(all.length, top + rows)} of ${all.length} (↑↓ PgUp PgDn scroll, any other key closes)`
+      : 'Keys (any key closes)',
+    lines: all.slice(top, top + rows),
     tone: 'normal',
   };
 }

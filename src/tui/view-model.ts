@@ -14,6 +14,7 @@ import { FrameExport } from '../report/pcap-export.js';
 import { clip, type Line, type Span } from './lines.js';
 import { KIND_FINDING, KIND_REPLY, KIND_REQUEST, V_ERROR, V_INFO, V_WARNING } from './pdu-index.js';
 import { ViewPanes } from './view-panes.js';
+import { helpLines, helpRows } from './overlays.js';
 import { PROMPT_MAX, PromptLine } from './prompt-line.js';
 import { ALL, scrollTo } from './view-state.js';
 import { requestRowsShown } from './requests-pane.js';
@@ -45,13 +46,15 @@ export class ViewModel extends ViewPanes {
   key(full: string, ch?: string): Action {
     if (full === 'C-c') return 'quit';
     if (this.editing) return this.editKey(full, ch);
-    if (this.showHelp) {
-      this.showHelp = false;
-      return full === 'q' ? 'quit' : 'redraw';
-    }
+    if (this.showHelp) return this.helpKey(full, ch ?? '');
     const notice = this.notice();
     if (notice && full !== 'q') {
       if (this.model.state !== 'failed') this.noticeDismissed = true;
+      return 'redraw';
+    }
+    // A message too long for the status bar is a popup: the key only closes it (q still quits).
+    if (this.messagePopup() && full !== 'q') {
+      this.message = null;
       return 'redraw';
     }
     this.message = null;
@@ -61,6 +64,7 @@ export class ViewModel extends ViewPanes {
         return 'quit';
       case c === '?':
         this.showHelp = true;
+        this.helpTop = 0;
         return 'redraw';
       case full === 'tab':
         this.focus = PANES[(PANES.indexOf(this.focus) + 1) % PANES.length]!;
@@ -114,6 +118,32 @@ export class ViewModel extends ViewPanes {
         return 'redraw';
     }
     return this.paneKey(full, c);
+  }
+
+  /** Keys over the help: the arrows and pages scroll it, q quits, any other key closes it. */
+  private helpKey(full: string, c: string): Action {
+    const rows = helpRows(this.height);
+    const max = Math.max(0, helpLines(this.width).length - rows);
+    const step =
+      full === 'up' || c === 'k'
+        ? -1
+        : full === 'down' || c === 'j'
+          ? 1
+          : full === 'pageup'
+            ? -rows
+            : full === 'pagedown' || full === 'space' || c === ' '
+              ? rows
+              : full === 'home' || c === 'g'
+                ? -Infinity
+                : full === 'end' || c === 'G'
+                  ? Infinity
+                  : 0;
+    if (step !== 0) {
+      this.helpTop = Math.max(0, Math.min(max, this.helpTop + step));
+      return 'redraw';
+    }
+    this.showHelp = false;
+    return full === 'q' ? 'quit' : 'redraw';
   }
 
   private paneKey(full: string, c: string): Action {

@@ -9,8 +9,9 @@ import { bytesLines, fieldSpan } from './bytes-pane.js';
 import type { CaptureModel, FlowRow } from './capture-model.js';
 import { ladderLines } from './ladder.js';
 import { requestsPane } from './requests-pane.js';
-import { fit, padLeft, type Line, type Span, type StyleName } from './lines.js';
-import { helpOverlay, noticeOverlay } from './overlays.js';
+import { clip, fit, padLeft, plural, type Line, type Span, type StyleName } from './lines.js';
+import { frameLabel, pduColumns, pduHeader } from './pdu-columns.js';
+import { helpOverlay, noticeOverlay, wrapWords } from './overlays.js';
 import {
   KIND_FINDING,
   KIND_FPDU,
@@ -43,7 +44,7 @@ export abstract class ViewPanes extends ViewState {
                 .join('') + '…'
             : c.title,
         rect: rects[id],
-        lines: c.lines.map((l) => cut(l, w)),
+        lines: c.lines.map((l) => clip(l, w)),
         selected: c.selected,
         focused: this.focus === id,
       };
@@ -79,17 +80,25 @@ export abstract class ViewPanes extends ViewState {
       if (f) epW = Math.max(epW, Array.from(`${f.client} → ${f.server}`).length);
     }
     epW = Math.min(epW, Math.max(30, w - 48));
+    // The upper layer comes before the RFC 6581 details and takes the room they leave (its name
+    // alone when the whole text does not fit), so 120 columns show "NVMe/TCP", not "NVMe/".
+    let upperW = 5;
+    for (let k = this.flowTop; k < Math.min(ids.length, this.flowTop + h - 1); k++) {
+      const f = ids[k] === ALL ? undefined : m.flow(ids[k]!);
+      if (f?.upper) upperW = Math.max(upperW, Array.from(f.upper).length);
+    }
+    upperW = Math.min(upperW, Math.max(UPPER_MIN, w - (epW + FLOW_FIXED)));
     // Most telling columns first, so a narrow terminal cuts the least useful ones.
     const head =
       `${padLeft('Stream', 6)} ${fit('Client → Server', epW)} ${fit('MPA', 9)} ${padLeft('Err', 4)} ${padLeft('Warn', 4)} ${padLeft('FPDUs c→s/s→c', 13)} ${padLeft('Bytes', 10)} ` +
-      `Rev M   C P2P RTR ${fit('IRD/ORD', 11)} Upper`;
+      `${fit('Upper', upperW)} Rev M   C P2P RTR IRD/ORD`;
     const lines: Line[] = [[{ t: head, s: 'head' }]];
     for (let k = this.flowTop; k < Math.min(ids.length, this.flowTop + h - 1); k++) {
       const id = ids[k]!;
       if (id === ALL) {
         lines.push([
           {
-            t: `${padLeft('*', 6)} all flows (${this.flowOrder.length}), ${m.fpdus} FPDUs, ${m.errors} errors, ${m.warnings} warnings`,
+            t: `${padLeft('*', 6)} all flows (${this.flowOrder.length}), ${plural(m.fpdus, 'FPDU')}, ${plural(m.errors, 'error')}, ${plural(m.warnings, 'warning')}`,
           },
         ]);
         continue;
@@ -113,8 +122,9 @@ export abstract class ViewPanes extends ViewState {
         {
           t:
             ` ${padLeft(`${f.fpdus[0]}/${f.fpdus[1]}`, 13)} ${padLeft(String(f.bytes[0] + f.bytes[1]), 10)} ` +
+            `${fit(upperLabel(f.upper, upperW), upperW)} ` +
             `${fit(q ? String(q.rev) : p ? String(p.rev) : '-', 3)} ${fit(`${yn(q?.m)}/${yn(p?.m)}`, 3)} ${q && p ? (q.c || p.c ? '1' : '0') : yn(q?.c ?? p?.c)} ` +
-            `${fit(e ? (e.p2p ? 'yes' : 'no') : '-', 3)} ${fit(rtr, 3)} ${fit(irdOrd, 11)} ${f.upper ?? '-'}`,
+            `${fit(e ? (e.p2p ? 'yes' : 'no') : '-', 3)} ${fit(rtr, 3)} ${irdOrd}`,
         },
       ];
       lines.push(line);
@@ -129,13 +139,24 @@ export abstract class ViewPanes extends ViewState {
   private pduPane(h: number): { title: string; lines: Line[]; selected: number } {
     const m = this.model;
     const ix = m.index;
-    const head = `${padLeft('No.', 7)} ${padLeft('Time', 8)}   ${padLeft('Seq', 10)} ${fit('Kind', 7)} ${padLeft('Len', 5)} Mk ${fit('CRC', 3)} Info`;
-    const lines: Line[] = [[{ t: head, s: 'head' }]];
     const rows = h - 1;
-    for (let k = this.pduTop; k < Math.min(this.visible.length, this.pduTop + rows); k++) {
+    const end = Math.min(this.visible.length, this.pduTop + rows);
+    // The page's labels first: No. and Seq are as wide as the widest on the page.
+    const frameLabels: string[] = [];
+    const seqLabels: string[] = [];
+    const timeLabels: string[] = [];
+    for (let k = this.pduTop; k < end; k++) {
       const i = this.visible.get(k);
-      const fr = ix.framesOf(i);
-      const frames = fr.length > 1 ? `${fr[0]}-${fr[fr.length - 1]}` : String(fr[0] ?? '');
+      frameLabels.push(frameLabel(ix.framesOf(i)));
+      timeLabels.push(ix.time[i]!.toFixed(6));
+      seqLabels.push(ix.kind[i] === KIND_FINDING && ix.seq[i] === 0 ? '' : String(m.shownSeq(i)));
+    }
+    const cols = pduColumns(this.width, frameLabels, seqLabels, timeLabels);
+    const lines: Line[] = [[{ t: pduHeader(cols), s: 'head' }]];
+    for (let k = this.pduTop; k < end; k++) {
+      const i = this.visible.get(k);
+      const fl = frameLabels[k - this.pduTop]!;
+      const frames = fl.length > cols.noW ? frameLabel(ix.framesOf(i), cols.noW) : fl;
       const kind = ix.kind[i]!;
       const v = ix.verdict[i]!;
       const isF = kind === KIND_FPDU;
@@ -144,7 +165,7 @@ export abstract class ViewPanes extends ViewState {
       const sev: StyleName | undefined = v & V_ERROR ? 'error' : v & V_WARNING ? 'warning' : undefined;
       const spans: Span[] = [
         {
-          t: `${padLeft(frames, 7)} ${padLeft(ix.time[i]!.toFixed(6), 8)} ${ix.dir[i] === 0 ? '→' : '←'} ${padLeft(kind === KIND_FINDING && ix.seq[i] === 0 ? '' : String(m.shownSeq(i)), 10)} ${fit(m.kindText(i), 7)} ${padLeft(kind === KIND_FINDING ? '' : String(isF ? ix.lengthField[i] : ix.ulpduLength[i]), 5)} ${padLeft(isF && ix.markerCount[i] ? String(ix.markerCount[i]) : '', 2)} `,
+          t: `${padLeft(frames, cols.noW)} ${cols.time ? `${padLeft(timeLabels[k - this.pduTop]!, cols.timeW)} ` : ''}${ix.dir[i] === 0 ? '→' : '←'} ${padLeft(seqLabels[k - this.pduTop]!, cols.seqW)} ${fit(m.kindText(i), 7)} ${padLeft(kind === KIND_FINDING ? '' : String(isF ? ix.lengthField[i] : ix.ulpduLength[i]), 5)} ${padLeft(isF && ix.markerCount[i] ? String(ix.markerCount[i]) : '', 2)} `,
         },
         { t: fit(crc, 3), ...(v & V_CRC_BAD ? { s: 'error' as StyleName } : {}) },
         { t: ' ' },
@@ -296,6 +317,11 @@ export abstract class ViewPanes extends ViewState {
   // ------------------------------------------------------------------------------------------
 
   status(): Line {
+    return this.withMessage(this.statusBase());
+  }
+
+  /** The status bar's spans before the message. */
+  private statusBase(): Span[] {
     const m = this.model;
     const src = m.source;
     const progress =
@@ -309,20 +335,49 @@ export abstract class ViewPanes extends ViewState {
     if (src.live) return this.liveStatus(src.live);
     const spans: Span[] = [
       { t: ` ${basename(src.label)}`, s: 'bold' },
-      { t: `  ${m.packets} packets  ${m.flows.length} flows  ${m.fpdus} FPDUs  ` },
-      { t: `${m.errors} errors`, ...(m.errors ? { s: 'error' as StyleName } : {}) },
+      { t: `  ${plural(m.packets, 'packet')}  ${plural(m.flows.length, 'flow')}  ${plural(m.fpdus, 'FPDU')}  ` },
+      { t: plural(m.errors, 'error'), ...(m.errors ? { s: 'error' as StyleName } : {}) },
       { t: '  ' },
-      { t: `${m.warnings} warnings`, ...(m.warnings ? { s: 'warning' as StyleName } : {}) },
+      { t: plural(m.warnings, 'warning'), ...(m.warnings ? { s: 'warning' as StyleName } : {}) },
       { t: this.filterText ? `  filter: ${this.filterText}` : '  no filter' },
     ];
     if (progress) spans.push({ t: ` ${progress}`, s: 'warning' });
-    if (this.message) spans.push({ t: `  ${this.message.text}`, s: this.message.tone === 'error' ? 'error' : 'good' });
-    spans.push({ t: '  ? help  q quit', s: 'dim' });
-    return cut(spans, this.width);
+    return spans;
+  }
+
+  /** The message joins the status bar when it fits whole there; otherwise messagePopup shows it. */
+  private withMessage(spans: Span[]): Line {
+    const msg = this.message;
+    if (msg && !this.messageTooLong(spans))
+      spans.push({ t: `  ${msg.text}`, s: msg.tone === 'error' ? 'error' : 'good' });
+    return statusLine(spans, this.width);
+  }
+
+  private messageTooLong(base: readonly Span[]): boolean {
+    if (!this.message) return false;
+    let n = 0;
+    for (const s of base) n += Array.from(s.t).length;
+    return n + 2 + Array.from(this.message.text).length > this.width;
+  }
+
+  /** A message too long for the status bar (a written file's path, an error), whole and wrapped. */
+  protected messagePopup(): Overlay | null {
+    const msg = this.message;
+    if (!msg || !this.messageTooLong(this.statusBase())) return null;
+    const w = Math.max(20, this.width - 6);
+    return {
+      title: msg.tone === 'error' ? 'Error' : 'Done',
+      lines: [
+        ...wrapWords(msg.text, w).map((t): Line => [{ t, ...(msg.tone === 'error' ? { s: 'error' } : {}) }]),
+        [],
+        [{ t: 'any key closes', s: 'dim' }],
+      ],
+      tone: msg.tone,
+    };
   }
 
   /** The status bar of `tui -i`: what is being captured where, and the backend's drop count. */
-  private liveStatus(live: NonNullable<CaptureModel['source']['live']>): Line {
+  private liveStatus(live: NonNullable<CaptureModel['source']['live']>): Span[] {
     const m = this.model;
     const d = live.stats().dropped;
     const where =
@@ -331,23 +386,21 @@ export abstract class ViewPanes extends ViewState {
         : ` capture on ${live.iface} ${m.state === 'failed' ? 'failed' : 'stopped'}`;
     const spans: Span[] = [
       { t: where, s: 'bold' },
-      { t: `  ${m.packets} packets  ${m.flows.length} flows  ${m.fpdus} FPDUs  ` },
-      { t: `${m.errors} errors`, ...(m.errors ? { s: 'error' as StyleName } : {}) },
+      { t: `  ${plural(m.packets, 'packet')}  ${plural(m.flows.length, 'flow')}  ${plural(m.fpdus, 'FPDU')}  ` },
+      { t: plural(m.errors, 'error'), ...(m.errors ? { s: 'error' as StyleName } : {}) },
       { t: '  ' },
-      { t: `${m.warnings} warnings`, ...(m.warnings ? { s: 'warning' as StyleName } : {}) },
+      { t: plural(m.warnings, 'warning'), ...(m.warnings ? { s: 'warning' as StyleName } : {}) },
       { t: '  ' },
       d === null ? { t: 'drops n/a', s: 'dim' } : { t: `${d} dropped`, ...(d ? { s: 'error' as StyleName } : {}) },
       { t: this.filterText ? `  filter: ${this.filterText}` : '  no filter' },
     ];
-    if (this.message) spans.push({ t: `  ${this.message.text}`, s: this.message.tone === 'error' ? 'error' : 'good' });
-    spans.push({ t: '  ? help  q quit', s: 'dim' });
-    return cut(spans, this.width);
+    return spans;
   }
 
   /** A screen over everything: help, or why there is nothing to browse. */
   overlay(): Overlay | null {
-    if (this.showHelp) return helpOverlay();
-    return this.notice();
+    if (this.showHelp) return helpOverlay(this.width, this.height, this.helpTop);
+    return this.notice() ?? this.messagePopup();
   }
 
   protected notice(): Overlay | null {
@@ -355,22 +408,29 @@ export abstract class ViewPanes extends ViewState {
   }
 }
 
-/** Cuts a line to `w` columns. */
-function cut(l: Line, w: number): Line {
-  const out: Span[] = [];
-  let left = w;
-  for (const s of l) {
-    if (left <= 0) break;
-    const cps = Array.from(s.t);
-    if (cps.length <= left) {
-      out.push(s);
-      left -= cps.length;
-    } else {
-      out.push({ ...s, t: cps.slice(0, left).join('') });
-      left = 0;
-    }
-  }
-  return out;
+/**
+ * The status bar: the counts, filter and message, then "? help  q quit" when there is room for
+ * it; a bar too long for the screen is cut with "…" so it is seen to go on.
+ */
+/** Columns of the flow table other than the endpoints and Upper: Stream to Bytes, and Rev to IRD/ORD. */
+const FLOW_FIXED = 6 + 1 + 1 + 9 + 1 + 4 + 1 + 4 + 1 + 13 + 1 + 10 + 1 + 1 + 3 + 1 + 3 + 1 + 1 + 1 + 3 + 1 + 3 + 1 + 11;
+/** Upper is never narrower than this: room for "SMB Direct" or "NVMe/RDMA" with the detail columns cut. */
+const UPPER_MIN = 12;
+
+/** The flow's upper layer in `w` columns: the whole text when it fits, else its name alone ("SMB Direct"). */
+function upperLabel(text: string | null | undefined, w: number): string {
+  if (!text) return '-';
+  if (Array.from(text).length <= w) return text;
+  const name = /^[^:(]+/.exec(text)?.[0].trim() ?? text;
+  return name;
+}
+
+const STATUS_TAIL: Span = { t: '  ? help  q quit', s: 'dim' };
+
+function statusLine(spans: Span[], w: number): Line {
+  let n = 0;
+  for (const s of spans) n += Array.from(s.t).length;
+  return n + STATUS_TAIL.t.length <= w ? [...spans, STATUS_TAIL] : clip(spans, w);
 }
 
 /**

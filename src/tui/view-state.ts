@@ -40,6 +40,8 @@ export abstract class ViewState {
   /** The requests view (slowest first) in place of the findings. */
   requests = false;
   showHelp = false;
+  /** First help row shown (the help scrolls when the screen is too short for every key). */
+  protected helpTop = 0;
   /** A one-line message in the status bar (written file, hidden PDU...). */
   message: { text: string; tone: 'normal' | 'error' } | null = null;
   /** Notice over everything (unreadable, empty, no MPA); any key but q dismisses a dismissable one. */

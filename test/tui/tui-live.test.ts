@@ -66,7 +66,7 @@ async function liveSession(backend: 'tcpdump' | 'cap', keep: (t: Tmux) => void):
   const s = await t.waitFor(
     (x) =>
       new RegExp(`127\\.0\\.0\\.1:\\d+ → 127\\.0\\.0\\.1:${port}\\s+startup\\s+0\\s+0\\s+4/1`).test(x) &&
-      /capturing on lo\s+\d+ packets\s+1 flows\s+5 FPDUs\s+0 errors\s+0 warnings\s+(\d+ dropped|drops n\/a)/.test(x) &&
+      /capturing on lo\s+\d+ packets\s+1 flow\s+5 FPDUs\s+0 errors\s+0 warnings\s+(\d+ dropped|drops n\/a)/.test(x) &&
       (backend !== 'tcpdump' || /\d+ dropped/.test(x)),
   );
   expect(s).toMatch(/→\s+\d+ Request/);

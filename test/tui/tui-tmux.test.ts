@@ -30,8 +30,10 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
   it('shows the flow list with the expected flow, tcp.stream counted from 0', async () => {
     const s = await started(errorsPcap);
     expect(s).toMatch(/Stream\s+Client → Server/);
-    expect(s).toMatch(/\n│\s+0 10\.0\.0\.1:40001 → 10\.0\.0\.2:4420\s+startup\s+2\s+1\s+10\/1\s+\d+\s+1\s+1\/1/);
-    expect(s).toMatch(/21 packets\s+1 flows\s+11 FPDUs\s+2 errors\s+1 warnings/);
+    expect(s).toMatch(
+      /\n│\s+0 10\.0\.0\.1:40001 → 10\.0\.0\.2:4420\s+startup\s+2\s+1\s+10\/1\s+\d+\s+NVMe\/iWARP\s+1\s+1\/1/,
+    );
+    expect(s).toMatch(/21 packets\s+1 flow\s+11 FPDUs\s+2 errors\s+1 warning\b/);
     expect(s).toMatch(/PDUs: all flows, 15 shown/);
   });
 
