@@ -17,9 +17,9 @@ export function helpLines(width: number): Line[] {
   const dw = Math.max(20, width - 6 - kw);
   const out: Line[] = [];
   for (const k of KEYS) {
-    wrapWords(k.does, dw).forEach((part, n) =>
-      out.push(n === 0 ? [{ t: k.keys.padEnd(kw), s: 'bold' }, { t: part }] : [{ t: ' '.repeat(kw) + part }]),
-    );
+    const parts = wrapWords(k.does, dw);
+    out.push([{ t: k.keys.padEnd(kw), s: 'bold' }, { t: parts[0]! }]);
+    for (const part of parts.slice(1)) out.push([{ t: ' '.repeat(kw) + part }]);
   }
   return out;
 }
