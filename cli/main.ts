@@ -113,6 +113,15 @@ async function main(rawArgv: string[]): Promise<number> {
     const { runMergeCli } = await import('./merge.js');
     return runMergeCli(rawArgv.slice(1), { out: (s) => out.write(s), err: (s) => errWrite(s) });
   }
+  // tui has its own help: the options it takes and its keys (the batch options are not its own).
+  if (rawArgv[0] === 'tui') {
+    const end = rawArgv.indexOf('--');
+    const own = end < 0 ? rawArgv : rawArgv.slice(0, end);
+    if (own.includes('--help') || own.includes('-h')) {
+      out.write((await import('./tui-help.js')).tuiHelp());
+      return 0;
+    }
+  }
   rawArgv = dropNoOpFlags(rawArgv);
   const fast = fastArgv(rawArgv);
   const parsed = fast === null ? await (await import('./argv.js')).parseArgv(rawArgv) : null;

@@ -60,6 +60,15 @@ describe.skipIf(!HAVE_TMUX)(`tui at 80x24 and 120x40${HAVE_TMUX ? '' : ' (skippe
     expect(s).toMatch(/21 packets {2}1 flow {2}11 FPDUs {2}2 errors {2}1 warning {2}no filter {2}\? help {2}q quit/);
   });
 
+  it('tui --help in an 80x24 terminal: the key table, exit 0, no UI', async () => {
+    t = new Tmux();
+    t.start(`node ${CLI} tui --help`, 80, 24, ROOT);
+    const s = await t.waitFor((x) => x.includes('EXIT=0'));
+    expect(s).toMatch(/^ {2}q {2}Ctrl-C +quit$/m);
+    expect(s).toMatch(/^ {2}w +write a pcap/m);
+    expect(t.format('#{alternate_on}')).toBe('0');
+  });
+
   for (const [w, h] of [
     [120, 40],
     [80, 24],
