@@ -161,7 +161,9 @@ export async function runTui(o: TuiOptions): Promise<number> {
   const { BlessedScreen } = await import('../src/tui/blessed-screen.js');
   const screen = new BlessedScreen(vm);
   void model.run();
-  const code = await screen.done;
+  let code = await screen.done;
+  // An unreadable capture: the exit status the CLI gives for it (2), not q's 0.
+  if (code === 0 && model.state === 'failed') code = 2;
   source.frames.close();
   return code;
 }

@@ -86,7 +86,7 @@ export function noticeOverlay(m: CaptureModel, dismissed: boolean): Overlay | nu
         [{ t: m.error ?? `${name}: unreadable`, s: 'error' }],
         [],
         [{ t: 'Check the path and that it is a pcap or pcapng file (tcpdump -w, dumpcap, Wireshark).' }],
-        [{ t: 'q quits.', s: 'dim' }],
+        [{ t: 'q quits (exit status 2, as mpa-dissect gives for it).', s: 'dim' }],
       ],
       tone: 'error',
     };

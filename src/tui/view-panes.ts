@@ -34,7 +34,8 @@ export abstract class ViewPanes extends ViewState {
     const rects = this.layout();
     return PANES.map((id) => {
       const { w, h } = this.inner(id);
-      const c = this.paneContent(id, w, h);
+      // An unreadable capture: the notice says why; the panes would only show the same finding cut.
+      const c = this.unreadable() ? { title: PANE_NAMES[id], lines: [], selected: -1 } : this.paneContent(id, w, h);
       return {
         id,
         title:
@@ -49,6 +50,11 @@ export abstract class ViewPanes extends ViewState {
         focused: this.focus === id,
       };
     });
+  }
+
+  /** A capture file that could not be read at all (not a live capture: its notice differs). */
+  protected unreadable(): boolean {
+    return this.model.state === 'failed' && !this.model.source.live;
   }
 
   private paneContent(id: PaneId, w: number, h: number): { title: string; lines: Line[]; selected: number } {
@@ -400,7 +406,8 @@ export abstract class ViewPanes extends ViewState {
   /** A screen over everything: help, or why there is nothing to browse. */
   overlay(): Overlay | null {
     if (this.showHelp) return helpOverlay(this.width, this.height, this.helpTop);
-    return this.notice() ?? this.messagePopup();
+    const n = this.notice();
+    return n ? fitOverlay(n, this.width) : this.messagePopup();
   }
 
   protected notice(): Overlay | null {
@@ -412,6 +419,14 @@ export abstract class ViewPanes extends ViewState {
  * The status bar: the counts, filter and message, then "? help  q quit" when there is room for
  * it; a bar too long for the screen is cut with "…" so it is seen to go on.
  */
+const PANE_NAMES: Readonly<Record<PaneId, string>> = {
+  flows: 'Flows',
+  pdus: 'PDUs',
+  findings: 'Findings',
+  tree: 'Detail',
+  bytes: 'Bytes',
+};
+
 /** Columns of the flow table other than the endpoints and Upper: Stream to Bytes, and Rev to IRD/ORD. */
 const FLOW_FIXED = 6 + 1 + 1 + 9 + 1 + 4 + 1 + 4 + 1 + 13 + 1 + 10 + 1 + 1 + 3 + 1 + 3 + 1 + 1 + 1 + 3 + 1 + 3 + 1 + 11;
 /** Upper is never narrower than this: room for "SMB Direct" or "NVMe/RDMA" with the detail columns cut. */
@@ -423,6 +438,17 @@ function upperLabel(text: string | null | undefined, w: number): string {
   if (Array.from(text).length <= w) return text;
   const name = /^[^:(]+/.exec(text)?.[0].trim() ?? text;
   return name;
+}
+
+/** A notice's lines within the screen: one-span lines wrapped at spaces, others cut with "…". */
+function fitOverlay(o: Overlay, width: number): Overlay {
+  const w = Math.max(20, width - 6);
+  const lines: Line[] = [];
+  for (const l of o.lines) {
+    if (l.length === 1) for (const t of wrapWords(l[0]!.t, w)) lines.push([{ ...l[0]!, t }]);
+    else lines.push(clip(l, w));
+  }
+  return { ...o, lines };
 }
 
 const STATUS_TAIL: Span = { t: '  ? help  q quit', s: 'dim' };

@@ -5,6 +5,7 @@
  * status bar's plurals and its cut mark. Skipped, with the reason in the name, without tmux.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +60,27 @@ describe.skipIf(!HAVE_TMUX)(`tui at 80x24 and 120x40${HAVE_TMUX ? '' : ' (skippe
     expect(s).toMatch(/10\.0\.0\.1:40001 → 10\.0\.0\.2:4420 +startup +2 +1 +10\/1 +\d+ NVMe\/iWARP +1/);
     expect(s).toMatch(/21 packets {2}1 flow {2}11 FPDUs {2}2 errors {2}1 warning {2}no filter {2}\? help {2}q quit/);
   });
+
+  for (const [w, h] of [
+    [80, 24],
+    [120, 40],
+  ] as const)
+    it(`${w}x${h}: tui README.md says why it cannot be read, the panes empty, and q exits 2 as the CLI does`, async () => {
+      const cli = spawnSync(process.execPath, [CLI, 'README.md'], { cwd: ROOT, encoding: 'utf8' });
+      expect(cli.status).toBe(2);
+      const reason = cli.stderr.trim().replace(/^mpa-dissect: /, '');
+      t = new Tmux();
+      t.start(`node ${CLI} tui README.md`, w, h, ROOT);
+      const s = await t.waitFor((x) => x.includes('Cannot read the capture') && x.includes('q quits'));
+      expect(s.split('\n').every((l) => [...l].length <= w)).toBe(true);
+      // The whole reason (wrapped when the screen is narrow), as the CLI gives it.
+      const text = s.replace(/[│┌┐└┘─]/g, ' ').replace(/\s+/g, ' ');
+      expect(text).toContain(reason);
+      expect(s).not.toMatch(/capture\.read-error/);
+      t.keys('q');
+      await t.waitFor((x) => x.includes('EXIT=2'));
+      expect(t.format('#{alternate_on}')).toBe('0');
+    });
 
   it('tui --help in an 80x24 terminal: the key table, exit 0, no UI', async () => {
     t = new Tmux();

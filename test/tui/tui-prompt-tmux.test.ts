@@ -4,6 +4,8 @@
  * given back (issue 26). Skipped, with the reason in the test name, when tmux is not installed.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, ROOT, requireBuilt } from '../cli/helpers.js';
 import { HAVE_TMUX, Tmux } from './tmux.js';
@@ -83,6 +85,37 @@ describe.skipIf(!HAVE_TMUX)(`tui prompts under tmux${HAVE_TMUX ? '' : ' (skipped
       expect(t.format('#{cursor_flag}')).toBe('1');
       expect(t.screen()).not.toMatch(/\bat .*\.js:\d+|TypeError|RangeError/);
     });
+
+  it('80x24: w offers its default selected, the path typed replaces it, the long result shows whole', async () => {
+    t = new Tmux();
+    t.start(`node ${CLI} tui ${errorsPcap}`, 80, 24, ROOT);
+    await t.waitFor((s) => /FPDUs/.test(s) && /errors\.pcap/.test(s) && !/reading/.test(s));
+    t.keys('Tab'); // the PDU list: w writes the PDUs listed
+    t.keys('w');
+    await t.waitFor((s) => s.includes('Write pcap to: errors-pdus.pcap') && s.includes('typing replaces'));
+    // A path longer than the status bar: the message cannot fit there.
+    const dir = mkdtempSync(join(tmpdir(), 'mpa-tui-write-a-directory-with-a-rather-long-name-'));
+    const out = join(dir, 'pdus-written-from-the-terminal-ui.pcap');
+    t.text(out);
+    await t.waitFor((s) => s.includes('Write pcap to: ') && !s.includes('errors-pdus.pcap'));
+    t.keys('Enter');
+    const s = await t.waitFor((x) => x.includes('Done') && x.includes('any key closes'));
+    expect(existsSync(out)).toBe(true);
+    const text = s.replace(/[│┌┐└┘─]/g, ' ').replace(/\s+/g, ' ');
+    expect(text.replace(/ /g, '')).toContain(`to${out}`.replace(/ /g, ''));
+    t.keys('x');
+    await t.waitFor((x) => !x.includes('any key closes'));
+    // A path that cannot be written: the error, whole, in the popup.
+    t.keys('w');
+    await t.waitFor((x) => x.includes('Write pcap to:'));
+    t.text(join(dir, 'no-such-directory', 'x.pcap'));
+    t.keys('Enter');
+    const e = await t.waitFor((x) => x.includes('Error') && x.includes('any key closes'));
+    expect(e.replace(/[│┌┐└┘─\s]/g, '')).toContain(`cannotwrite${join(dir, 'no-such-directory', 'x.pcap')}`);
+    t.keys('x');
+    t.keys('q');
+    await t.waitFor((x) => x.includes('EXIT=0'));
+  });
 
   it('Ctrl-C right after a 100 KB paste quits within seconds', async () => {
     await opened();

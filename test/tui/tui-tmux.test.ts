@@ -144,7 +144,7 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
     );
   });
 
-  it('an unreadable capture shows why instead of a blank screen; q quits', async () => {
+  it('an unreadable capture shows why instead of a blank screen; q quits with exit 2', async () => {
     const bad = join(tmp, 'garbage.pcap');
     writeFileSync(bad, 'not a capture\n');
     t = new Tmux();
@@ -152,7 +152,8 @@ describe.skipIf(!HAVE_TMUX)(`mpa-dissect tui under tmux${HAVE_TMUX ? '' : ' (ski
     const s = await t.waitFor((x) => x.includes('Cannot read the capture'));
     expect(s).toMatch(/garbage\.pcap/);
     t.keys('q');
-    await t.waitFor((x) => x.includes('EXIT=0'));
+    // The exit status the CLI gives for an unreadable capture.
+    await t.waitFor((x) => x.includes('EXIT=2'));
     expect(t.format('#{alternate_on}')).toBe('0');
   });
 
