@@ -14,6 +14,7 @@ import { FilterError, formatFilterError } from '../src/report/filter/filter.js';
 import { NO_THRESHOLDS } from '../src/analysis/thresholds.js';
 import { CaptureModel, type TuiSource } from '../src/tui/capture-model.js';
 import { ViewModel } from '../src/tui/view-model.js';
+import { FilterHistory, historyPath } from '../src/tui/filter-history.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import { openLive, type BackendChoice } from '../src/capture/live/open-live.js';
 import type { PacketSourceInfo } from '../src/capture/live/packet-source.js';
@@ -155,7 +156,7 @@ export async function runTui(o: TuiOptions): Promise<number> {
   const { options, thresholds } = analysisOptions(o);
   const source = await fileSource(o.capture, options, thresholds);
   const model = new CaptureModel(source);
-  const vm = new ViewModel(model);
+  const vm = new ViewModel(model, new FilterHistory(historyPath()));
   if (o.displayFilter !== null && o.displayFilter.trim() !== '') vm.applyFilter(o.displayFilter);
   // Loaded only here: the other commands never pay for blessed.
   const { BlessedScreen } = await import('../src/tui/blessed-screen.js');
@@ -182,7 +183,7 @@ async function runLiveTui(o: TuiOptions, a: TuiLiveArgs): Promise<number> {
     source.frames.close();
     return 2;
   }
-  const vm = new ViewModel(model);
+  const vm = new ViewModel(model, new FilterHistory(historyPath()));
   if (o.displayFilter !== null && o.displayFilter.trim() !== '') vm.applyFilter(o.displayFilter);
   const { BlessedScreen } = await import('../src/tui/blessed-screen.js');
   const screen = new BlessedScreen(vm);

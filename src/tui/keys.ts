@@ -11,7 +11,10 @@ export const KEYS: readonly KeyHelp[] = [
   { keys: 'Tab  Shift-Tab', does: 'next / previous pane (flows, PDUs, tree, bytes, findings)' },
   { keys: 'Enter', does: 'open: flow → its PDUs, PDU → its tree, finding → its PDU; in the tree, expand or collapse' },
   { keys: 'Space  ← →', does: 'in the tree: expand or collapse (→ expands, ← collapses or goes to the parent)' },
-  { keys: '/', does: 'type a display filter (Wireshark syntax, as -Y); Enter applies, empty clears, Esc cancels' },
+  {
+    keys: '/',
+    does: 'type a display filter (Wireshark syntax, as -Y); Enter applies, empty clears, Esc cancels; Tab completes a field name, ↑ ↓ walk the filters used before (kept across runs)',
+  },
   { keys: 'n  N', does: 'next / previous PDU with a finding' },
   { keys: 'e', does: 'errors only: PDUs with an error finding (toggle)' },
   { keys: 'f', does: 'follow: keep the newest PDU of the list selected while the capture is read (toggle)' },
@@ -22,7 +25,10 @@ export const KEYS: readonly KeyHelp[] = [
     keys: 'r',
     does: 'requests by latency, slowest first, in place of the findings (toggle); Enter goes to the request',
   },
-  { keys: 'w', does: 'write a pcap: the selected flow (flows pane focused) or the PDUs listed; asks for a file name' },
+  {
+    keys: 'w',
+    does: 'write a pcap: the selected flow (flows pane focused) or the PDUs listed; asks for a file name (the name offered is selected: typing replaces it)',
+  },
   { keys: '?', does: 'this help' },
   { keys: 'q  Ctrl-C', does: 'quit' },
   { keys: 'mouse', does: 'click selects a row and focuses its pane; the wheel scrolls' },

@@ -14,6 +14,9 @@ import { FrameExport } from '../report/pcap-export.js';
 import { clip, type Line, type Span } from './lines.js';
 import { KIND_FINDING, KIND_REPLY, KIND_REQUEST, V_ERROR, V_INFO, V_WARNING } from './pdu-index.js';
 import { ViewPanes } from './view-panes.js';
+import type { CaptureModel } from './capture-model.js';
+import { completeField } from './field-complete.js';
+import { FilterHistory } from './filter-history.js';
 import { helpLines, helpRows } from './overlays.js';
 import { PROMPT_MAX, PromptLine } from './prompt-line.js';
 import { ALL, scrollTo } from './view-state.js';
@@ -36,6 +39,16 @@ const SORTS: readonly FlowSort[] = ['first frame', 'errors', 'bytes'];
 export class ViewModel extends ViewPanes {
   /** The prompt open (display filter or pcap path being typed), and the error lines under it. */
   private editing: PromptLine | null = null;
+  /** Names offered by the last Tab, shown under the prompt until the next key. */
+  private completions: readonly string[] = [];
+
+  /** `history`: the filter prompt's Up/Down (kept across runs when it has a file). */
+  constructor(
+    model: CaptureModel,
+    readonly history = new FilterHistory(),
+  ) {
+    super(model);
+  }
   private editError: Line[] = [];
 
   // ------------------------------------------------------------------------------------------
@@ -74,6 +87,7 @@ export class ViewModel extends ViewPanes {
         return 'redraw';
       case c === '/':
         this.editing = new PromptLine('filter', this.filterText);
+        this.history.reset();
         this.editError = [];
         return 'redraw';
       case c === 'w':
@@ -360,6 +374,7 @@ export class ViewModel extends ViewPanes {
       ? [[{ t: `the prompt holds at most ${PROMPT_MAX} characters: ${e.dropped} more were not taken`, s: 'error' }]]
       : [];
     if (e.selected) note.push([{ t: 'typing replaces the text offered; → or End keeps it to edit', s: 'dim' }]);
+    if (this.completions.length) note.push(completionLine(this.completions, this.width - 2));
     note.push(...(this.editError.length && !e.checkDue ? this.editError : [hint]));
     // The cursor block takes one column; the prompt's border two.
     const shown = e.shown(Math.max(1, this.width - 3 - label.length));
@@ -390,8 +405,22 @@ export class ViewModel extends ViewPanes {
       return 'redraw';
     }
     if (full === 'enter' || full === 'return') {
-      if (e.kind === 'filter') this.applyFilter(e.text);
+      if (e.kind === 'filter' && this.applyFilter(e.text)) this.history.add(e.text);
       else this.writePcap(e.text);
+      return 'redraw';
+    }
+    this.completions = [];
+    if (e.kind === 'filter' && (full === 'up' || full === 'down')) {
+      const t = this.history.walk(full === 'up' ? -1 : 1, e.text);
+      if (t === null) return 'none';
+      e.set(t);
+      return 'redraw';
+    }
+    if (e.kind === 'filter' && full === 'tab') {
+      const c = completeField(e.selected ? '' : e.text);
+      if (!c) return 'none';
+      e.set(c.text);
+      if (c.candidates.length > 1) this.completions = c.candidates;
       return 'redraw';
     }
     if (full === 'backspace') e.backspace();
@@ -485,4 +514,18 @@ export class ViewModel extends ViewPanes {
       return false;
     }
   }
+}
+
+/** The names a Tab found, as many as fit one line, then how many more. */
+function completionLine(names: readonly string[], w: number): Line {
+  let t = '';
+  let k = 0;
+  for (; k < names.length; k++) {
+    const more = names.length - k - 1;
+    const next = (t ? `${t}  ` : '') + names[k];
+    if (Array.from(next).length + (more ? ` … ${more} more`.length : 0) > w) break;
+    t = next;
+  }
+  if (k < names.length) t += `${t ? ' ' : ''}… ${names.length - k} more`;
+  return [{ t, s: 'dim' }];
 }

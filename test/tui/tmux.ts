@@ -20,8 +20,14 @@ export class Tmux {
   }
 
   /** Starts `command` (a shell command line) in a `width`x`height` terminal; "EXIT=n" is printed when it ends. */
+  /**
+   * The UI's state directory (the filter history): a fresh one per session unless a test gives
+   * its own, so no test reads or writes the user's ~/.local/state.
+   */
+  stateHome = mkdtempSync(join(tmpdir(), 'mpa-tui-state-'));
+
   start(command: string, width = 120, height = 40, cwd?: string): void {
-    const env = ['-e', 'LANG=C.UTF-8', '-e', 'NO_COLOR='];
+    const env = ['-e', 'LANG=C.UTF-8', '-e', 'NO_COLOR=', '-e', `XDG_STATE_HOME=${this.stateHome}`];
     // The shell stays after the command so the screen it left behind (and its exit status) can be read.
     const line = `${command}; echo "EXIT=$?"; sleep 600`;
     execFileSync(

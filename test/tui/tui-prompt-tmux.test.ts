@@ -117,6 +117,30 @@ describe.skipIf(!HAVE_TMUX)(`tui prompts under tmux${HAVE_TMUX ? '' : ' (skipped
     await t.waitFor((x) => x.includes('EXIT=0'));
   });
 
+  it('Tab completes a field name; a filter applied is there with Up in the next run', async () => {
+    await opened();
+    const state = t.stateHome;
+    t.text('iwarp_mpa.crc_st');
+    t.keys('Tab');
+    await t.waitFor((x) => x.includes('Display filter: iwarp_mpa.crc_status█'));
+    t.text(' == "bad"');
+    t.keys('Enter');
+    await t.waitFor((x) => /1 shown \(filtered\)/.test(x));
+    t.keys('q');
+    await t.waitFor((x) => x.includes('EXIT=0'));
+    t.kill();
+    t = new Tmux();
+    t.stateHome = state;
+    t.start(`node ${CLI} tui ${errorsPcap}`, 80, 24, ROOT);
+    await t.waitFor((s) => /FPDUs/.test(s) && !/reading/.test(s));
+    t.keys('/');
+    await t.waitFor((s) => s.includes('Display filter:'));
+    t.keys('Up');
+    await t.waitFor((x) => x.includes('Display filter: iwarp_mpa.crc_status == "bad"'));
+    t.keys('Enter');
+    await t.waitFor((x) => /1 shown \(filtered\)/.test(x));
+  });
+
   it('Ctrl-C right after a 100 KB paste quits within seconds', async () => {
     await opened();
     t.paste(PASTE);
