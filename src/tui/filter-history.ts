@@ -16,7 +16,7 @@ const READ_MAX = HISTORY_MAX * (PROMPT_MAX + 1);
 /** Where the history lives, from the environment; null when there is no home to put it in. */
 export function historyPath(env: NodeJS.ProcessEnv = process.env): string | null {
   const state = env['XDG_STATE_HOME'];
-  if (state && state.startsWith('/')) return join(state, 'mpa-dissect', 'filter-history');
+  if (state?.startsWith('/')) return join(state, 'mpa-dissect', 'filter-history');
   let home = env['HOME'];
   if (!home) {
     try {

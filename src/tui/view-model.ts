@@ -405,8 +405,8 @@ export class ViewModel extends ViewPanes {
       return 'redraw';
     }
     if (full === 'enter' || full === 'return') {
-      if (e.kind === 'filter' && this.applyFilter(e.text)) this.history.add(e.text);
-      else this.writePcap(e.text);
+      if (e.kind === 'write') this.writePcap(e.text);
+      else if (this.applyFilter(e.text)) this.history.add(e.text);
       return 'redraw';
     }
     this.completions = [];
