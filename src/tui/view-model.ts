@@ -216,6 +216,7 @@ export class ViewModel extends ViewPanes {
             if (at >= 0) this.treeSel = at;
           }
           this.clampAll();
+          this.revealField();
           return 'redraw';
         }
         break;
@@ -252,6 +253,7 @@ export class ViewModel extends ViewPanes {
       case 'tree':
         this.treeSel = to(this.treeSel, this.treeRows().length);
         this.treeTop = scrollTo(this.treeTop, this.treeSel, this.inner('tree').h);
+        this.revealField();
         break;
       case 'bytes': {
         const n = this.bytesPaneLines().length;
@@ -284,6 +286,7 @@ export class ViewModel extends ViewPanes {
       case 'tree': {
         const n = this.treeRows().length;
         if (this.treeTop + row < n) this.treeSel = this.treeTop + row;
+        this.revealField();
         break;
       }
       case 'findings':

@@ -264,7 +264,8 @@ export abstract class ViewPanes extends ViewState {
     const seqStart = fl ? fl.seqStart[r.dir] : null;
     let hl: [number, number] | null = null;
     const row = this.treeRows()[this.treeSel];
-    if (row && row.node.offset !== undefined && this.focus === 'tree')
+    // Lit while the tree has the focus, and still when Tab moves on to the bytes themselves.
+    if (row && row.node.offset !== undefined && (this.focus === 'tree' || this.focus === 'bytes'))
       hl = fieldSpan(r, row.mpa, row.node.offset, row.node.length ?? 1);
     // Without a startup frame (heuristic or forced lock-on) SeqStart is not known: offsets count from the FPDU.
     return bytesLines(
@@ -275,6 +276,20 @@ export abstract class ViewPanes extends ViewState {
       this.inner('bytes').w,
       fl ? fl.seqBase[r.dir] : null,
     );
+  }
+
+  /**
+   * Scrolls the bytes pane to the octets of the tree field selected (as Wireshark and termshark
+   * do): the first lit row a third of the way down, unless it is already in view.
+   */
+  protected revealField(): void {
+    const lines = this.bytesPaneLines();
+    const at = lines.findIndex((l) => l.some((sp) => sp.s === 'field'));
+    if (at < 0) return;
+    const h = this.inner('bytes').h;
+    const top = Math.max(0, Math.min(this.bytesTop, lines.length - h));
+    if (at >= top && at < top + h) return;
+    this.bytesTop = Math.max(0, Math.min(at - Math.floor(h / 3), lines.length - h));
   }
 
   private findingsPane(h: number): { title: string; lines: Line[]; selected: number } {

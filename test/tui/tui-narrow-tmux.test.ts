@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { CLI, ROOT, requireBuilt } from '../cli/helpers.js';
 import { HAVE_TMUX, Tmux } from './tmux.js';
 import { writeLongFrameCapture } from './long-frames.js';
+import { openModel } from './helpers.js';
+import { toTreeRow } from './tree-nav.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'mpa-tui-narrow-e2e-'));
 const errorsPcap = join(ROOT, 'captures', 'errors.pcap');
@@ -80,6 +82,26 @@ describe.skipIf(!HAVE_TMUX)(`tui at 80x24 and 120x40${HAVE_TMUX ? '' : ' (skippe
       t.keys('q');
       await t.waitFor((x) => x.includes('EXIT=2'));
       expect(t.format('#{alternate_on}')).toBe('0');
+    });
+
+  for (const [w, h] of [
+    [80, 24],
+    [120, 40],
+  ] as const)
+    it(`${w}x${h}: a tree field's octets come into view in the bytes pane, lit`, async () => {
+      // The keys to the CRC row, as the view model at this size counts them.
+      const { vm } = await openModel(errorsPcap, { width: w, height: h });
+      const { at, downs } = toTreeRow(vm, /^\s*CRC: 0x/);
+      await open(errorsPcap, w, h);
+      t.keys('Tab', 'g');
+      for (let k = 0; k < at; k++) t.keys('Down');
+      t.keys('Enter');
+      await t.waitFor((x) => /CRC seen 0xa7f36a54/.test(x));
+      for (let k = 0; k < downs; k++) t.keys('Down');
+      // The CRC octets (a7 f3 6a 54 on the wire) in the field style: black on white.
+      const s = await t.waitFor((x) => /\x1b\[[0-9;]*47[0-9;]*m(\x1b\[[0-9;]*m)*a7/.test(x), 10_000, true);
+      const row = s.split('\n').find((l) => /\x1b\[[0-9;]*47[0-9;]*m(\x1b\[[0-9;]*m)*a7/.test(l))!;
+      for (const b of ['f3', '6a', '54']) expect(row).toMatch(new RegExp(`47[0-9;]*m(\\x1b\\[[0-9;]*m)*${b}`));
     });
 
   it('tui --help in an 80x24 terminal: the key table, exit 0, no UI', async () => {
