@@ -1,12 +1,14 @@
 /**
- * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp] [--timeout S] [--max-rss MB] [--jobs 1|2]`
+ * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp,tui] [--timeout S] [--max-rss MB] [--jobs 1|2]`
  *
  * Attacks the built CLI (dist/cli/main.js) as a CI gate is attacked: mutated captures (the sample
  * captures, ../shared/captures/reference and ../shared/captures/real when present: bit flips,
  * truncation, hostile length fields, spliced and duplicated records), hostile display filters (-Y,
  * --write-filter), hostile rules files (--rules) and upper-layer input (`ulp`: the generator's SMB
  * Direct and NFS-over-RDMA connections changed at the upper layer and framed with good CRCs, so the
- * mutation reaches SMB Direct, SMB2, RPC-over-RDMA and RPC; scripts/fuzz/mutate-ulp.ts). Each run must exit 0, 1 or 2, print no stack
+ * mutation reaches SMB Direct, SMB2, RPC-over-RDMA and RPC; scripts/fuzz/mutate-ulp.ts) and the
+ * terminal UI (`tui`: random keys, hostile pastes at the / and w prompts and resizes under tmux,
+ * then q, Ctrl-C or SIGTERM; scripts/fuzz/tui-prompt.ts; skipped, saying so, without tmux). Each run must exit 0, 1 or 2, print no stack
  * trace, end within the time limit and stay under the RSS limit. Seeded: the same seed and targets
  * give the same cases. Failing inputs are kept (with a repro.sh) under a temp directory; the exit
  * status is 1 when anything failed.
@@ -31,9 +33,13 @@ import { CAPTURE_MUTATIONS, mutateCapture, type Rand } from './fuzz/mutate-captu
 import { DEFAULT_FIELDS, hostileFilter, hostileRules } from './fuzz/hostile-inputs.js';
 import { runCase, type RunOutcome } from './fuzz/run-case.js';
 import { ulpCase } from './fuzz/mutate-ulp.js';
+import { haveTmux, runTuiCase, tuiCase } from './fuzz/tui-prompt.js';
 
-type Target = 'captures' | 'filters' | 'rules' | 'ulp';
-const ALL_TARGETS: readonly Target[] = ['captures', 'filters', 'rules', 'ulp'];
+type Target = 'captures' | 'filters' | 'rules' | 'ulp' | 'tui';
+const ALL_TARGETS: readonly Target[] = ['captures', 'filters', 'rules', 'ulp', 'tui'];
+
+/** The TUI target runs one of every TUI_TURN of its turns when other targets share the run. */
+const TUI_TURN = 4;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..'); // dist/scripts -> project
@@ -41,7 +47,7 @@ const mainJs = join(root, 'dist/cli/main.js');
 
 function usage(msg: string): never {
   process.stderr.write(
-    `fuzz: ${msg}\nusage: npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp] [--timeout S] [--max-rss MB] [--jobs 1|2]\n`,
+    `fuzz: ${msg}\nusage: npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp,tui] [--timeout S] [--max-rss MB] [--jobs 1|2]\n`,
   );
   process.exit(2);
 }
@@ -73,7 +79,7 @@ function parseArgs(argv: readonly string[]) {
       if (v === undefined) usage('--targets needs a list');
       const ts = v.split(',').map((t) => t.trim());
       for (const t of ts)
-        if (!ALL_TARGETS.includes(t as Target)) usage(`unknown target "${t}" (captures, filters, rules, ulp)`);
+        if (!ALL_TARGETS.includes(t as Target)) usage(`unknown target "${t}" (${ALL_TARGETS.join(', ')})`);
       o.targets = ts as Target[];
       i++;
     } else usage(`unknown option ${a}`);
@@ -219,7 +225,15 @@ async function main(): Promise<void> {
   captures(join(shared, 'real'), corpus);
   if (corpus.length === 0) usage('no captures found to mutate');
   const bytes = new Map(corpus.map((p) => [p, new Uint8Array(readFileSync(p))] as const));
-  const fields = o.targets.includes('filters') ? fieldNames() : DEFAULT_FIELDS;
+  // The TUI target needs a terminal: tmux. Without it the target is skipped, and the run says so.
+  if (o.targets.includes('tui') && !haveTmux()) {
+    console.log('fuzz: target tui skipped: tmux is not installed');
+    o.targets = o.targets.filter((t) => t !== 'tui');
+    if (o.targets.length === 0) usage('no target left to run');
+  }
+  const fields = o.targets.includes('filters') || o.targets.includes('tui') ? fieldNames() : DEFAULT_FIELDS;
+  // The UI opens the shipped captures as they are (a mutated one may be unreadable: a notice, not a UI to drive).
+  const tuiCaptures = corpus.filter((p) => p.startsWith(join(root, 'captures')));
   const work = mkdtempSync(join(tmpdir(), 'mpa-dissect-fuzz-'));
   console.log(
     `fuzz: seed ${o.seed}, targets ${o.targets.join(',')}, ${o.seconds} s, ${o.jobs} jobs, ${corpus.length} captures (${shared}${existsSync(shared) ? '' : ': absent'}), limits ${o.timeout} s and ${o.maxRss} MB per run`,
@@ -237,8 +251,17 @@ async function main(): Promise<void> {
   async function worker(w: number): Promise<void> {
     while (Date.now() < deadline) {
       const id = n++;
+      let target = o.targets[id % o.targets.length]!;
+      // A TUI case takes seconds (a terminal, keys, pastes) where a CLI case takes a fraction of one:
+      // it takes one turn in four of its own, so the other targets keep their share of the run.
+      if (target === 'tui' && o.targets.length > 1 && Math.floor(id / o.targets.length) % TUI_TURN !== 0)
+        target = o.targets[(id + 1) % o.targets.length]!;
+      if (target === 'tui') {
+        await tuiRun(id, w);
+        continue;
+      }
       // Cases are drawn in order from one seeded generator, so a seed names the same sequence of cases.
-      const c = makeCase(r, o.targets[id % o.targets.length]!, corpus, bytes, fields);
+      const c = makeCase(r, target, corpus, bytes, fields);
       const dir = join(work, `case-${id}`);
       mkdirSync(dir);
       for (const [name, content] of c.files) writeFileSync(join(dir, name), content);
@@ -277,6 +300,43 @@ async function main(): Promise<void> {
       );
     }
   }
+  /** One TUI case under tmux; a failure keeps the case (actions, last screen) in its directory. */
+  async function tuiRun(id: number, _w: number): Promise<void> {
+    const c = tuiCase(r, fields);
+    const capture = pick(r, tuiCaptures);
+    const dir = join(work, `case-${id}`);
+    mkdirSync(dir);
+    const out = await runTuiCase(process.execPath, mainJs, capture, c, dir, 10_000);
+    const s = stats.get('tui')!;
+    s.runs++;
+    s.maxMs = Math.max(s.maxMs, out.ms);
+    if (out.ok) {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    }
+    s.failures++;
+    const outcome: RunOutcome = {
+      ok: false,
+      problem: out.problem,
+      status: null,
+      signal: null,
+      ms: out.ms,
+      rssMB: null,
+      stderr: out.screen,
+    };
+    const kc: Case = {
+      target: 'tui',
+      name: `${c.name} on ${basename(capture)}`,
+      args: [capture],
+      files: new Map(),
+      pipe: false,
+    };
+    failures.push({ dir, c: kc, out: outcome });
+    writeFileSync(join(dir, 'case.json'), JSON.stringify({ capture, ...c }, null, 1));
+    writeFileSync(join(dir, 'screen.txt'), out.screen);
+    console.log(`FAIL ${out.problem} [tui] ${kc.name.slice(0, 120)} -> ${dir}/case.json`);
+  }
+
   await Promise.all(Array.from({ length: o.jobs }, (_, w) => worker(w)));
 
   console.log('\ntarget     runs  failures  slowest  peak RSS');

@@ -58,6 +58,15 @@ export class ViewModel extends ViewPanes {
   /** Handles one key: `full` is the key's name (blessed's key.full: "up", "S-tab", "C-c", "enter"), `ch` the character typed. */
   key(full: string, ch?: string): Action {
     if (full === 'C-c') return 'quit';
+    // Esc and the key after it read together (a busy moment, or typed fast) arrive as one Meta key,
+    // the terminal's ESC prefix. No key here is a Meta one: take them as Esc, then that key.
+    if (full.startsWith('M-') && full.length > 2) {
+      const first = this.key('escape');
+      if (first === 'quit') return first;
+      const rest = full.slice(2);
+      const then = this.key(rest, rest.length === 1 ? rest : undefined);
+      return then === 'none' ? first : then;
+    }
     if (this.editing) return this.editKey(full, ch);
     if (this.showHelp) return this.helpKey(full, ch ?? '');
     const notice = this.notice();

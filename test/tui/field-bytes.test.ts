@@ -3,7 +3,6 @@
  * field style (issue 22; as Wireshark and termshark do), also when they lie below the pane's fold.
  */
 import { describe, expect, it } from 'vitest';
-import { lineText } from '../../src/tui/lines.js';
 import { capture, openModel, paneLines } from './helpers.js';
 import { toTreeRow } from './tree-nav.js';
 import type { ViewModel } from '../../src/tui/view-model.js';

@@ -98,3 +98,18 @@ describe('view model prompts', () => {
     expect(existsSync(out)).toBe(true);
   });
 });
+
+describe('Esc read together with the next key (a Meta key)', () => {
+  it('M-escape leaves the prompt; M-q leaves it and quits', async () => {
+    const { vm } = await openModel(capture('errors.pcap'));
+    vm.key('/', '/');
+    type(vm, 'abc');
+    vm.key('M-escape');
+    expect(vm.prompt()).toBeNull();
+    vm.key('/', '/');
+    expect(vm.key('M-q')).toBe('quit');
+    vm.key('?', '?');
+    vm.key('M-j');
+    expect(vm.overlay()).toBeNull();
+  });
+});
