@@ -264,8 +264,9 @@ export abstract class ViewPanes extends ViewState {
     const seqStart = fl ? fl.seqStart[r.dir] : null;
     let hl: [number, number] | null = null;
     const row = this.treeRows()[this.treeSel];
-    // Lit while the tree has the focus, and still when Tab moves on to the bytes themselves.
-    if (row && row.node.offset !== undefined && (this.focus === 'tree' || this.focus === 'bytes'))
+    // Lit while the tree has the focus (revealField scrolled them into view); the bytes pane itself
+    // shows each octet's class (length, marker, PAD, CRC) instead.
+    if (row && row.node.offset !== undefined && this.focus === 'tree')
       hl = fieldSpan(r, row.mpa, row.node.offset, row.node.length ?? 1);
     // Without a startup frame (heuristic or forced lock-on) SeqStart is not known: offsets count from the FPDU.
     return bytesLines(
