@@ -49,7 +49,7 @@ export const HELP_EXAMPLES: ReadonlyArray<readonly [string, string]> = [
     "$0 -i eth0 -f 'tcp port 4420' -w run.pcap",
     'capture live (Ctrl-C ends it: tables, findings), keeping every packet in run.pcap',
   ],
-  ['$0 -q -w findings.pcap capture.pcap', 'the frames behind the findings, for a colleague with Wireshark'],
+  ['$0 -q -w findings.pcap capture.pcap', 'the connections behind the findings, for a colleague with Wireshark'],
   ['$0 -q -z conv -z fpdu-sizes capture.pcap', 'conversation table and FPDU size histogram, nothing else'],
   [
     '$0 -T fields -e frame.number -e iwarp_mpa.ulpdulength -E separator=, capture.pcap',
@@ -160,7 +160,7 @@ export async function parseArgv(rawArgv: string[]) {
     .option('w', {
       type: 'string',
       describe:
-        "Write frames as pcap (pcapng with findings as packet comments when FILE ends in .pcapng or with -F pcapng): by default those involved in findings, plus each flow's MPA Request and Reply; with -Y, the frames of what -Y displays (as tshark)",
+        'Write frames as pcap (pcapng with findings as packet comments when FILE ends in .pcapng or with -F pcapng): by default those involved in findings, each with its whole connection (handshake, MPA startup, every frame since: the file shows the same findings when re-analysed); with -Y, the frames of what -Y displays (as tshark)',
     })
     .option('F', {
       type: 'string',
