@@ -263,6 +263,9 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   const exporter =
     exportFrames && store ? new (await import('../src/report/pcap-export.js')).FrameExport(store, stream) : null;
+  // tshark takes an empty -Y as no filter: `-Y '' -w FILE` writes every frame, as tshark does.
+  if (exporter && writeFilter === null && o.writeFilter === null && o.displayFilter?.trim() === '')
+    exporter.selectEvery();
   const writePcapng = o.write !== null && o.writeFormat === 'pcapng' ? o.write : null;
   const annotated =
     o.annotate || writePcapng ? (await import('./annotate.js')).AnnotateOutputs.forRun(o, writePcapng, stream) : null;
@@ -413,6 +416,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     lastPacketTime = p.tsSec + p.tsNsec / 1e9;
     assembler?.time(p.tsSec, p.tsNsec, p.frame);
     store?.note(p);
+    exporter?.seen(p.frame);
     progress?.tick(p.fileOffset, p.frame);
     html?.packet(p);
   };

@@ -24,6 +24,9 @@ export class FrameExport {
   /** Copies taken at selection time when the store cannot read frames back later (stdin). */
   private readonly kept = new Map<number, PacketRecord>();
   private readonly startupFrames = new Map<number, number[]>();
+  /** Every frame of the capture, not only those selected (`-Y '' -w`, as tshark writes it). */
+  private every = false;
+  private lastFrame = 0;
 
   constructor(
     private readonly store: FrameStore,
@@ -37,13 +40,33 @@ export class FrameExport {
     else this.startupFrames.set(flow, [...frames]);
   }
 
+  /**
+   * Every frame is written, whatever is selected: tshark takes an empty display filter as none,
+   * and `tshark -Y '' -w` writes the whole capture. Nothing is copied per frame: a stream writes
+   * what its window still holds, as for any selection.
+   */
+  selectEvery(): void {
+    this.every = true;
+  }
+
+  /** The highest frame number seen (every frame up to it is written in selectEvery mode). */
+  seen(frame: number): void {
+    if (frame > this.lastFrame) this.lastFrame = frame;
+  }
+
+  /** The frames to write, in capture order. */
+  private *frames(): Generator<number> {
+    if (this.every) for (let f = 1; f <= this.lastFrame; f++) yield f;
+    else yield* [...this.wanted].sort((a, b) => a - b);
+  }
+
   select(flow: number | null, frames: readonly number[]): void {
     for (const f of frames) this.add(f);
     if (flow !== null) for (const f of this.startupFrames.get(flow) ?? []) this.add(f);
   }
 
   private add(frame: number): void {
-    if (this.wanted.has(frame)) return;
+    if (this.every || this.wanted.has(frame)) return;
     this.wanted.add(frame);
     if (this.copyNow) {
       const p = this.store.get(frame);
@@ -68,8 +91,8 @@ export class FrameExport {
     try {
       if (this.copyNow) {
         const w = new StreamAnnotator(out, comments, app, 0, { frames: Infinity, bytes: Infinity, ms: Infinity });
-        for (const f of [...this.wanted].sort((a, b) => a - b)) {
-          const p = this.kept.get(f);
+        for (const f of this.frames()) {
+          const p = this.every ? this.store.get(f) : this.kept.get(f);
           if (!p) res.missing++;
           else w.note(p);
         }
@@ -77,14 +100,15 @@ export class FrameExport {
         res.written = w.written;
       } else {
         const wanted = this.wanted;
+        const every = this.every;
         const r = await copyAnnotated(captureBytes(capture), out, {
           comments,
-          keep: (f) => wanted.has(f),
+          keep: (f) => every || wanted.has(f),
           maxFrames,
           app,
         });
         res.written = r.written;
-        res.missing = this.wanted.size - r.written;
+        res.missing = (every ? this.lastFrame : this.wanted.size) - r.written;
       }
     } finally {
       out.close();
@@ -93,18 +117,17 @@ export class FrameExport {
   }
 
   get size(): number {
-    return this.wanted.size;
+    return this.every ? this.lastFrame : this.wanted.size;
   }
 
   /** Writes the selected frames to `path`, reading them back one at a time (throws when it cannot write). */
   write(path: string): ExportResult {
-    const frames = [...this.wanted].sort((a, b) => a - b);
     const res: ExportResult = { written: 0, missing: 0, otherLinkType: 0 };
     let w: PcapFileWriter | null = null;
     let linkType = -1;
     try {
-      for (const f of frames) {
-        const p = this.copyNow ? (this.kept.get(f) ?? null) : this.store.get(f);
+      for (const f of this.frames()) {
+        const p = this.copyNow && !this.every ? (this.kept.get(f) ?? null) : this.store.get(f);
         if (!p) {
           res.missing++;
           continue;
