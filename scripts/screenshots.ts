@@ -108,10 +108,13 @@ function tmux(server: string, args: readonly string[]): string {
 /** The screen once it stops changing (the capture read, the last key drawn). */
 function settled(server: string): string {
   let last = '';
-  for (let i = 0; i < 100; i++) {
-    sleep(150);
+  let same = 0;
+  for (let i = 0; i < 150; i++) {
+    sleep(100);
     const now = tmux(server, ['capture-pane', '-p', '-t', 'shot']);
-    if (now === last && now.trim() !== '') return now;
+    // Three looks alike in a row: on a loaded machine one pause in drawing is not the end of it.
+    same = now === last && now.trim() !== '' ? same + 1 : 0;
+    if (same >= 3) return now;
     last = now;
   }
   throw new Error('the screen did not settle in 15 s');
