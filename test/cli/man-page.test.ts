@@ -94,11 +94,12 @@ describe('the man page, mpa-dissect(1)', () => {
 
   it('is installed with the package: package.json "man", files, and the build writes it', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-      man: string;
+      man: string[];
       files: string[];
       scripts: Record<string, string>;
     };
-    expect(pkg.man).toBe('./man/mpa-dissect.1');
+    // An array: npm 11 links the man pages of a global install only from an array (bin-links).
+    expect(pkg.man).toEqual(['./man/mpa-dissect.1']);
     expect(pkg.files).toContain('man/');
     expect(pkg.scripts['build']).toContain('node dist/scripts/make-man.js');
     // After npm run build, the shipped page is the one the option tables make now.
