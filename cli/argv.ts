@@ -150,7 +150,7 @@ export function mainParser(argv: string[]) {
     })
     .option('rules', {
       type: 'string',
-      describe: 'JSON rules file: turn rules off, change severities, set thresholds (see README)',
+      describe: 'JSON rules file: turn rules off, change severities, set thresholds (see docs/what-it-checks.md)',
     })
     .option('z', {
       alias: 'stats',

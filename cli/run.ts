@@ -200,7 +200,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     o.rules !== null ? (await import('../src/report/rules-file.js')).loadRulesFile(o.rules) : null;
   const display = await compileOption('-Y', o.displayFilter);
   const writeFilter = await compileOption('--write-filter', o.writeFilter);
-  // What only some outputs need is loaded only for them (start-up cost: see README, Benchmarks).
+  // What only some outputs need is loaded only for them (start-up cost: see DEVELOPING.md, Benchmarks).
   const fieldsOut = o.fields ? await import('./fields-output.js') : null;
   const trees = o.verbose
     ? { ...(await import('../src/report/tree-text.js')), ...(await import('../src/report/fields.js')) }

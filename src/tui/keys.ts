@@ -1,4 +1,4 @@
-/** Every key of the terminal UI, declared once: the help screen (`?`) and the README read this table. */
+/** Every key of the terminal UI, declared once: the help screen (`?`), the man page and docs/tui.md read this table. */
 export interface KeyHelp {
   readonly keys: string;
   readonly does: string;
