@@ -9,7 +9,8 @@
  * a document's block differs from what the tool shows now.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -99,8 +100,9 @@ const sleep = (ms: number): void => {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 };
 
+/** tmux on a private server whose socket is the path `server` (no socket left behind in /tmp/tmux-UID). */
 function tmux(server: string, args: readonly string[]): string {
-  const r = spawnSync('tmux', ['-L', server, ...args], { encoding: 'utf8' });
+  const r = spawnSync('tmux', ['-S', server, ...args], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr.trim()}`);
   return r.stdout;
 }
@@ -122,7 +124,8 @@ function settled(server: string): string {
 
 /** One shot's text: the UI under a private tmux server at the shot's size. */
 export function takeShot(s: Shot): string {
-  const server = `mpa-shots-${process.pid}-${s.name}`;
+  const dir = mkdtempSync(join(tmpdir(), 'mpa-shots-'));
+  const server = join(dir, 'tmux.sock');
   const cmd = `env NO_COLOR=1 TERM=xterm-256color "${process.execPath}" "${CLI}" tui "${join(root, s.capture)}"`;
   tmux(server, ['new-session', '-d', '-s', 'shot', '-x', String(s.cols), '-y', String(s.rows), cmd]);
   try {
@@ -141,7 +144,8 @@ export function takeShot(s: Shot): string {
     const kept = lines.slice(from, to);
     return `${kept.map((l) => l.trimEnd()).join('\n')}\n`;
   } finally {
-    spawnSync('tmux', ['-L', server, 'kill-server']);
+    spawnSync('tmux', ['-S', server, 'kill-server']);
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
