@@ -101,7 +101,8 @@ function reportFiles(args: readonly string[]): string[] {
   return out;
 }
 
-export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
+/** merge's option table: its --help, and its section of the man page (cli/man-page.ts). */
+export function mergeParser(argv: string[]) {
   const parser = yargs(argv)
     .scriptName('mpa-dissect merge')
     .usage(USAGE)
@@ -133,11 +134,15 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
     .example('$0 reports/*.json', 'the combined summary of reports made by CI jobs; exit 2, 1 or 0')
     .example('$0 --junit mpa.xml --json reports/ > combined.json', 'one JUnit file and one combined document')
     .strictOptions()
-    .wrap(120)
-    .fail((msg, err) => {
-      if (err) throw err;
-      throw new UsageError(`merge: ${msg}`);
-    });
+    .wrap(120);
+  return parser;
+}
+
+export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
+  const parser = mergeParser(argv).fail((msg, err) => {
+    if (err) throw err;
+    throw new UsageError(`merge: ${msg}`);
+  });
   const args = await parser.parseAsync();
   if (args.h === true) {
     io.out(`${await (parser as unknown as { getHelp(): Promise<string> }).getHelp()}\n`);

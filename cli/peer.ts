@@ -10,8 +10,9 @@ import { runPeer, PEER_DEFAULTS, type PeerOptions, type Rtr } from '../src/peer/
 import { parseFaults, parseScript, ScriptError } from '../src/peer/script.js';
 import { UsageError } from './options.js';
 
-export async function runPeerCli(argv: string[]): Promise<number> {
-  const a = await yargs(argv)
+/** peer's option table: its --help, and its section of the man page (cli/man-page.ts). */
+export function peerParser(argv: string[]) {
+  const parser = yargs(argv)
     .scriptName('mpa-dissect peer')
     .usage(
       '$0 (--listen [HOST:]PORT | --connect HOST:PORT) [options]\n\nAn MPA endpoint over real TCP sockets: the Responder listens, the Initiator connects.',
@@ -59,7 +60,12 @@ export async function runPeerCli(argv: string[]): Promise<number> {
       describe: 'Largest ULPDU sent (messages are cut into DDP segments)',
     })
     .option('pace', { type: 'number', default: 0, describe: 'Milliseconds to wait after each FPDU' })
-    .option('timeout', { type: 'number', default: 30, describe: 'Seconds before giving up' })
+    .option('timeout', { type: 'number', default: 30, describe: 'Seconds before giving up' });
+  return parser;
+}
+
+export async function runPeerCli(argv: string[]): Promise<number> {
+  const a = await peerParser(argv)
     .strict()
     .help()
     .fail((msg, err) => {

@@ -200,7 +200,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     o.rules !== null ? (await import('../src/report/rules-file.js')).loadRulesFile(o.rules) : null;
   const display = await compileOption('-Y', o.displayFilter);
   const writeFilter = await compileOption('--write-filter', o.writeFilter);
-  // What only some outputs need is loaded only for them (start-up cost: see README, Benchmarks).
+  // What only some outputs need is loaded only for them (start-up cost: see DEVELOPING.md, Benchmarks).
   const fieldsOut = o.fields ? await import('./fields-output.js') : null;
   const trees = o.verbose
     ? { ...(await import('../src/report/tree-text.js')), ...(await import('../src/report/fields.js')) }
@@ -263,6 +263,9 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   const exportMod = exportFrames && store ? await import('../src/report/pcap-export.js') : null;
   const exporter = exportMod && store ? new exportMod.FrameExport(store, stream, (id) => flows.get(id)) : null;
+  // tshark takes an empty -Y as no filter: `-Y '' -w FILE` writes every frame, as tshark does.
+  if (exporter && writeFilter === null && o.writeFilter === null && o.displayFilter?.trim() === '')
+    exporter.selectEvery();
   const writePcapng = o.write !== null && o.writeFormat === 'pcapng' ? o.write : null;
   const annotated =
     o.annotate || writePcapng ? (await import('./annotate.js')).AnnotateOutputs.forRun(o, writePcapng, stream) : null;

@@ -92,6 +92,9 @@ export class FrameExport {
   private readonly contextFlows = new Map<number, number>();
   private contextAdded = false;
   private partialFlows = 0;
+  /** Every frame of the capture, not only those selected (`-Y '' -w`, as tshark writes it). */
+  private every = false;
+  private lastFrame = 0;
 
   constructor(
     private readonly store: FrameStore,
@@ -104,6 +107,7 @@ export class FrameExport {
 
   /** Every packet, in capture order: which connection each frame belongs to. */
   note(p: PacketRecord): void {
+    if (p.frame > this.lastFrame) this.lastFrame = p.frame;
     this.frameLen = p.data.length;
     this.decoder.decode(p, this.onSegment);
   }
@@ -125,6 +129,21 @@ export class FrameExport {
     const s = this.startupFrames.get(flow);
     if (s) for (const f of frames) s.push(f);
     else this.startupFrames.set(flow, [...frames]);
+  }
+
+  /**
+   * Every frame is written, whatever is selected: tshark takes an empty display filter as none,
+   * and `tshark -Y '' -w` writes the whole capture. Nothing is copied per frame: a stream writes
+   * what its window still holds, as for any selection.
+   */
+  selectEvery(): void {
+    this.every = true;
+  }
+
+  /** The frames to write, in capture order. */
+  private *frames(): Generator<number> {
+    if (this.every) for (let f = 1; f <= this.lastFrame; f++) yield f;
+    else yield* [...this.wanted].sort((a, b) => a - b);
   }
 
   /**
@@ -182,7 +201,7 @@ export class FrameExport {
   }
 
   private add(frame: number): void {
-    if (this.wanted.has(frame)) return;
+    if (this.every || this.wanted.has(frame)) return;
     this.wanted.add(frame);
     if (this.copyNow) {
       const p = this.store.get(frame);
@@ -208,7 +227,7 @@ export class FrameExport {
     try {
       if (this.copyNow) {
         const w = new StreamAnnotator(out, comments, app, 0, { frames: Infinity, bytes: Infinity, ms: Infinity });
-        for (const f of [...this.wanted].sort((a, b) => a - b)) {
+        for (const f of this.frames()) {
           const p = this.kept.get(f) ?? this.store.get(f);
           if (!p) res.missing++;
           else w.note(p);
@@ -217,14 +236,15 @@ export class FrameExport {
         res.written = w.written;
       } else {
         const wanted = this.wanted;
+        const every = this.every;
         const r = await copyAnnotated(captureBytes(capture), out, {
           comments,
-          keep: (f) => wanted.has(f),
+          keep: (f) => every || wanted.has(f),
           maxFrames,
           app,
         });
         res.written = r.written;
-        res.missing = this.wanted.size - r.written;
+        res.missing = (every ? this.lastFrame : this.wanted.size) - r.written;
       }
     } finally {
       out.close();
@@ -233,18 +253,17 @@ export class FrameExport {
   }
 
   get size(): number {
-    return this.wanted.size;
+    return this.every ? this.lastFrame : this.wanted.size;
   }
 
   /** Writes the selected frames to `path`, reading them back one at a time (throws when it cannot write). */
   write(path: string): ExportResult {
     this.addContext();
-    const frames = [...this.wanted].sort((a, b) => a - b);
     const res: ExportResult = { written: 0, missing: 0, otherLinkType: 0, partialFlows: this.partialFlows };
     let w: PcapFileWriter | null = null;
     let linkType = -1;
     try {
-      for (const f of frames) {
+      for (const f of this.frames()) {
         // A stream's context frames are read from its window of recent frames, if still there.
         const p = this.copyNow ? (this.kept.get(f) ?? this.store.get(f)) : this.store.get(f);
         if (!p) {

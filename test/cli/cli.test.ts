@@ -249,10 +249,12 @@ describe('the README CI recipe', () => {
     writeFileSync(join(work, 'capture.pcap'), readFileSync(join(CAPTURES, 'golden.pcap')));
     mkdirSync(join(work, 'ci'));
     writeFileSync(join(work, 'ci', 'mpa-rules.json'), rules);
-    const script = recipe.replaceAll(
-      'npx mpa-dissect',
-      `"${process.execPath}" "${join(CAPTURES, '..', 'dist', 'cli', 'main.js')}"`,
+    // The recipe calls the installed command (a line starting `mpa-dissect`): here, the built CLI.
+    const script = recipe.replace(
+      /^mpa-dissect /m,
+      `"${process.execPath}" "${join(CAPTURES, '..', 'dist', 'cli', 'main.js')}" `,
     );
+    expect(script).not.toBe(recipe);
     const r = spawnSync('sh', ['-c', script], {
       cwd: work,
       encoding: 'utf8',
