@@ -1,12 +1,13 @@
 /**
- * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp] [--timeout S] [--max-rss MB] [--jobs 1|2]`
+ * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp,peer,generate] [--timeout S] [--max-rss MB] [--jobs 1|2]`
  *
  * Attacks the built CLI (dist/cli/main.js) as a CI gate is attacked: mutated captures (the sample
  * captures, ../shared/captures/reference and ../shared/captures/real when present: bit flips,
  * truncation, hostile length fields, spliced and duplicated records), hostile display filters (-Y,
  * --write-filter), hostile rules files (--rules) and upper-layer input (`ulp`: the generator's SMB
  * Direct and NFS-over-RDMA connections changed at the upper layer and framed with good CRCs, so the
- * mutation reaches SMB Direct, SMB2, RPC-over-RDMA and RPC; scripts/fuzz/mutate-ulp.ts). Each run must exit 0, 1 or 2, print no stack
+ * mutation reaches SMB Direct, SMB2, RPC-over-RDMA and RPC; scripts/fuzz/mutate-ulp.ts), the MPA peer against a hostile other side and
+ * `generate` with random knobs (scripts/fuzz/peer-generate.ts). Each run must exit 0, 1 or 2, print no stack
  * trace, end within the time limit and stay under the RSS limit. Seeded: the same seed and targets
  * give the same cases. Failing inputs are kept (with a repro.sh) under a temp directory; the exit
  * status is 1 when anything failed.
