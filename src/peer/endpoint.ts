@@ -84,8 +84,6 @@ export const PEER_DEFAULTS: Omit<PeerOptions, 'role' | 'host' | 'port' | 'script
 
 /** Unref'd: a pause or a poll never keeps the process alive once the socket is gone (--timeout). */
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-/** Lets the event loop read between FPDUs written without --pace: the other side (maybe in this process) keeps receiving. */
-const yieldLoop = () => new Promise<void>((r) => setImmediate(r));
 const REQ_KEY = 'MPA ID Req Frame';
 const REP_KEY = 'MPA ID Rep Frame';
 
@@ -247,7 +245,7 @@ class Connection {
     if (fault.badCrc && !this.crcOn) this.warnings.push(`fault crc@${k}: CRC is not in use on this connection`);
     this.sentRel += enc.bytes.length;
     const done = this.write(enc.bytes);
-    return this.o.pace > 0 ? done.then(() => sleep(this.o.pace)) : done.then(yieldLoop);
+    return this.o.pace > 0 ? done.then(() => sleep(this.o.pace)) : done;
   }
 
   /**
