@@ -36,7 +36,7 @@ export function isGzipFile(path: string): boolean {
 export function gunzip(source: AsyncIterable<Uint8Array | string> | Readable): AsyncIterable<Uint8Array> {
   const input = source instanceof Readable ? source : Readable.from(source, { objectMode: false });
   return (async function* () {
-    // node:zlib is loaded only for a compressed capture (start-up cost: README, Benchmarks).
+    // node:zlib is loaded only for a compressed capture (start-up cost: DEVELOPING.md, Benchmarks).
     const { createGunzip } = await import('node:zlib');
     const z = createGunzip({ chunkSize: CHUNK });
     input.on('error', (e) => z.destroy(e));
