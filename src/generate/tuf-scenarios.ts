@@ -158,6 +158,23 @@ export const TUF_SCENARIOS: readonly Scenario[] = [
     return tuf([{ dir: 0, bytes: m.bytes, cut: 'mss' }], () => [['tuf.marker-past-end', m.markerAt[last]!]]);
   }),
   sc(
+    'tuf-markers-late-two-periods',
+    'TUF marker mode enabled per direction after a plain-text exchange (§4), every 2048 octets one way and 1024 the other (§6), no finding',
+    () => {
+      const enc = new TextEncoder();
+      const hello = enc.encode('TUF HELLO markers=2048\r\n');
+      const ok = enc.encode('TUF OK markers=1024\r\n');
+      const a = markerStream(ulpPdus(BIG, 5), 2048);
+      const b = markerStream(ulpPdus([1500, 2600, 1100, 3000], 6), 1024);
+      return tuf([
+        { dir: 0, bytes: hello, cut: 'mss' },
+        { dir: 1, bytes: ok, cut: 'mss' },
+        { dir: 0, bytes: a.bytes, cut: 'mss' },
+        { dir: 1, bytes: b.bytes, cut: 'mss' },
+      ]);
+    },
+  ),
+  sc(
     'tuf-first-marker-not-zero',
     'TUF marker mode read with --tuf interval=2048 and a start 2048 octets late: the first marker there is not zero (§6)',
     () => {

@@ -36,6 +36,39 @@ describe('TUF marker mode', () => {
     );
   });
 
+  it('enabled per direction after a plain-text exchange (§4), a different interval each way: both found where they begin', async () => {
+    const enc = new TextEncoder();
+    const hello = enc.encode('TUF HELLO markers=2048\r\n');
+    const ok = enc.encode('TUF OK markers=1024\r\n');
+    const back = [1500, 2600, 1100, 3000];
+    const a = markerStream(ulpPdus(big, 5), 2048);
+    const b = markerStream(ulpPdus(back, 6), 1024);
+    const sc = buildScenario([
+      { dir: 0, bytes: hello, cut: 'mss' },
+      { dir: 1, bytes: ok, cut: 'mss' },
+      { dir: 0, bytes: a.bytes, cut: 'mss' },
+      { dir: 1, bytes: b.bytes, cut: 'mss' },
+    ]);
+    const r = await runTuf(sc.pcap);
+    expect(r.rules).toEqual([]);
+    expect(r.tuf).toMatchObject({ mode: 'markers', detection: 'heuristic' });
+    // Each direction's enablement point is its first octet after its own plain text.
+    expect(dirOf(r, 0)).toMatchObject({
+      start: (sc.dataSeq[0] + hello.length) >>> 0,
+      interval: 2048,
+      markers: a.markerAt.length,
+      pdus: big.length,
+    });
+    expect(dirOf(r, 1)).toMatchObject({
+      start: (sc.dataSeq[1] + ok.length) >>> 0,
+      interval: 1024,
+      markers: b.markerAt.length,
+      pdus: back.length,
+    });
+    expect(r.records.filter((x) => x.dir === 0).map((x) => x.length)).toEqual(big);
+    expect(r.records.filter((x) => x.dir === 1).map((x) => x.length)).toEqual(back);
+  });
+
   it('split markers are normal: counted, never a finding', async () => {
     const m = markerStream(ulpPdus(big, 5), 512);
     // Segment boundaries two octets into every marker: each copy whole in one segment.
