@@ -8,7 +8,7 @@ import { CaptureOpenError } from '../src/capture/read-capture.js';
 import { RulesFileError } from '../src/report/rules-file.js';
 import { STAT_NAMES, type StatName } from '../src/report/stats.js';
 import { fieldsText, rulesText } from '../src/report/text.js';
-import { printable } from '../src/report/printable.js';
+import { printable, printableLines } from '../src/report/printable.js';
 import { parseForcedMpa, parseUlp, UsageError } from './options.js';
 import { checkCombinations, compileOption, run, type RunOptions, type SrtRequest } from './run.js';
 import { OutputError, ReaderGone, SyncOutput, writeAllSync, writeReason } from './output.js';
@@ -608,7 +608,9 @@ main(process.argv.slice(2)).then(
       err instanceof RulesFileError ||
       err instanceof OutputError;
     const msg = known ? err.message : err instanceof Error ? err.message : String(err);
-    errWrite(`mpa-dissect: ${msg}\n`);
+    // A message may name a file or echo a value: its control characters are shown, not obeyed
+    // (its line feeds are kept: a filter error is the message, the filter and a caret under it).
+    errWrite(`mpa-dissect: ${printableLines(msg)}\n`);
     if (process.env['MPA_DISSECT_DEBUG'] && err instanceof Error) errWrite(`${err.stack}\n`);
     process.exitCode = 2;
   },

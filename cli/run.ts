@@ -41,6 +41,7 @@ import {
 } from '../src/report/text.js';
 import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/thresholds.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
+import { printable } from '../src/report/printable.js';
 import type { FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason, type RunIo } from './output.js';
 import { checkAnnotatePath, checkWritable, isRegularFile } from './output-paths.js';
@@ -496,7 +497,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // exit 2, and no empty report after it.
   const capErr = r.capture.error;
   const errLine = capErr
-    ? `mpa-dissect: ${capErr.file}: offset ${capErr.offset}, frame ${capErr.frame}: ${capErr.message}\n`
+    ? `mpa-dissect: ${printable(`${capErr.file}: offset ${capErr.offset}, frame ${capErr.frame}: ${capErr.message}`)}\n`
     : '';
   if (capErr && r.capture.packets === 0) {
     flush();

@@ -101,8 +101,12 @@ export function parseReports(text: string, name: string): ReportDocument[] {
       throw new ReportInputError(
         `${name}: truncated: the JSON ends before the document does (${text.length} characters read)`,
       );
+    // Said in our words, not JSON.parse's (whose text differs between Node versions and echoes
+    // the input): where the JSON went wrong when the parser says, else how the file begins.
+    const at = /at position (\d+)/.exec(e instanceof Error ? e.message : '');
+    const head = text.length > 24 ? `${JSON.stringify(text.slice(0, 24)).slice(0, -1)}…"` : JSON.stringify(text);
     throw new ReportInputError(
-      `${name}: not JSON (${(e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ')})`,
+      `${name}: not JSON (${at ? `invalid at character ${Number(at[1]) + 1}` : `it begins ${head}`})`,
     );
   }
   const schema = schemaOf(v);

@@ -1,0 +1,88 @@
+/**
+ * Hostile inputs to the CLI's files and names (issue: hostile input, part A): a directory walk
+ * takes regular files only and says what it skipped; text taken from an input is printed with its
+ * control characters escaped. Each is a real run of the built CLI.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CAPTURES, cli } from './helpers.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'mpa-hostile-input-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+const noJsError = (s: string) => expect(s).not.toMatch(/ {4}at |TypeError|RangeError|Maximum call stack|NaN/);
+
+describe('directory walk', () => {
+  it('a FIFO named *.pcap and a symbolic-link loop in a directory: skipped with one note, the run ends', () => {
+    const d = join(tmp, 'walk');
+    mkdirSync(d);
+    copyFileSync(join(CAPTURES, 'sample.pcap'), join(d, 'a.pcap'));
+    execFileSync('mkfifo', [join(d, 'b.pcap')]);
+    symlinkSync('loop2.pcap', join(d, 'loop1.pcap'));
+    symlinkSync('loop1.pcap', join(d, 'loop2.pcap'));
+    const t0 = Date.now();
+    const r = cli(['-q', d]);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    noJsError(r.stderr);
+    expect(r.code).toBe(0);
+    expect(r.stderr.split('\n').filter(Boolean)).toEqual([
+      `mpa-dissect: ${d}: skipped 3 entries that are no regular file (FIFO, socket, device, dangling link or link loop: b.pcap, loop1.pcap, loop2.pcap)`,
+    ]);
+    expect(r.stdout).toMatch(/25 packets, 1 TCP flow/);
+  });
+
+  it('merge DIR: a FIFO named *.json is skipped with one note; with nothing else there it is a usage error', () => {
+    const d = join(tmp, 'merge-walk');
+    mkdirSync(d);
+    execFileSync('mkfifo', [join(d, 'r.json')]);
+    const empty = cli(['merge', d]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/holding no \*\.json reports/);
+    writeFileSync(join(d, 'a.json'), cli(['--json', 'sample.pcap']).stdout);
+    const r = cli(['merge', d]);
+    noJsError(r.stderr);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `mpa-dissect: merge: ${d}: skipped 1 entry that is no regular file (FIFO, socket, device, dangling link or link loop: r.json)\n`,
+    );
+  });
+});
+
+describe('control characters from inputs are shown escaped', () => {
+  it('a capture file name in an error line', () => {
+    const r = cli(['-q', join(tmp, 'x\u001b[2J\u0007\ry.pcap')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(CONTROL);
+    expect(r.stderr).toContain('x\\x1b[2J\\x07\\ry.pcap');
+  });
+
+  it('a capture file name in a multi-capture header and the directory note', () => {
+    const d = join(tmp, 'names\u001b[31m');
+    mkdirSync(d);
+    copyFileSync(join(CAPTURES, 'sample.pcap'), join(d, 'a\u0007.pcap'));
+    writeFileSync(join(d, 'notes\u009b.txt'), '');
+    const r = cli(['-q', d, join(CAPTURES, 'sample.pcap')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(CONTROL);
+    expect(r.stderr).not.toMatch(CONTROL);
+    expect(r.stdout).toContain('names\\x1b[31m/a\\x07.pcap <==');
+    expect(r.stderr).toContain('notes\\x9b.txt');
+  });
+
+  it('merge of NUL bytes: one line naming the file, no raw NUL and no JSON.parse text', () => {
+    const p = join(tmp, 'nul.json');
+    writeFileSync(p, Buffer.from([0, 0, 0, 0x61, 0x62, 0x63]));
+    const r = cli(['merge', p]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('\u0000');
+    expect(r.stdout).not.toContain('\u0000');
+    expect(r.stderr).toBe(`mpa-dissect: merge: ${p}: not JSON (it begins "\\u0000\\u0000\\u0000abc")\n`);
+    const q = join(tmp, 'late.json');
+    writeFileSync(q, '{"a":1} x');
+    expect(cli(['merge', q]).stderr).toBe(`mpa-dissect: merge: ${q}: not JSON (invalid at character 9)\n`);
+  });
+});
