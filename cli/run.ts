@@ -42,6 +42,7 @@ import {
 import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/thresholds.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
 import { printable } from '../src/report/printable.js';
+import { checkForcedOverlap, forcedNotes } from './forced-checks.js';
 import type { FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason, type RunIo } from './output.js';
 import { checkAnnotatePath, checkWritable, isRegularFile } from './output-paths.js';
@@ -197,6 +198,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   checkCombinations(o);
   const forced = o.mpa.map(parseForcedMpa);
   const forcedTuf = (o.tuf ?? []).map(parseForcedTuf);
+  checkForcedOverlap(forced, forcedTuf);
   const config: RulesConfig | null =
     o.rules !== null ? (await import('../src/report/rules-file.js')).loadRulesFile(o.rules) : null;
   const display = await compileOption('-Y', o.displayFilter);
@@ -483,6 +485,13 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     progress?.done();
     o.live?.end();
   }
+
+  for (const n of forcedNotes(
+    forced,
+    forcedTuf,
+    r.flows.map((f) => f.tcp),
+  ))
+    io.err(n);
 
   // Thresholds are judged on the totals, then reported like any finding (they stream last).
   for (const [id, input] of thresholdFindings(r, config?.thresholds ?? NO_THRESHOLDS)) {

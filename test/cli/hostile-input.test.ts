@@ -86,3 +86,65 @@ describe('control characters from inputs are shown escaped', () => {
     expect(cli(['merge', q]).stderr).toBe(`mpa-dissect: merge: ${q}: not JSON (invalid at character 9)\n`);
   });
 });
+
+describe('--mpa and --tuf strings', () => {
+  const oneLine = (r: { code: number | null; stderr: string }, code: number, re: RegExp) => {
+    expect(r.code).toBe(code);
+    expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(r.stderr).toMatch(re);
+    noJsError(r.stderr);
+  };
+
+  it('a sequence number past 2^32-1 is refused (never wrapped), in seqstart and start alike', () => {
+    for (const v of ['seqstart=4294967297:', 'seqstart=:99999999999', 'start=4294967296', 'start=1:4294967296'])
+      oneLine(cli(['-q', '--mpa', `flow=all,${v}`, 'sample.pcap']), 2, /from 0 to 4294967295/);
+    oneLine(cli(['-q', '--tuf', 'flow=all,key=1,start=4294967296', 'sample.pcap']), 2, /from 0 to 4294967295/);
+    // The largest is taken.
+    expect(cli(['-q', '--mpa', 'flow=all,seqstart=4294967295:', 'sample.pcap']).code).not.toBe(2);
+  });
+
+  it('a port that is no TCP port is refused; a selector matching no flow is one warning', () => {
+    oneLine(cli(['-q', '--mpa', 'flow=port:99999999', 'sample.pcap']), 2, /port "99999999" is not a TCP port/);
+    oneLine(cli(['-q', '--tuf', 'flow=10.0.0.1:70000,key=1', 'sample.pcap']), 2, /port "70000" is not a TCP port/);
+    oneLine(
+      cli(['-q', '--mpa', 'flow=port:5555', 'sample.pcap']),
+      0,
+      /^mpa-dissect: warning: --mpa flow=port:5555: matched no flow in this capture\n$/,
+    );
+    oneLine(
+      cli(['-q', '--tuf', 'flow=7,key=1', 'sample.pcap']),
+      0,
+      /^mpa-dissect: warning: --tuf flow=7: matched no flow in this capture\n$/,
+    );
+    // A selector that matches stays silent.
+    expect(cli(['-q', '--mpa', 'flow=port:4420,markers=both', 'sample.pcap']).stderr).toBe('');
+  });
+
+  it('a key given twice is refused, naming both values', () => {
+    oneLine(
+      cli(['-q', '--mpa', 'flow=port:4420,markers=both,markers=none', 'sample.pcap']),
+      2,
+      /^mpa-dissect: --mpa: markers is given twice \("both", then "none"\): give it once\n$/,
+    );
+    oneLine(cli(['-q', '--tuf', 'key=1,key=2', 'sample.pcap']), 2, /--tuf: key is given twice/);
+    oneLine(cli(['-q', '--ulp', 'proto=none,proto=iser', 'sample.pcap']), 2, /--ulp: proto is given twice/);
+  });
+
+  it('--mpa and --tuf on the same flows: refused; meeting on one flow: a warning that --mpa is not applied there', () => {
+    oneLine(
+      cli(['-q', '--mpa', 'flow=port:4420', '--tuf', 'flow=port:4420,key=1a2b3c4d5e6f', 'sample.pcap']),
+      2,
+      /--mpa flow=port:4420 and --tuf flow=port:4420 name the same flows/,
+    );
+    oneLine(
+      cli(['-q', '--mpa', 'flow=all', '--tuf', 'flow=all,key=1', 'sample.pcap', 'golden.pcap']),
+      2,
+      /--mpa flow=all and --tuf flow=all name the same flows/,
+    );
+    oneLine(
+      cli(['-q', '--mpa', 'flow=port:4420', '--tuf', 'flow=0,key=1a2b3c4d5e6f', 'sample.pcap']),
+      0,
+      /^mpa-dissect: warning: --mpa flow=port:4420: not applied to stream 0: --tuf flow=0 frames it as TUF\n$/,
+    );
+  });
+});
