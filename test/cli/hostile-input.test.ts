@@ -4,7 +4,17 @@
  * control characters escaped. Each is a real run of the built CLI.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -146,5 +156,32 @@ describe('--mpa and --tuf strings', () => {
       0,
       /^mpa-dissect: warning: --mpa flow=port:4420: not applied to stream 0: --tuf flow=0 frames it as TUF\n$/,
     );
+  });
+});
+
+describe('one file named twice', () => {
+  it('generate -o X --truth LINK-TO-X (X not there yet): refused, nothing written', () => {
+    const d = join(tmp, 'gen-link');
+    mkdirSync(d);
+    symlinkSync('x.pcap', join(d, 'link.json'));
+    const r = cli(['generate', 'clean', '-o', join(d, 'x.pcap'), '--truth', join(d, 'link.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^mpa-dissect: generate: -o and --truth name the same file .*: give two files\n$/);
+    expect(existsSync(join(d, 'x.pcap'))).toBe(false);
+  });
+
+  it('-w onto a hard link or a symbolic link of the capture being read: refused', () => {
+    const d = join(tmp, 'w-links');
+    mkdirSync(d);
+    const cap = join(d, 'c.pcap');
+    copyFileSync(join(CAPTURES, 'sample.pcap'), cap);
+    linkSync(cap, join(d, 'hard.pcap'));
+    symlinkSync('c.pcap', join(d, 'soft.pcap'));
+    for (const w of ['hard.pcap', 'soft.pcap']) {
+      const r = cli(['-q', '-w', join(d, w), cap]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`mpa-dissect: -w ${join(d, w)}: that is the capture being read; choose another file\n`);
+    }
+    expect(readFileSync(cap)).toEqual(readFileSync(join(CAPTURES, 'sample.pcap')));
   });
 });
