@@ -185,3 +185,20 @@ describe('one file named twice', () => {
     expect(readFileSync(cap)).toEqual(readFileSync(join(CAPTURES, 'sample.pcap')));
   });
 });
+
+describe('capture filter (-f)', () => {
+  it('a 100 KB BPF expression: one line, exit 2, with either backend, before libpcap sees it', () => {
+    const f = Array.from({ length: 8000 }, (_, i) => `tcp port ${i}`)
+      .join(' or ')
+      .slice(0, 100_000);
+    for (const backend of ['cap', 'tcpdump']) {
+      const t0 = Date.now();
+      const r = cli(['-q', '-i', 'lo', '--capture-backend', backend, '-a', 'duration:1', '-f', f]);
+      expect(Date.now() - t0).toBeLessThan(15_000);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        "mpa-dissect: -f: the capture filter is 100000 characters long, over the 4096 accepted: libpcap's optimiser needs time and memory growing much faster than a filter's length (16 KB takes 20 s); filter less, or with -Y after the capture\n",
+      );
+    }
+  });
+});
