@@ -1,12 +1,14 @@
 /**
- * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp] [--timeout S] [--max-rss MB] [--jobs 1|2]`
+ * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp,merge,dirs,specs] [--timeout S] [--max-rss MB] [--jobs 1|2]`
  *
  * Attacks the built CLI (dist/cli/main.js) as a CI gate is attacked: mutated captures (the sample
  * captures, ../shared/captures/reference and ../shared/captures/real when present: bit flips,
  * truncation, hostile length fields, spliced and duplicated records), hostile display filters (-Y,
  * --write-filter), hostile rules files (--rules) and upper-layer input (`ulp`: the generator's SMB
  * Direct and NFS-over-RDMA connections changed at the upper layer and framed with good CRCs, so the
- * mutation reaches SMB Direct, SMB2, RPC-over-RDMA and RPC; scripts/fuzz/mutate-ulp.ts). Each run must exit 0, 1 or 2, print no stack
+ * mutation reaches SMB Direct, SMB2, RPC-over-RDMA and RPC; scripts/fuzz/mutate-ulp.ts), `merge` inputs
+ * (mutated, huge, deep and garbage reports), directories (many files, FIFOs, link loops) and
+ * --mpa/--tuf/--ulp strings (scripts/fuzz/hostile-surfaces.ts). Each run must exit 0, 1 or 2, print no stack
  * trace, end within the time limit and stay under the RSS limit. Seeded: the same seed and targets
  * give the same cases. Failing inputs are kept (with a repro.sh) under a temp directory; the exit
  * status is 1 when anything failed.
@@ -31,9 +33,10 @@ import { CAPTURE_MUTATIONS, mutateCapture, type Rand } from './fuzz/mutate-captu
 import { DEFAULT_FIELDS, hostileFilter, hostileRules } from './fuzz/hostile-inputs.js';
 import { runCase, type RunOutcome } from './fuzz/run-case.js';
 import { ulpCase } from './fuzz/mutate-ulp.js';
+import { dirCase, mergeCase, specCase, type SurfaceCase } from './fuzz/hostile-surfaces.js';
 
-type Target = 'captures' | 'filters' | 'rules' | 'ulp';
-const ALL_TARGETS: readonly Target[] = ['captures', 'filters', 'rules', 'ulp'];
+type Target = 'captures' | 'filters' | 'rules' | 'ulp' | 'merge' | 'dirs' | 'specs';
+const ALL_TARGETS: readonly Target[] = ['captures', 'filters', 'rules', 'ulp', 'merge', 'dirs', 'specs'];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..'); // dist/scripts -> project
@@ -41,7 +44,7 @@ const mainJs = join(root, 'dist/cli/main.js');
 
 function usage(msg: string): never {
   process.stderr.write(
-    `fuzz: ${msg}\nusage: npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp] [--timeout S] [--max-rss MB] [--jobs 1|2]\n`,
+    `fuzz: ${msg}\nusage: npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp,merge,dirs,specs] [--timeout S] [--max-rss MB] [--jobs 1|2]\n`,
   );
   process.exit(2);
 }
@@ -73,7 +76,7 @@ function parseArgs(argv: readonly string[]) {
       if (v === undefined) usage('--targets needs a list');
       const ts = v.split(',').map((t) => t.trim());
       for (const t of ts)
-        if (!ALL_TARGETS.includes(t as Target)) usage(`unknown target "${t}" (captures, filters, rules, ulp)`);
+        if (!ALL_TARGETS.includes(t as Target)) usage(`unknown target "${t}" (${ALL_TARGETS.join(', ')})`);
       o.targets = ts as Target[];
       i++;
     } else usage(`unknown option ${a}`);
@@ -147,6 +150,10 @@ interface Case {
   /** Files the case needs, written into its directory: name -> content. */
   files: Map<string, Uint8Array | string>;
   pipe: boolean;
+  /** Entries written before the run that plain files cannot be (FIFOs, links). */
+  setup?: SurfaceCase['setup'];
+  /** The case's own judgement of the outcome (hostile-surfaces.ts), null when right. */
+  check?: SurfaceCase['check'];
 }
 
 function pick<T>(r: Rand, xs: readonly T[]): T {
@@ -181,6 +188,10 @@ function makeCase(
     files.set('input.pcap', u.capture);
     const extra = pick(r, ULP_ARGS).map((a) => (a === '@OUT' ? '@DIR/out.file' : a));
     return { target, name: `${u.name} ${extra.join(' ')}`.trim(), args: [...extra, '@DIR/input.pcap'], files, pipe };
+  }
+  if (target === 'merge' || target === 'dirs' || target === 'specs') {
+    const c = target === 'merge' ? mergeCase(r) : target === 'dirs' ? dirCase(r, bytes) : specCase(r, input);
+    return { target, pipe, ...c };
   }
   if (target === 'filters') {
     const f = hostileFilter(r, fields);
@@ -241,7 +252,11 @@ async function main(): Promise<void> {
       const c = makeCase(r, o.targets[id % o.targets.length]!, corpus, bytes, fields);
       const dir = join(work, `case-${id}`);
       mkdirSync(dir);
-      for (const [name, content] of c.files) writeFileSync(join(dir, name), content);
+      for (const [name, content] of c.files) {
+        mkdirSync(dirname(join(dir, name)), { recursive: true });
+        writeFileSync(join(dir, name), content);
+      }
+      c.setup?.(dir);
       const args = c.args.map((a) => a.replace('@DIR', dir));
       const out = await runCase(
         process.execPath,
@@ -251,6 +266,10 @@ async function main(): Promise<void> {
         { timeoutMs: o.timeout * 1000, maxRssMB: o.maxRss },
         c.pipe,
       );
+      if (out.ok && c.check) {
+        const problem = c.check(out.status, out.stderr);
+        if (problem !== null) Object.assign(out, { ok: false, problem });
+      }
       const s = stats.get(c.target)!;
       s.runs++;
       s.maxMs = Math.max(s.maxMs, out.ms);

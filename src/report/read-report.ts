@@ -74,6 +74,16 @@ function checkReport(v: unknown, where: string): ReportDocument {
       !['error', 'warning', 'info'].includes(f['severity'] as string)
     )
       bad(`findings[${i}] lacks a rule or a severity`);
+    // The rest of a Finding as the schema requires it: JUnit prints each of them.
+    const g = f as Json;
+    const countOrNull = (k: string) => g[k] === null || isCount(g[k]);
+    if (typeof g['message'] !== 'string') bad(`findings[${i}].message is not a string`);
+    if (!Array.isArray(g['frames']) || !g['frames'].every(isCount))
+      bad(`findings[${i}].frames is not an array of frame numbers`);
+    for (const k of ['flow', 'seq', 'rfcErrorCode'])
+      if (!countOrNull(k)) bad(`findings[${i}].${k} is not a whole number from 0 or null`);
+    if (g['from'] !== undefined && g['from'] !== null && typeof g['from'] !== 'string')
+      bad(`findings[${i}].from is not a string or null`);
   });
   return v as unknown as ReportDocument;
 }

@@ -202,3 +202,28 @@ describe('capture filter (-f)', () => {
     }
   });
 });
+
+describe('merge checks every field it prints', () => {
+  it('a finding without message or frames (merge --junit printed them): refused naming the field, no TypeError', () => {
+    const good = JSON.parse(cli(['--json', 'sample.pcap']).stdout) as Record<string, unknown>;
+    const f = (good['findings'] as Array<Record<string, unknown>>)[0]!;
+    for (const [name, finding, field] of [
+      [
+        'nomsg.json',
+        { rule: 'r', severity: 'warning', frames: [1], flow: 1, seq: 1, rfcErrorCode: null },
+        'message is not a string',
+      ],
+      ['noframes.json', { ...f, frames: undefined }, 'frames is not an array of frame numbers'],
+      ['badseq.json', { ...f, seq: -5 }, 'seq is not a whole number from 0 or null'],
+    ] as const) {
+      const p = join(tmp, name);
+      writeFileSync(p, JSON.stringify({ ...good, findings: [f, finding] }));
+      const r = cli(['merge', '--junit', join(tmp, 'j.xml'), p]);
+      expect(r.code).toBe(2);
+      noJsError(r.stderr);
+      expect(r.stderr).toBe(
+        `mpa-dissect: merge: ${p}: not a valid mpa-dissect/report/v1 document: findings[1].${field}\n`,
+      );
+    }
+  });
+});
