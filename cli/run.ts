@@ -486,12 +486,14 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     o.live?.end();
   }
 
-  for (const n of forcedNotes(
+  const notes = forcedNotes(
     forced,
     forcedTuf,
     r.flows.map((f) => f.tcp),
-  ))
-    io.err(n);
+  );
+  for (const w of r.capture.warnings ?? [])
+    notes.push(`mpa-dissect: warning: ${printable(`${o.capture === '-' ? '<stdin>' : o.capture}: ${w}`)}\n`);
+  for (const n of notes) io.err(n);
 
   // Thresholds are judged on the totals, then reported like any finding (they stream last).
   for (const [id, input] of thresholdFindings(r, config?.thresholds ?? NO_THRESHOLDS)) {

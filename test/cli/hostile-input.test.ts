@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CAPTURES, cli } from './helpers.js';
 
@@ -225,5 +226,23 @@ describe('merge checks every field it prints', () => {
         `mpa-dissect: merge: ${p}: not a valid mpa-dissect/report/v1 document: findings[1].${field}\n`,
       );
     }
+  });
+});
+
+describe('gzip with junk after the compressed data', () => {
+  it('read as gunzip -c reads it, then one warning naming the file; on standard input too', () => {
+    const plain = cli(['-q', 'sample.pcap']);
+    const gz = Buffer.concat([gzipSync(readFileSync(join(CAPTURES, 'sample.pcap'))), Buffer.from('JUNKJUNKJUNK')]);
+    const p = join(tmp, 'junk.pcap.gz');
+    writeFileSync(p, gz);
+    const r = cli(['-q', p]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(plain.stdout);
+    const warning =
+      ': 12 bytes after the end of the gzip-compressed data ignored (not gzip: the decompressed capture before them was read)\n';
+    expect(r.stderr).toBe(`mpa-dissect: warning: ${p}${warning}`);
+    const s = cli(['-q'], { input: gz });
+    expect(s.stdout).toBe(plain.stdout);
+    expect(s.stderr).toBe(`mpa-dissect: warning: <stdin>${warning}`);
   });
 });
