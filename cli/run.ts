@@ -397,9 +397,12 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const sizes: FpduSizes | null = statsMod && o.stats.includes('fpdu-sizes') ? new statsMod.FpduSizes() : null;
 
   let progress: Progress | null = null;
+  // A .gz file: the bar follows its compressed octets read, so it has a total as a plain file has.
+  const compressed = o.progress && !stdin && isGzipFile(o.capture) ? { read: 0 } : null;
+  let empty = 0;
   if (o.progress) {
     let total: number | null = null;
-    if (!stdin && !isGzipFile(o.capture)) {
+    if (!stdin) {
       try {
         total = statSync(o.capture).size;
       } catch {
@@ -416,7 +419,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     lastPacketTime = p.tsSec + p.tsNsec / 1e9;
     assembler?.time(p.tsSec, p.tsNsec, p.frame);
     store?.note(p);
-    progress?.tick(p.fileOffset, p.frame);
+    progress?.tick(compressed ? compressed.read : p.fileOffset, p.frame);
+    if (p.data.length === 0) empty++;
     html?.packet(p);
   };
 
@@ -458,6 +462,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   if (o.maxPackets !== undefined) opts.maxPackets = o.maxPackets;
   opts.threads = o.live ? 1 : (o.threads ?? defaultThreads(o.capture, stream));
+  if (compressed) opts.compressed = compressed;
   // Upper layers above RDMAP run on one thread (their records and request timings are not carried
   // back from workers): said once when --threads asked for more, instead of silently ignoring it.
   if (o.threads !== undefined && o.threads > 1 && !o.live && !ulpAllOff({ overrides: o.ulp ?? [] }))
@@ -493,6 +498,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   );
   for (const w of r.capture.warnings ?? [])
     notes.push(`mpa-dissect: warning: ${printable(`${o.capture === '-' ? '<stdin>' : o.capture}: ${w}`)}\n`);
+  // Millions of records without a captured octet (a .gz of empty records) take minutes: say so.
+  if (empty >= 1000)
+    notes.push(
+      `mpa-dissect: ${printable(o.capture)}: ${empty} of ${packets} records were empty (no captured octets)\n`,
+    );
   for (const n of notes) io.err(n);
 
   // Thresholds are judged on the totals, then reported like any finding (they stream last).

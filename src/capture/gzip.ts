@@ -51,6 +51,8 @@ const FCOMMENT = 16;
 export function gunzip(
   source: AsyncIterable<Uint8Array | string> | Readable,
   onTrailing: OnTrailing = () => {},
+  /** Compressed octets inflated so far, kept up to date (a progress bar's position). */
+  progress?: { read: number },
 ): AsyncIterable<Uint8Array> {
   const input = source instanceof Readable ? source : Readable.from(source, { objectMode: false });
   return (async function* () {
@@ -59,6 +61,8 @@ export function gunzip(
     const it = (input as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
     let carry: Buffer = Buffer.alloc(0);
     let eof = false;
+    /** Octets taken from the input so far. */
+    let pulled = 0;
     const more = async (): Promise<boolean> => {
       if (eof) return false;
       const r = await it.next();
@@ -67,6 +71,7 @@ export function gunzip(
         return false;
       }
       const c = typeof r.value === 'string' ? Buffer.from(r.value, 'latin1') : Buffer.from(r.value);
+      pulled += c.length;
       carry = carry.length === 0 ? c : Buffer.concat([carry, c]);
       return true;
     };
@@ -113,6 +118,7 @@ export function gunzip(
         if (flags & FHCRC) pos += 2;
         await need(pos);
         carry = carry.subarray(pos);
+        const dataStart = pulled - carry.length;
         // The member's deflate data: inflated as a stream (bounded memory whatever it expands to).
         const z = zlib.createInflateRaw({ chunkSize: CHUNK });
         let ended = false;
@@ -146,6 +152,7 @@ export function gunzip(
         for await (const c of z as AsyncIterable<Buffer>) {
           size += c.length;
           crc = zlib.crc32(c, crc);
+          if (progress) progress.read = dataStart + z.bytesWritten;
           yield c;
         }
         await feeder;
@@ -168,8 +175,12 @@ export function gunzip(
 }
 
 /** A gzip file's decompressed bytes. */
-export function gunzipFile(path: string, onTrailing?: OnTrailing): AsyncIterable<Uint8Array> {
-  return gunzip(createReadStream(path, { highWaterMark: CHUNK }), onTrailing);
+export function gunzipFile(
+  path: string,
+  onTrailing?: OnTrailing,
+  compressed?: { read: number },
+): AsyncIterable<Uint8Array> {
+  return gunzip(createReadStream(path, { highWaterMark: CHUNK }), onTrailing, compressed);
 }
 
 /**

@@ -29,6 +29,8 @@ export interface ReadCaptureOptions {
   maxPackets?: number;
   /** Awaited before each read: a consumer that is behind (worker threads) holds the reader back. */
   beforeRead?: () => Promise<void> | void;
+  /** A gzip-compressed file: its compressed octets read so far go here (a progress bar's position). */
+  compressed?: { read: number };
 }
 
 const DEFAULT_CHUNK = 4 * 1024 * 1024;
@@ -139,7 +141,7 @@ export async function readCapture(
     // capture.pcap.gz: decompressed as a stream (offsets in messages are of the decompressed capture).
     await fh.close();
     const warnings: string[] = [];
-    const src = new StreamSource(gunzipFile(path, (n) => warnings.push(trailingGzip(n))));
+    const src = new StreamSource(gunzipFile(path, (n) => warnings.push(trailingGzip(n)), opts.compressed));
     try {
       return withWarnings(await run(src, path, path, onPacket, opts), warnings);
     } finally {

@@ -246,3 +246,23 @@ describe('gzip with junk after the compressed data', () => {
     expect(s.stderr).toBe(`mpa-dissect: warning: <stdin>${warning}`);
   });
 });
+
+describe('a .pcap.gz of empty records', () => {
+  it('the progress bar follows the compressed octets (a total, a percentage); the end says how many records were empty', () => {
+    const hdr = Buffer.alloc(24);
+    hdr.writeUInt32LE(0xa1b2c3d4, 0);
+    hdr.writeUInt16LE(2, 4);
+    hdr.writeUInt16LE(4, 6);
+    hdr.writeUInt32LE(65535, 16);
+    hdr.writeUInt32LE(1, 20);
+    const n = 400_000;
+    const p = join(tmp, 'empty.pcap.gz');
+    writeFileSync(p, gzipSync(Buffer.concat([hdr, Buffer.alloc(16 * n)]), { level: 9 }));
+    const r = cli(['-q', '--progress', p]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/\r\[[#.]{30}\] +\d+% +\d+ packets +\d+ (B|kB) of \d+ (B|kB) /);
+    expect(
+      r.stderr.endsWith(`\r\u001b[Kmpa-dissect: ${p}: ${n} of ${n} records were empty (no captured octets)\n`),
+    ).toBe(true);
+  });
+});

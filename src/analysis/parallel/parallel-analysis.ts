@@ -358,6 +358,7 @@ export async function analyzeParallel(path: string, opts: AnalysisOptions): Prom
       beforeRead,
       ...(opts.chunkSize ? { chunkSize: opts.chunkSize } : {}),
       ...(opts.maxPackets !== undefined ? { maxPackets: opts.maxPackets } : {}),
+      ...(opts.compressed ? { compressed: opts.compressed } : {}),
     };
     const capture = opts.stream
       ? await readCaptureStream(opts.stream, path, onPacket, readOpts)
