@@ -466,9 +466,8 @@ async function multiCommand(
   let jobs = args.jobs ?? Math.max(1, Math.floor(availableParallelism() / threads));
   if (args.jobs !== undefined && args.jobs > 1 && list.length > 1) {
     // Never more workers than captures (runMulti), nor than the machine holds (said when lowered).
-    const bounded = boundWorkers('--jobs', Math.min(args.jobs, list.length));
-    if (bounded.note !== null)
-      errWrite(bounded.note.replace(`--jobs ${Math.min(args.jobs, list.length)}:`, `--jobs ${args.jobs}:`));
+    const bounded = boundWorkers('--jobs', args.jobs, undefined, list.length);
+    if (bounded.note !== null) errWrite(bounded.note);
     jobs = bounded.workers;
   }
   const base: RunOptions = {

@@ -23,18 +23,21 @@ export function thisMachine(): Machine {
 
 /**
  * The number of workers to start for `requested`, and the line saying it was lowered (null when
- * it was not). `flag` names the option, `perWorker` is JOB_BYTES or THREAD_BYTES.
+ * it was not). `flag` names the option; `useful`: the most workers the run could keep busy (its
+ * captures, for --jobs), taken without a word.
  */
 export function boundWorkers(
   flag: '--jobs' | '--threads',
   requested: number,
   m: Machine = thisMachine(),
+  useful = Number.POSITIVE_INFINITY,
 ): { workers: number; note: string | null } {
   const perWorker = flag === '--jobs' ? JOB_BYTES : THREAD_BYTES;
   const byCores = Math.max(4, 2 * m.cores);
   const byMemory = Math.max(1, Math.floor(m.freeBytes / 2 / perWorker));
   const bound = Math.min(byCores, byMemory);
-  if (requested <= bound) return { workers: requested, note: null };
+  const wanted = Math.min(requested, useful);
+  if (wanted <= bound) return { workers: wanted, note: null };
   const gb = (m.freeBytes / 2 ** 30).toFixed(1);
   const why =
     byMemory < byCores

@@ -22,6 +22,11 @@ describe('boundWorkers', () => {
     });
     expect(boundWorkers('--threads', 64, { cores: 16, freeBytes: 64 * GB }).workers).toBe(32);
     expect(boundWorkers('--threads', 3, { cores: 1, freeBytes: 8 * GB })).toEqual({ workers: 3, note: null });
+    // Never more than the run can use (its captures), without a word.
+    expect(boundWorkers('--jobs', 1024, { cores: 2, freeBytes: 20 * GB }, 3)).toEqual({ workers: 3, note: null });
+    expect(boundWorkers('--jobs', 1024, { cores: 2, freeBytes: 20 * GB }, 300).note).toMatch(
+      /^mpa-dissect: --jobs 1024: lowered to 4: /,
+    );
   });
 
   it('half the free memory: 64 MB a job, 16 MB a thread, never below 1', () => {
