@@ -31,7 +31,9 @@ const JS_WORDS = /\bNaN\b|\[object Object\]|\bundefined\b/;
 
 function commonCheck(status: number | null, stderr: string, maxLines: number): string | null {
   if (RAW_CONTROL.test(stderr.replace(/\r\x1b\[K/g, ''))) return 'raw control character on standard error';
-  if (JS_WORDS.test(stderr)) return `a JavaScript word on standard error: ${JS_WORDS.exec(stderr)![0]}`;
+  // Input echoed in quotes may hold the words itself (--mpa flow=NaN): only the tool's own text is judged.
+  const own = stderr.replace(/"(?:[^"\\\n]|\\.)*"/g, '""');
+  if (JS_WORDS.test(own)) return `a JavaScript word on standard error: ${JS_WORDS.exec(own)![0]}`;
   const lines = stderr.split('\n').filter((l) => l.trim() !== '');
   if (status === 2 && lines.length > maxLines) return `${lines.length} lines on standard error for exit 2`;
   if (lines.some((l) => l.length > 2000)) return 'a line of standard error over 2,000 characters';
