@@ -12,7 +12,7 @@ import { unknownOptionMessage } from './suggest.js';
 import { DASH, OPTION_DEFAULTS } from './argv-conventions.js';
 import { TIME_FORMATS } from '../src/report/time-format.js';
 
-const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
+export const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
 
 Filters use Wireshark's language and names (iwarp_mpa.*, iwarp_ddp.*, iwarp_rdma.*), plus frame.number, tcp.stream (from 0, as in Wireshark: the Stream column of the flow table), tcp.srcport, ip.src, finding.rule, finding.severity, finding.code, finding.message: "mpa-dissect fields" lists them all. A record matches on its findings too, as a Wireshark packet on its expert infos.
 
@@ -49,7 +49,7 @@ export const HELP_EXAMPLES: ReadonlyArray<readonly [string, string]> = [
     "$0 -i eth0 -f 'tcp port 4420' -w run.pcap",
     'capture live (Ctrl-C ends it: tables, findings), keeping every packet in run.pcap',
   ],
-  ['$0 -q -w findings.pcap capture.pcap', 'the frames behind the findings, for a colleague with Wireshark'],
+  ['$0 -q -w findings.pcap capture.pcap', 'the connections behind the findings, for a colleague with Wireshark'],
   ['$0 -q -z conv -z fpdu-sizes capture.pcap', 'conversation table and FPDU size histogram, nothing else'],
   [
     '$0 -T fields -e frame.number -e iwarp_mpa.ulpdulength -E separator=, capture.pcap',
@@ -62,9 +62,11 @@ export const HELP_EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ],
 ];
 
-/** Parses the arguments (with the subcommand names and positional capture); `help()` is the --help text. */
-export async function parseArgv(rawArgv: string[]) {
-  const argv = rawArgv.map((a) => (a === '-' ? DASH : a));
+/**
+ * The main command's option table, as yargs holds it: what --help prints and what the man page
+ * (cli/man-page.ts, at build time) is made from, so the two cannot disagree.
+ */
+export function mainParser(argv: string[]) {
   const parser = yargs(argv)
     .scriptName('mpa-dissect')
     .version(false) // our own -v/--version (tshark's -v), defined below
@@ -148,7 +150,7 @@ export async function parseArgv(rawArgv: string[]) {
     })
     .option('rules', {
       type: 'string',
-      describe: 'JSON rules file: turn rules off, change severities, set thresholds (see README)',
+      describe: 'JSON rules file: turn rules off, change severities, set thresholds (see docs/what-it-checks.md)',
     })
     .option('z', {
       alias: 'stats',
@@ -160,7 +162,7 @@ export async function parseArgv(rawArgv: string[]) {
     .option('w', {
       type: 'string',
       describe:
-        "Write frames as pcap (pcapng with findings as packet comments when FILE ends in .pcapng or with -F pcapng): by default those involved in findings, plus each flow's MPA Request and Reply; with -Y, the frames of what -Y displays (as tshark)",
+        'Write frames as pcap (pcapng with findings as packet comments when FILE ends in .pcapng or with -F pcapng): by default those involved in findings, each with its whole connection (handshake, MPA startup, every frame since: the file shows the same findings when re-analysed); with -Y, the frames of what -Y displays (as tshark)',
     })
     .option('F', {
       type: 'string',
@@ -330,13 +332,19 @@ export async function parseArgv(rawArgv: string[]) {
     .help(false)
     .option('h', { alias: 'help', type: 'boolean', describe: 'Show help' })
     // process.stdout is not touched for a pipe: creating it makes the descriptor non-blocking.
-    .wrap(isatty(1) ? Math.min(120, process.stdout.columns ?? 100) : 120)
-    .fail((msg, err) => {
-      if (err) throw err;
-      const unknown = unknownOptionMessage(msg ?? '', longOptions(), shortOptions(), rawArgv);
-      // One line: yargs words a bad choice over three ("Invalid values:\n  Argument: ...").
-      throw new UsageError(unknown ?? (msg ?? '').replace(/:?\s*\n\s*/g, ': '));
-    });
+    .wrap(isatty(1) ? Math.min(120, process.stdout.columns ?? 100) : 120);
+  return parser;
+}
+
+/** Parses the arguments (with the subcommand names and positional capture); `help()` is the --help text. */
+export async function parseArgv(rawArgv: string[]) {
+  const argv = rawArgv.map((a) => (a === '-' ? DASH : a));
+  const parser = mainParser(argv).fail((msg, err) => {
+    if (err) throw err;
+    const unknown = unknownOptionMessage(msg ?? '', longOptions(), shortOptions(), rawArgv);
+    // One line: yargs words a bad choice over three ("Invalid values:\n  Argument: ...").
+    throw new UsageError(unknown ?? (msg ?? '').replace(/:?\s*\n\s*/g, ': '));
+  });
   // Option names for "did you mean", from yargs' own table so a new option is suggested too.
   // getOptions() is public yargs API but missing from @types/yargs.
   type OptionTable = {

@@ -42,7 +42,8 @@ export function listText(): string {
   return lines.join('\n');
 }
 
-export async function runGenerateCli(argv: string[], out: (s: string | Uint8Array) => void): Promise<number> {
+/** generate's option table (the knobs included): its --help, and its section of the man page (cli/man-page.ts). */
+export function generateParser(argv: string[]) {
   let y = yargs(argv)
     .scriptName('mpa-dissect generate')
     .usage(
@@ -65,7 +66,11 @@ export async function runGenerateCli(argv: string[], out: (s: string | Uint8Arra
       describe: 'Write the ground truth JSON here: findings and per-direction FPDU/marker counts',
     });
   for (const k of KNOBS) y = y.option(k.name, { type: 'string', describe: k.describe });
-  const a = await y
+  return y;
+}
+
+export async function runGenerateCli(argv: string[], out: (s: string | Uint8Array) => void): Promise<number> {
+  const a = await generateParser(argv)
     .strict()
     .help()
     .fail((msg, err) => {

@@ -46,14 +46,18 @@ named on one line of standard error and left out; the others are merged, and the
  */
 const MAX_REPORT_BYTES = 256 * 1024 * 1024;
 
+const readBuffer = Buffer.allocUnsafe(1 << 20);
+
 /** A report's text, read in chunks up to MAX_REPORT_BYTES ('-': standard input). */
 function readReport(name: string): string {
   const fd = name === '-' ? 0 : openSync(name, 'r');
   try {
     const chunks: Buffer[] = [];
     let total = 0;
+    // One read buffer for every report: a directory holds thousands of small reports, and a fresh
+    // megabyte for each read is most of merge's time (allocation and garbage collection).
+    const b = readBuffer;
     for (;;) {
-      const b = Buffer.allocUnsafe(1 << 20);
       let n: number;
       try {
         n = readSync(fd, b, 0, b.length, null);
@@ -71,7 +75,7 @@ function readReport(name: string): string {
         throw new ReportInputError(
           `${name}: larger than ${MAX_REPORT_BYTES >> 20} MiB: not read (merge holds a whole report in memory; a report mpa-dissect writes is far smaller)`,
         );
-      chunks.push(n === b.length ? b : b.subarray(0, n));
+      chunks.push(Buffer.from(b.subarray(0, n)));
     }
     return Buffer.concat(chunks, total).toString('utf8');
   } finally {
@@ -97,7 +101,8 @@ function reportFiles(args: readonly string[], note: (line: string) => void): str
   return out;
 }
 
-export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
+/** merge's option table: its --help, and its section of the man page (cli/man-page.ts). */
+export function mergeParser(argv: string[]) {
   const parser = yargs(argv)
     .scriptName('mpa-dissect merge')
     .usage(USAGE)
@@ -129,11 +134,15 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
     .example('$0 reports/*.json', 'the combined summary of reports made by CI jobs; exit 2, 1 or 0')
     .example('$0 --junit mpa.xml --json reports/ > combined.json', 'one JUnit file and one combined document')
     .strictOptions()
-    .wrap(120)
-    .fail((msg, err) => {
-      if (err) throw err;
-      throw new UsageError(`merge: ${msg}`);
-    });
+    .wrap(120);
+  return parser;
+}
+
+export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
+  const parser = mergeParser(argv).fail((msg, err) => {
+    if (err) throw err;
+    throw new UsageError(`merge: ${msg}`);
+  });
   const args = await parser.parseAsync();
   if (args.h === true) {
     io.out(`${await (parser as unknown as { getHelp(): Promise<string> }).getHelp()}\n`);

@@ -10,8 +10,9 @@ import { runPeer, PEER_DEFAULTS, type PeerOptions, type Rtr } from '../src/peer/
 import { parseFaults, parseScript, ScriptError } from '../src/peer/script.js';
 import { UsageError } from './options.js';
 
-export async function runPeerCli(argv: string[]): Promise<number> {
-  const a = await yargs(argv)
+/** peer's option table: its --help, and its section of the man page (cli/man-page.ts). */
+export function peerParser(argv: string[]) {
+  const parser = yargs(argv)
     .scriptName('mpa-dissect peer')
     .usage(
       '$0 (--listen [HOST:]PORT | --connect HOST:PORT) [options]\n\nAn MPA endpoint over real TCP sockets: the Responder listens, the Initiator connects.',
@@ -59,7 +60,16 @@ export async function runPeerCli(argv: string[]): Promise<number> {
       describe: 'Largest ULPDU sent (messages are cut into DDP segments)',
     })
     .option('pace', { type: 'number', default: 0, describe: 'Milliseconds to wait after each FPDU' })
-    .option('timeout', { type: 'number', default: 30, describe: 'Seconds before giving up' })
+    .option('timeout', {
+      type: 'number',
+      default: 30,
+      describe: 'Seconds before giving up, whatever the state (exit 2 with one line saying where it stood)',
+    });
+  return parser;
+}
+
+export async function runPeerCli(argv: string[]): Promise<number> {
+  const a = await peerParser(argv)
     .strict()
     .help()
     .fail((msg, err) => {
@@ -81,6 +91,9 @@ export async function runPeerCli(argv: string[]): Promise<number> {
     if (e instanceof ScriptError) throw new UsageError(`peer: ${e.message}`);
     throw e;
   }
+  if (!(a.timeout > 0 && a.timeout <= 86400))
+    throw new UsageError('peer: --timeout must be between 0 and 86400 seconds');
+  if (!(a.pace >= 0 && a.pace <= 60000)) throw new UsageError('peer: --pace must be between 0 and 60000 ms');
   if (!(a['max-ulpdu'] >= 64 && a['max-ulpdu'] <= 65535))
     throw new UsageError('peer: --max-ulpdu must be between 64 and 65535');
   if (a.connect !== undefined && m[1] === undefined) throw new UsageError('peer: --connect needs HOST:PORT');
@@ -107,6 +120,8 @@ export async function runPeerCli(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify(r) + '\n');
     return 0;
   } catch (e) {
-    throw new UsageError(`peer: ${e instanceof Error ? e.message : String(e)}`);
+    // The peer's own errors already begin "peer (role):"; a bare one gets the prefix.
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new UsageError(msg.startsWith('peer (') ? msg : `peer: ${msg}`);
   }
 }

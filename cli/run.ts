@@ -203,7 +203,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     o.rules !== null ? (await import('../src/report/rules-file.js')).loadRulesFile(o.rules) : null;
   const display = await compileOption('-Y', o.displayFilter);
   const writeFilter = await compileOption('--write-filter', o.writeFilter);
-  // What only some outputs need is loaded only for them (start-up cost: see README, Benchmarks).
+  // What only some outputs need is loaded only for them (start-up cost: see DEVELOPING.md, Benchmarks).
   const fieldsOut = o.fields ? await import('./fields-output.js') : null;
   const trees = o.verbose
     ? { ...(await import('../src/report/tree-text.js')), ...(await import('../src/report/fields.js')) }
@@ -264,8 +264,11 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     const { FileFrames, WindowFrames } = await import('../src/report/frame-store.js');
     store = stream ? new WindowFrames() : await FileFrames.open(o.capture);
   }
-  const exporter =
-    exportFrames && store ? new (await import('../src/report/pcap-export.js')).FrameExport(store, stream) : null;
+  const exportMod = exportFrames && store ? await import('../src/report/pcap-export.js') : null;
+  const exporter = exportMod && store ? new exportMod.FrameExport(store, stream, (id) => flows.get(id)) : null;
+  // tshark takes an empty -Y as no filter: `-Y '' -w FILE` writes every frame, as tshark does.
+  if (exporter && writeFilter === null && o.writeFilter === null && o.displayFilter?.trim() === '')
+    exporter.selectEvery();
   const writePcapng = o.write !== null && o.writeFormat === 'pcapng' ? o.write : null;
   const annotated =
     o.annotate || writePcapng ? (await import('./annotate.js')).AnnotateOutputs.forRun(o, writePcapng, stream) : null;
@@ -364,7 +367,15 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
       for (const f of shown) eventLine(JSON.stringify(ndjson.findingEvent(f, baseOf(f, rec, learned))));
     } else {
       // Only for a line shown: -t dd counts from the previous line displayed.
-      const time = shownRec ? clock.text(g.tsSec, g.tsNsec, g.atFrame ?? 0) : '';
+      // A record's time is its last frame's, as tshark's (the packet that completed it), also when
+      // MPA handed it on later, after finding framing again.
+      const last = shownRec ? shownRec.frames[shownRec.frames.length - 1] : undefined;
+      const own = last !== undefined && clock.knows(last);
+      const time = shownRec
+        ? own
+          ? clock.text(clock.secOf(last), clock.nsecOf(last), last)
+          : clock.text(g.tsSec, g.tsNsec, g.atFrame ?? 0)
+        : '';
       if (shownRec)
         eventLine(
           isFpdu(shownRec)
@@ -419,6 +430,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     lastPacketTime = p.tsSec + p.tsNsec / 1e9;
     assembler?.time(p.tsSec, p.tsNsec, p.frame);
     store?.note(p);
+    exporter?.note(p);
     progress?.tick(compressed ? compressed.read : p.fileOffset, p.frame);
     if (p.data.length === 0) empty++;
     html?.packet(p);
@@ -440,7 +452,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     ...(o.reassembly ? { reassembly: o.reassembly } : {}),
     rules: config?.overrides ?? null,
     onPacket,
-    ...(fields ? { onFlow: (h) => flows.set(h.id, { client: h.client, server: h.server }) } : {}),
+    ...(fields || exporter ? { onFlow: (h) => flows.set(h.id, { client: h.client, server: h.server }) } : {}),
     ...(assembler
       ? {
           onStartup: (s) => assembler.record(s),
@@ -579,6 +591,10 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
         `${plural(res.missing, 'selected frame was', 'selected frames were')} no longer available${stream ? ' (a stream keeps only its recent frames)' : ''}`,
       );
     if (res.otherLinkType) notes.push(`${plural(res.otherLinkType, 'frame')} of another link type left out`);
+    if (res.partialFlows)
+      notes.push(
+        `${plural(res.partialFlows, 'connection')} over ${exportMod!.CONTEXT_BYTES >> 20} MiB before its last selected frame: only the frames behind its findings and its startup frames written, so a re-analysis may not show them the same way`,
+      );
     if (notes.length) io.err(`mpa-dissect: -w ${o.write}: ${notes.join('; ')}\n`);
   }
   store?.close();

@@ -384,7 +384,7 @@ try {
   const lin = results.find((r) => r.id === 'f');
   const base = results.find((r) => r.id === 'a');
 
-  // The table (README's Benchmarks section is copied from it).
+  // The table (DEVELOPING.md's Benchmarks section is copied from it).
   const verdict = (r: CaseResult): string => {
     const t = r.target;
     const parts: string[] = [];

@@ -1,14 +1,15 @@
 /**
- * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp,merge,dirs,specs] [--timeout S] [--max-rss MB] [--jobs 1|2]`
+ * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp,peer,generate,merge,dirs,specs] [--timeout S] [--max-rss MB] [--jobs 1|2]`
  *
  * Attacks the built CLI (dist/cli/main.js) as a CI gate is attacked: mutated captures (the sample
  * captures, ../shared/captures/reference and ../shared/captures/real when present: bit flips,
  * truncation, hostile length fields, spliced and duplicated records), hostile display filters (-Y,
  * --write-filter), hostile rules files (--rules) and upper-layer input (`ulp`: the generator's SMB
  * Direct and NFS-over-RDMA connections changed at the upper layer and framed with good CRCs, so the
- * mutation reaches SMB Direct, SMB2, RPC-over-RDMA and RPC; scripts/fuzz/mutate-ulp.ts), `merge` inputs
- * (mutated, huge, deep and garbage reports), directories (many files, FIFOs, link loops) and
- * --mpa/--tuf/--ulp strings (scripts/fuzz/hostile-surfaces.ts). Each run must exit 0, 1 or 2, print no stack
+ * mutation reaches SMB Direct, SMB2, RPC-over-RDMA and RPC; scripts/fuzz/mutate-ulp.ts), the MPA peer against a hostile other side and
+ * `generate` with random knobs (scripts/fuzz/peer-generate.ts), `merge` inputs (mutated, huge, deep and
+ * garbage reports), directories (many files, FIFOs, link loops) and --mpa/--tuf/--ulp strings
+ * (scripts/fuzz/hostile-surfaces.ts). Each run must exit 0, 1 or 2, print no stack
  * trace, end within the time limit and stay under the RSS limit. Seeded: the same seed and targets
  * give the same cases. Failing inputs are kept (with a repro.sh) under a temp directory; the exit
  * status is 1 when anything failed.
@@ -33,10 +34,28 @@ import { CAPTURE_MUTATIONS, mutateCapture, type Rand } from './fuzz/mutate-captu
 import { DEFAULT_FIELDS, hostileFilter, hostileRules } from './fuzz/hostile-inputs.js';
 import { runCase, type RunOutcome } from './fuzz/run-case.js';
 import { ulpCase } from './fuzz/mutate-ulp.js';
+import {
+  generateCase,
+  PEER_MARGIN_S,
+  PEER_TIMEOUT_S,
+  peerCase,
+  withHostileSide,
+  type PeerCase,
+} from './fuzz/peer-generate.js';
 import { dirCase, mergeCase, specCase, type SurfaceCase } from './fuzz/hostile-surfaces.js';
 
-type Target = 'captures' | 'filters' | 'rules' | 'ulp' | 'merge' | 'dirs' | 'specs';
-const ALL_TARGETS: readonly Target[] = ['captures', 'filters', 'rules', 'ulp', 'merge', 'dirs', 'specs'];
+type Target = 'captures' | 'filters' | 'rules' | 'ulp' | 'peer' | 'generate' | 'merge' | 'dirs' | 'specs';
+const ALL_TARGETS: readonly Target[] = [
+  'captures',
+  'filters',
+  'rules',
+  'ulp',
+  'peer',
+  'generate',
+  'merge',
+  'dirs',
+  'specs',
+];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..'); // dist/scripts -> project
@@ -44,7 +63,7 @@ const mainJs = join(root, 'dist/cli/main.js');
 
 function usage(msg: string): never {
   process.stderr.write(
-    `fuzz: ${msg}\nusage: npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp,merge,dirs,specs] [--timeout S] [--max-rss MB] [--jobs 1|2]\n`,
+    `fuzz: ${msg}\nusage: npm run fuzz -- --seconds N [--seed S] [--targets ${ALL_TARGETS.join(',')}] [--timeout S] [--max-rss MB] [--jobs 1|2]\n`,
   );
   process.exit(2);
 }
@@ -91,6 +110,16 @@ function captures(dir: string, out: string[]): void {
     const p = join(dir, e.name);
     if (e.isDirectory()) captures(p, out);
     else if (/\.(pcap|pcapng)$/.test(e.name) && statSync(p).size <= 8 * 1024 * 1024) out.push(p);
+  }
+}
+
+/** Scenario names (`mpa-dissect generate --list`). */
+function scenarioNames(): string[] {
+  try {
+    const out = execFileSync(process.execPath, [mainJs, 'generate', '--list'], { encoding: 'utf8', timeout: 20000 });
+    return [...out.matchAll(/^ {2}([a-z0-9][a-z0-9-]*) /gm)].map((m) => m[1]!);
+  } catch {
+    return ['clean', 'markers'];
   }
 }
 
@@ -150,6 +179,8 @@ interface Case {
   /** Files the case needs, written into its directory: name -> content. */
   files: Map<string, Uint8Array | string>;
   pipe: boolean;
+  /** peer: the hostile other side to play while the CLI runs. */
+  peer?: PeerCase;
   /** Entries written before the run that plain files cannot be (FIFOs, links). */
   setup?: SurfaceCase['setup'];
   /** The case's own judgement of the outcome (hostile-surfaces.ts), null when right. */
@@ -166,8 +197,19 @@ function makeCase(
   corpus: readonly string[],
   bytes: Map<string, Uint8Array>,
   fields: readonly string[],
+  scenarios: readonly string[],
 ): Case {
   const files = new Map<string, Uint8Array | string>();
+  if (target === 'peer') {
+    const p = peerCase(r);
+    const side = p.role === 'responder' ? '--listen' : '--connect';
+    const args = ['peer', side, '127.0.0.1:@PORT', '--timeout', String(PEER_TIMEOUT_S), ...p.args];
+    return { target, name: p.name, args, files, pipe: false, peer: p };
+  }
+  if (target === 'generate') {
+    const g = generateCase(r, scenarios);
+    return { target, name: g.name, args: g.args, files, pipe: false };
+  }
   const pipe = r() < 0.2;
   const input = pick(r, corpus);
   if (target === 'captures') {
@@ -231,6 +273,7 @@ async function main(): Promise<void> {
   if (corpus.length === 0) usage('no captures found to mutate');
   const bytes = new Map(corpus.map((p) => [p, new Uint8Array(readFileSync(p))] as const));
   const fields = o.targets.includes('filters') ? fieldNames() : DEFAULT_FIELDS;
+  const scenarios = o.targets.includes('generate') ? scenarioNames() : [];
   const work = mkdtempSync(join(tmpdir(), 'mpa-dissect-fuzz-'));
   console.log(
     `fuzz: seed ${o.seed}, targets ${o.targets.join(',')}, ${o.seconds} s, ${o.jobs} jobs, ${corpus.length} captures (${shared}${existsSync(shared) ? '' : ': absent'}), limits ${o.timeout} s and ${o.maxRss} MB per run`,
@@ -249,7 +292,7 @@ async function main(): Promise<void> {
     while (Date.now() < deadline) {
       const id = n++;
       // Cases are drawn in order from one seeded generator, so a seed names the same sequence of cases.
-      const c = makeCase(r, o.targets[id % o.targets.length]!, corpus, bytes, fields);
+      const c = makeCase(r, o.targets[id % o.targets.length]!, corpus, bytes, fields, scenarios);
       const dir = join(work, `case-${id}`);
       mkdirSync(dir);
       for (const [name, content] of c.files) {
@@ -257,18 +300,30 @@ async function main(): Promise<void> {
         writeFileSync(join(dir, name), content);
       }
       c.setup?.(dir);
-      const args = c.args.map((a) => a.replace('@DIR', dir));
-      const out = await runCase(
-        process.execPath,
-        mainJs,
-        args,
-        join(work, `time-${w}.txt`),
-        { timeoutMs: o.timeout * 1000, maxRssMB: o.maxRss },
-        c.pipe,
-      );
+      let args = c.args.map((a) => a.replace('@DIR', dir));
+      const limits = {
+        // A peer run must end within its own --timeout (and a margin for start-up and close).
+        timeoutMs: (c.peer ? Math.min(o.timeout, PEER_TIMEOUT_S + PEER_MARGIN_S) : o.timeout) * 1000,
+        maxRssMB: o.maxRss,
+      };
+      const timeFile = join(work, `time-${w}.txt`);
+      const out = c.peer
+        ? await withHostileSide(c.peer, (port) => {
+            args = args.map((a) => a.replace('@PORT', String(port)));
+            return runCase(process.execPath, mainJs, args, timeFile, limits, c.pipe);
+          })
+        : await runCase(process.execPath, mainJs, args, timeFile, limits, c.pipe);
       if (out.ok && c.check) {
         const problem = c.check(out.status, out.stderr);
         if (problem !== null) Object.assign(out, { ok: false, problem });
+      }
+      if (out.ok && (c.target === 'peer' || c.target === 'generate')) {
+        // One clear line per problem: exit 0, or 2 with a single line (the Responder's "listening" line aside).
+        const lines = out.stderr.split('\n').filter((l) => l !== '' && !/^mpa-dissect peer: listening on /.test(l));
+        if (out.status === 1) out.problem = `exit 1 (0 or 2 expected)`;
+        else if (lines.length > 1) out.problem = `${lines.length} lines on stderr`;
+        else if (out.status === 2 && lines.length === 0) out.problem = 'exit 2 without a line';
+        out.ok = out.problem === null;
       }
       const s = stats.get(c.target)!;
       s.runs++;

@@ -1,5 +1,5 @@
 /**
- * `node dist/scripts/html-screenshot.js [OUT.png]`: regenerates the README's picture of the HTML
+ * `node dist/scripts/html-screenshot.js [OUT.png]`: regenerates the picture of the HTML
  * report (docs/html-report.png): the built CLI writes the report of a corpus capture, headless
  * Chromium (scripts/cdp-pipe.ts) loads it and photographs its first screens.
  */

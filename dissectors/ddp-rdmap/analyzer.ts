@@ -18,7 +18,7 @@ import { OP, opcodeName } from './fields.js';
 import { FlowCore, framesText, other } from './flow-core.js';
 import { checkHeader, checkVersions } from './header-checks.js';
 import { closeOpenMessages, messageEnded, openMessages, snapshot } from './messages.js';
-import { endUnansweredReads } from './request-pairing.js';
+import { endUnansweredReads, judgePending, lastFrame as lastFrameOf } from './request-pairing.js';
 import { checkRtr, rtrExpected } from './rtr.js';
 import { taggedSegment } from './tagged.js';
 import { handleTerminate } from './terminate.js';
@@ -104,6 +104,8 @@ export class DdpFlowAnalyzer extends FlowCore {
       terminated: null,
     };
     st.segments++;
+    // The peer's Read Responses waiting for this direction's held-back octets (request-pairing.ts).
+    judgePending(this, u.dir, lastFrameOf(u.frames));
     this.analyze(u, st, pdu, rec);
     // Remember the header octets for a later Terminate from the peer (it copies them), with the
     // findings this segment drew: added after them, so an entry without findings keeps no array.
@@ -231,6 +233,7 @@ export class DdpFlowAnalyzer extends FlowCore {
     const st = this.dir(dir);
     if (st.ended) return;
     st.ended = true;
+    judgePending(this, dir, Number.POSITIVE_INFINITY);
     closeOpenMessages(this, dir, st, reason);
     // Read Requests the peer sent and this direction should have answered.
     endUnansweredReads(this, dir, reason, frame);

@@ -6,7 +6,8 @@
 
 import { defineRareFields, newRare, type RareFields } from '../../src/vocabulary/rare-fields.js';
 import { HeaderHistory } from './header-history.js';
-import type { RtrKind, SegmentFinding } from './types.js';
+import type { Ulpdu } from '../mpa/ulpdu.js';
+import type { DdpSegmentRecord, RtrKind, SegmentFinding } from './types.js';
 
 /** A message awaiting its L segment (the last one seen is still open until it closes). */
 export interface OpenMsg {
@@ -62,6 +63,20 @@ export interface NotedError {
   frames: readonly number[];
 }
 
+/** A Response waiting for the peer's held-back octets to say whether its Request preceded it. */
+export interface PendingResponse {
+  u: Ulpdu;
+  rec: DdpSegmentRecord;
+  /** A Read Response (its first segment), or an Atomic Response naming `requestId`. */
+  kind: 'read' | 'atomic';
+  stag: number;
+  to: bigint;
+  msg: OpenMsg | null;
+  requestId: number;
+  /** The Response's last frame: a Request captured before it answers to it. */
+  frame: number;
+}
+
 /**
  * What a direction keeps besides its common counters: read as these defaults until the first loss,
  * error, Read, Atomic, Terminate or finding changes one (src/vocabulary/rare-fields.ts; most
@@ -85,6 +100,11 @@ const DIR_RARE = {
   atomics: null as Map<number, { seq: number; frames: readonly number[] }> | null,
   /** Any pairing seen: after it, the capture has the requests. */
   pairedResponse: false,
+  /**
+   * Read and Atomic Responses of this direction that found no Request while the peer's direction held
+   * octets back (request-pairing.ts): judged once the peer's FPDUs have caught up with them.
+   */
+  pendingResponses: null as PendingResponse[] | null,
   lastLoss: null as string | null,
   /** Why the last loss epoch began: a bad CRC names itself instead of capture loss. */
   lastLossKind: 'capture' as 'capture' | 'crc' | 'other',

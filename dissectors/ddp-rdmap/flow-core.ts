@@ -7,6 +7,7 @@
  */
 
 import type { FindingSink } from '../../src/vocabulary/findings.js';
+import type { HeldQuery } from '../mpa/mpa-types.js';
 import type { MpaContext, Ulpdu } from '../mpa/ulpdu.js';
 import { DirState } from './direction-state.js';
 import type { DdpAnalyzerOptions, DdpSegmentRecord, Dir } from './types.js';
@@ -47,6 +48,13 @@ export class FlowCore {
     readonly sink: FindingSink,
     readonly opts: DdpAnalyzerOptions = {},
   ) {}
+
+  /** MPA's answer to "what does a direction hold back" (mpa-types.ts HeldQuery), once attached. */
+  held: HeldQuery | null = null;
+
+  attachHeld(q: HeldQuery): void {
+    this.held = q;
+  }
 
   dir(d: Dir): DirState {
     if (d === 0) return (this.dir0 ??= new DirState(this.historySize));

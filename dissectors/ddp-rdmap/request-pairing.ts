@@ -8,7 +8,13 @@
 import type { Ulpdu } from '../mpa/ulpdu.js';
 import type { TaggedPdu, UntaggedPdu } from './decode.js';
 import { bswap32, bswap64, readRequestSwapped } from './byte-order.js';
-import { dropOldest, type DirState, type OpenMsg } from './direction-state.js';
+import {
+  dropOldest,
+  type DirState,
+  type OpenMsg,
+  type OutstandingRead,
+  type PendingResponse,
+} from './direction-state.js';
 import { framesText, other, type FlowCore } from './flow-core.js';
 import { hex32, hex64 } from './tree.js';
 import type { DdpSegmentRecord, Dir } from './types.js';
@@ -31,8 +37,7 @@ export function pairUntaggedStart(
     st.readRequests++;
     const rtr = rec.rtr === 'read';
     const rr = b.rr;
-    const outstanding = st.outstandingList();
-    outstanding.push({
+    const read: OutstandingRead = {
       seq: u.seq,
       frames: rec.frames,
       sinkStag: rr.sinkStag,
@@ -41,7 +46,12 @@ export function pairUntaggedStart(
       rtr,
       swapped: false,
       wire: { sinkStag: rr.sinkStag, sinkTo: rr.sinkTo, size: rr.size, srcStag: rr.srcStag, srcTo: rr.srcTo },
-    });
+    };
+    m.rtr = rtr;
+    // Held back by MPA, this Request reaches us after the Response the peer sent to it.
+    if (pairLate(a, u, read)) return;
+    const outstanding = st.outstandingList();
+    outstanding.push(read);
     if (outstanding.length > a.maxReads) outstanding.shift();
     const limit = readLimit(a, u.dir);
     if (limit !== null && !rtr) {
@@ -55,19 +65,62 @@ export function pairUntaggedStart(
         );
       }
     }
-    m.rtr = rtr;
   } else if (b.type === 'atomic-request') {
-    st.atomics.set(b.req.requestId, { seq: u.seq, frames: rec.frames });
+    // Held back by MPA, this Request reaches us after the Response the peer sent to it.
+    const peer = a.dir(other(u.dir));
+    const pending = peer.more?.pendingResponses;
+    const id = b.req.requestId;
+    const i = pending ? pending.findIndex((r) => r.kind === 'atomic' && r.requestId === id) : -1;
+    if (i >= 0 && pending![i]!.frame > lastFrame(rec.frames)) {
+      pending!.splice(i, 1);
+      return;
+    }
+    st.atomics.set(id, { seq: u.seq, frames: rec.frames });
     if (st.atomics.size > MAX_ATOMICS) dropOldest(st.atomics);
   } else if (b.type === 'atomic-response') {
     const peer = a.dir(other(u.dir));
     if (peer.rare.atomics?.delete(b.resp.originalRequestId)) return;
-    const text = `Atomic Response for Request Identifier ${b.resp.originalRequestId}, which no captured Atomic Request from the peer carries`;
-    if (a.ctx.rev === null) return; // the Request may precede the capture
-    if (peer.lossEpoch > 0)
-      a.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
-    else a.emit('rdmap.atomic-response-unmatched', u, rec, text);
+    const r: PendingResponse = {
+      u,
+      rec,
+      kind: 'atomic',
+      stag: 0,
+      to: 0n,
+      msg: null,
+      requestId: b.resp.originalRequestId,
+      frame: lastFrame(rec.frames),
+    };
+    if (!pend(a, r)) unanswered(a, r);
   }
+}
+
+/**
+ * A Response with no Request while the peer's octets from before it are still held by MPA (framing
+ * being found again): its Request may be among them, so it is judged when the peer's FPDUs catch
+ * up (judgePending). True when it was put aside.
+ */
+function pend(a: FlowCore, r: PendingResponse): boolean {
+  const held = a.held?.heldFrame(other(r.u.dir)) ?? null;
+  if (held === null || held > r.frame) return false;
+  const pending = (a.dir(r.u.dir).rare.pendingResponses ??= []);
+  pending.push(r);
+  if (pending.length > MAX_PENDING) unanswered(a, pending.shift()!);
+  return true;
+}
+
+/** A Response whose Request never came: reported by its kind. */
+function unanswered(a: FlowCore, r: PendingResponse): void {
+  if (r.kind === 'read') {
+    unsolicited(a, r.u.dir, r);
+    return;
+  }
+  if (a.ctx.rev === null) return; // the Request may precede the capture
+  const st = a.dir(r.u.dir);
+  const peer = a.dir(other(r.u.dir));
+  const text = `Atomic Response for Request Identifier ${r.requestId}, which no captured Atomic Request from the peer carries`;
+  if (peer.lossEpoch > 0)
+    a.lossExplained(r.u, st, r.rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
+  else a.emit('rdmap.atomic-response-unmatched', r.u, r.rec, text);
 }
 
 function readLimit(a: FlowCore, dir: Dir): { value: number; why: string } | null {
@@ -98,18 +151,109 @@ export function pairReadResponse(
   const peer = a.dir(other(u.dir));
   const req = peer.outstanding.length === 0 ? undefined : peer.outstandingList().shift();
   if (!req) {
-    // Without the startup the Requests may precede the capture, until one pairing shows otherwise.
-    if (a.ctx.rev === null && !st.pairedResponse) return;
-    const text = `Read Response to STag ${hex32(p.stag)} TO ${hex64(p.to)} with no outstanding Read Request from the peer`;
-    if (peer.lossEpoch > 0)
-      a.lossExplained(u, st, rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
-    else a.emit('rdmap.read-response-unsolicited', u, rec, text);
+    const r: PendingResponse = {
+      u,
+      rec,
+      kind: 'read',
+      stag: p.stag,
+      to: p.to,
+      msg: m,
+      requestId: 0,
+      frame: lastFrame(rec.frames),
+    };
+    if (!pend(a, r)) unsolicited(a, u.dir, r);
     return;
   }
+  pairWith(a, u, rec, p.stag, p.to, m, req);
+}
+
+/** The last (highest) frame of a record. */
+export function lastFrame(frames: readonly number[]): number {
+  let f = -1;
+  for (const x of frames) if (x > f) f = x;
+  return f;
+}
+
+/** Read Responses held pending at most, per direction: past it the oldest is judged at once. */
+const MAX_PENDING = 64;
+
+/** A Response with no Request: unsolicited, or explained by the peer's loss. */
+function unsolicited(a: FlowCore, dir: Dir, r: PendingResponse): void {
+  const st = a.dir(dir);
+  // Without the startup the Requests may precede the capture, until one pairing shows otherwise.
+  if (a.ctx.rev === null && !st.pairedResponse) return;
+  const peer = a.dir(other(dir));
+  const text = `Read Response to STag ${hex32(r.stag)} TO ${hex64(r.to)} with no outstanding Read Request from the peer`;
+  if (peer.lossEpoch > 0)
+    a.lossExplained(r.u, st, r.rec, `${text}; the peer's direction lost ${peer.lastLoss}`, peer.lastLossKind);
+  else a.emit('rdmap.read-response-unsolicited', r.u, r.rec, text);
+}
+
+/**
+ * A Read Request of direction u.dir that MPA held back: the oldest pending Response of the peer
+ * captured after it answers it (Responses come in Request order, RFC 5040 section 5.1). True
+ * when one did.
+ */
+function pairLate(a: FlowCore, u: Ulpdu, read: OutstandingRead): boolean {
+  const peer = a.dir(other(u.dir));
+  const pending = peer.more?.pendingResponses;
+  if (!pending || pending.length === 0) return false;
+  const mine = lastFrame(read.frames);
+  const i = pending.findIndex((r) => r.kind === 'read' && r.frame > mine);
+  if (i < 0) return false;
+  const answer = pending[i]!;
+  // Read Responses pending from before this Request answer none of the Requests still held.
+  for (let k = i - 1; k >= 0; k--) {
+    const r = pending[k]!;
+    if (r.kind !== 'read') continue;
+    pending.splice(k, 1);
+    unsolicited(a, r.u.dir, r);
+  }
+  pending.splice(pending.indexOf(answer), 1);
+  const m = answer.msg!;
+  pairWith(a, answer.u, answer.rec, answer.stag, answer.to, m, read);
+  // A Response already complete gets the size check its last segment would have made.
+  const rst = a.dir(answer.u.dir);
+  if (!rst.tagged().includes(m) && !m.sizeReported && m.length !== read.size) {
+    m.sizeReported = true;
+    a.emit(
+      'rdmap.read-response-size',
+      answer.u,
+      answer.rec,
+      `Read Response of ${m.length} octets; the Read Request at seq ${read.seq} (${framesText(read.frames)}) asked for ${read.size}`,
+    );
+  }
+  return true;
+}
+
+/**
+ * Direction `dir` handed on an FPDU (or ended: `frame` Infinity): the peer's Responses pending
+ * from before it have no Request among dir's held-back octets any more.
+ */
+export function judgePending(a: FlowCore, dir: Dir, frame: number): void {
+  const peer = a.dir(other(dir));
+  const pending = peer.more?.pendingResponses;
+  if (!pending || pending.length === 0) return;
+  while (pending.length > 0 && pending[0]!.frame < frame) unanswered(a, pending.shift()!);
+}
+
+/** Pairs the first segment of a Read Response with its Request (also late: pairLate). */
+function pairWith(
+  a: FlowCore,
+  u: Ulpdu,
+  rec: DdpSegmentRecord,
+  stag: number,
+  to: bigint,
+  m: OpenMsg,
+  req: OutstandingRead,
+): void {
+  const st = a.dir(u.dir);
+  const peer = a.dir(other(u.dir));
   st.pairedResponse = true;
   m.read = req;
   m.rtr = m.rtr || req.rtr;
   rec.readRequest = { seq: req.seq, frames: req.frames };
+  const p = { stag, to };
   // A Request written in host order: the Response matches it byte-swapped (SoftUiWarp does this).
   if (
     !req.rtr &&

@@ -50,7 +50,7 @@ function loadNative(): NativeCrc | null {
   return native;
 }
 
-/** Which implementation long runs use (loads the addon to tell): for the bench and the README. */
+/** Which implementation long runs use (loads the addon to tell): for the bench and DEVELOPING.md. */
 export function crc32cImplementation(): 'native' | 'js' {
   return (nativeTried ? native : loadNative()) ? 'native' : 'js';
 }

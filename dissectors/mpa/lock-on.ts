@@ -283,6 +283,21 @@ function lockViaMarkers(
         } else {
           const r = probe(q, s, target, params, need);
           if (accepted(r, need, q.final)) {
+            // Mid-stream (phase found from the bytes, not known), the FPDUs before the first marker
+            // are framed too when a chain from the first held octet (where a capture that starts
+            // mid-stream usually starts an FPDU) verifies just as well: the marker grid now known
+            // checks them, and their CRCs.
+            if (q.markerBase === null && !q.preferStart && target > q.base && !tried.has(q.base)) {
+              const first = probe(q, s, q.base, params, need);
+              tried.set(q.base, first.bad);
+              if (!first.bad && accepted(first, need, q.final))
+                return {
+                  offset: q.base,
+                  params,
+                  fpdus: first.count,
+                  evidence: `marker at stream offset ${q.base + i} (FPDUPTR ${ptr}), FPDUs before it chained from the first octet`,
+                };
+            }
             return {
               offset: target,
               params,
@@ -306,6 +321,26 @@ function lockViaMarkers(
 }
 
 /** Without markers: the first offset where ULPDU_Length chains across `need` verified FPDUs. */
+/** End of stream, markers at a known phase, no marker slot left: a CRC-verified chain up to the last octet. */
+function lockViaMarkedChain(q: LockQuery, s: LockSearch, markerBase: number): LockResult | null {
+  const params: FramerParams = { markers: true, markerBase, crc: true };
+  const b = q.bytes;
+  const step = q.alignBase === null ? 1 : 4;
+  const first = q.alignBase === null ? 0 : mod(q.alignBase - q.base, 4);
+  for (let i = first; i + 8 <= b.length; i += step) {
+    if (!s.charge(16)) throw new OutOfBudget(q.base + i);
+    const r = probe(q, s, q.base + i, params, 2);
+    if (!r.bad && r.count >= 1 && r.endsAtEnd)
+      return {
+        offset: q.base + i,
+        params,
+        fpdus: r.count,
+        evidence: `${r.count} FPDU${r.count === 1 ? '' : 's'} with valid CRCs up to the end of the stream`,
+      };
+  }
+  return null;
+}
+
 function lockViaChain(q: LockQuery, s: LockSearch, crc: boolean, need: number): LockResult | null {
   const params: FramerParams = { markers: false, markerBase: 0, crc };
   const b = q.bytes;
@@ -406,6 +441,13 @@ function search(q: LockQuery, s: LockSearch): LockResult | null {
         const r = lockViaMarkers(q, s, ph, crc, crc ? 2 : 3);
         if (r) return r;
       }
+    }
+    // The stream ended with the marker phase known but no marker slot among the octets held since
+    // framing was lost (fewer than 512): FPDUs whose CRCs verify up to the stream's last octet are
+    // found again without one. Before the end, the next marker is worth waiting for.
+    if (q.final && q.markers === true && q.markerBase !== null && crcs.includes(true)) {
+      const r = lockViaMarkedChain(q, s, mod(q.markerBase, MARKER_INTERVAL));
+      if (r) return r;
     }
   }
   if (q.markers !== true) {

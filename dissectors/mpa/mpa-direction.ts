@@ -129,6 +129,13 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   get log(): ByteLog {
     return (this.heldLog ??= new ByteLog());
   }
+  /** The frame of the first octet held and not yet framed (HeldQuery), null when none is held. */
+  heldFrame(): number | null {
+    const log = this.heldLog;
+    if (log === null || log.length === 0) return null;
+    const f = log.frameAt(log.base);
+    return f < 0 ? null : f;
+  }
   /** The direction ended: its held bytes go with it. */
   releaseLog(): void {
     this.heldLog?.release();

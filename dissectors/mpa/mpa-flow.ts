@@ -23,6 +23,7 @@ import type { MpaContext } from './ulpdu.js';
 import type {
   EnablementPoint,
   ForcedMpa,
+  HeldQuery,
   LeadingOctets,
   MpaFlowSummary,
   MpaFramingOptions,
@@ -53,7 +54,7 @@ export interface MpaFlowOptions extends MpaFramingOptions {
  * startup included; no port is special), negotiates markers per direction and CRC, frames FPDUs,
  * resynchronises after loss, and locks on mid-stream when the startup was not captured.
  */
-export class MpaFlow implements FlowConsumer, FlowHost {
+export class MpaFlow implements FlowConsumer, FlowHost, HeldQuery {
   /**
    * What the reassembler feeds when this flow is its consumer (forced MPA); each hands on to its
    * MpaDirection, created on the direction's first event. Made on first use: a FramingFlow feeds
@@ -246,7 +247,14 @@ export class MpaFlow implements FlowConsumer, FlowHost {
     const req = this.request;
     const rep = this.reply;
     this.upper = this.opts.upper(this, upperContext(req, rep));
+    this.upper.attachHeld?.(this);
     return this.upper;
+  }
+
+  /** HeldQuery: the frame of the first octet `dir` holds back, null when none (or no such direction). */
+  heldFrame(dir: 0 | 1): number | null {
+    const d = dir === 0 ? this.dir0 : this.dir1;
+    return d ? d.heldFrame() : null;
   }
 
   /** The layer above MPA once created (the owner's summary of a closed flow), else null. */

@@ -10,8 +10,20 @@ import type { StartupRecord } from './startup.js';
 import type { Ulpdu } from './ulpdu.js';
 
 /** What the layer above MPA (DDP/RDMAP) offers; MPA knows nothing more of it. */
+/** What MPA says of its directions to the layer above: octets held, not yet framed and handed on. */
+export interface HeldQuery {
+  /**
+   * The frame of the first octet direction `dir` holds without having handed it on (hunting for
+   * framing, diagnosing a break, awaiting the negotiation), or null when it holds none. Those
+   * octets reach the layer above later than the peer's octets captured after them.
+   */
+  heldFrame(dir: 0 | 1): number | null;
+}
+
 export interface UpperLayer {
   ulpdu(u: Ulpdu): unknown;
+  /** Called once when the layer is created: how to ask MPA what a direction holds back. */
+  attachHeld?(q: HeldQuery): void;
   /** The direction ended; `frame` is the FIN or RST (for an abort: the RST that ended the connection). */
   end(dir: 0 | 1, reason: EndReason, frame?: number | null): void;
   noteMpaError?(dir: 0 | 1, code: number, seq: number, frames: number[]): void;

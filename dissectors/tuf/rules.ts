@@ -82,6 +82,14 @@ export const TUF_RULES: readonly RuleDef[] = [
     "The stream was closed (FIN) before the octet a marker points at. The last PDU's marker rightly points at the end of the stream (where the next PDU would start); one pointing beyond it promised a PDU that never came.",
   ),
   r(
+    'tuf.marker-search-budget',
+    'warning',
+    'draft-ietf-tsvwg-tcp-ulp-frame-00 §6',
+    null,
+    'Marker-grid search gave up: its work budget is spent',
+    'Finding marker mode without being told means trying every interval from each zero marker (§6 leaves the interval to the ULP). Each direction may spend work in proportion to the octets it carries, so the search stays linear in the capture whatever the bytes are; octets that look like markers everywhere exhaust it. The search then pauses in that direction until more octets grant more work (alignment mode is still looked for), so marker mode may be found late or not at all. Said only of a flow that is TUF (forced with --tuf, or found in the other direction): on other TCP payload the search stops quietly. With --tuf interval=N the search is not needed.',
+  ),
+  r(
     'tuf.first-marker-not-zero',
     'warning',
     'draft-ietf-tsvwg-tcp-ulp-frame-00 §6',

@@ -8,7 +8,7 @@ import type { FindingSink } from '../../src/vocabulary/findings.js';
 import type { DirectionConsumer, EndReason, FlowConsumer, FlowHandle, StreamChunk } from '../../src/tcp/stream.js';
 import { AlignmentFramer, trivialKey } from './alignment.js';
 import type { DirectionContext } from './context.js';
-import { findChain, findMarkerGrid, type Foreign } from './detect.js';
+import { findChain, findMarkerGrid, GRID_BUDGET, GridSearch, type Foreign } from './detect.js';
 import { Hold } from './hold.js';
 import { MarkerFramer } from './markers.js';
 import {
@@ -74,6 +74,10 @@ class TufDirection implements DirectionConsumer, DirectionContext {
   private starts: number[] = NO_STARTS;
   private lastSearch = 0;
   private seen = 0;
+  /** The marker-grid search's budget and memory; made on the first search that needs it. */
+  private grid: GridSearch | null = null;
+  /** Where the marker-grid search gave up (stream offset), until said. */
+  private gaveUpAt: number | null = null;
   private baseSeq = 0;
   private ended = false;
   readonly from: string;
@@ -111,6 +115,7 @@ class TufDirection implements DirectionConsumer, DirectionContext {
     const b = c.offset + c.data.length;
     const whole = c.segmentStart && c.segmentEnd;
     this.seen += c.data.length;
+    this.grid?.offer(c.data.length);
     if (this.state === 'frame') {
       const al = this.align;
       if (al) {
@@ -142,6 +147,7 @@ class TufDirection implements DirectionConsumer, DirectionContext {
       h.reset(h.end);
       this.starts = NO_STARTS;
       this.lastSearch = 0;
+      this.grid?.forget();
     }
     if (this.seen > LOOK_LIMIT && !forced) {
       this.state = 'off';
@@ -200,9 +206,37 @@ class TufDirection implements DirectionConsumer, DirectionContext {
         if (startOff < h.end) this.begin('markers', startOff, 0, f.interval);
         return;
       }
-      const g = findMarkerGrid(h, cands, f ? f.interval : null);
+      if (this.grid !== null && this.grid.spent >= this.grid.granted) return; // until more octets grant more
+      if (this.grid === null) {
+        this.grid = new GridSearch();
+        this.grid.offer(this.seen);
+      }
+      const g = findMarkerGrid(h, cands, f ? f.interval : null, this.grid);
       if (g) this.begin('markers', g.start, 0, g.interval);
+      else if (this.grid.exhausted && !this.grid.reported) {
+        this.grid.reported = true;
+        this.gaveUpAt = h.end;
+        this.sayGaveUp();
+      }
     }
+  }
+
+  /**
+   * tuf.marker-search-budget, once, when the flow is TUF (forced, or claimed by either direction):
+   * on other TCP payload the search stops quietly, as a flow TUF gives up on leaves no trace.
+   */
+  sayGaveUp(): void {
+    const at = this.gaveUpAt;
+    if (at === null || !(this.owner.claimed || this.owner.forced) || this.owner.abandoned) return;
+    this.gaveUpAt = null;
+    const g = this.grid!;
+    this.owner.find(
+      this,
+      'tuf.marker-search-budget',
+      this.seqOf(at),
+      this.hold.has(at - 1, at) ? this.hold.framesIn(at - 1, at) : [],
+      `marker-grid search gave up at seq ${this.seqOf(at)} after ${g.spent} units of work (budget ${GRID_BUDGET.initial} + ${GRID_BUDGET.perOctet} per octet); it goes on as more octets arrive`,
+    );
   }
 
   private begin(mode: TufMode, start: number, key: number, interval: number): void {
@@ -239,6 +273,7 @@ class TufDirection implements DirectionConsumer, DirectionContext {
       this.hold.reset(offset + length);
       this.starts = NO_STARTS;
       this.lastSearch = 0;
+      this.grid?.forget();
       return;
     }
     if (this.state !== 'frame') return;
@@ -348,6 +383,9 @@ export class TufFlow implements FlowConsumer {
     }
     this.claimed = true;
     this.mode = mode;
+    // A direction whose marker search gave up before the flow was TUF says so now.
+    this.dir0?.sayGaveUp();
+    this.dir1?.sayGaveUp();
     return true;
   }
 
@@ -361,7 +399,7 @@ export class TufFlow implements FlowConsumer {
   }
 
   find(d: TufDirection, rule: string, seq: number | null, frames: readonly number[], message: string): void {
-    if (!this.claimed || this.abandoned) return;
+    if (!(this.claimed || (this.forced && rule === 'tuf.marker-search-budget')) || this.abandoned) return;
     this.sink.report(rule, {
       flow: this.handle.id,
       from: d.from,

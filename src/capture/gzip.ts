@@ -56,7 +56,7 @@ export function gunzip(
 ): AsyncIterable<Uint8Array> {
   const input = source instanceof Readable ? source : Readable.from(source, { objectMode: false });
   return (async function* () {
-    // node:zlib is loaded only for a compressed capture (start-up cost: README, Benchmarks).
+    // node:zlib is loaded only for a compressed capture (start-up cost: DEVELOPING.md, Benchmarks).
     const zlib = await import('node:zlib');
     const it = (input as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
     let carry: Buffer = Buffer.alloc(0);

@@ -482,13 +482,9 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       const b = fpduOf(0, rel + s.bytes.length - 1);
       // Only whole Writes and whole QN 0 messages: what their loss does to DDP is one MSN gap at most.
       const plain = i2r.slice(a, b + 1).every((p) => p.whole && (p.kind === 'write' || onQn0(p, rtr)));
-      // The analyzer hands FPDUs on only once framing is found again (a few chained FPDUs): a request
-      // among those would reach DDP after its answer, so none is.
-      const quiet = i2r.slice(b + 1, b + 4).every((p) => p.kind !== 'read' && p.kind !== 'atomic');
       if (
         a > firstIdx0 &&
         plain &&
-        quiet &&
         enc0.fpdus[a]!.startRel === rel &&
         enc0.fpdus[b]!.endRel === rel + s.bytes.length &&
         b < enc0.fpdus.length - 1

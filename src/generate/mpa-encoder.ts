@@ -122,8 +122,10 @@ export function encodeFpdus(
 ): { bytes: Uint8Array; fpdus: EncodedFpdu[] } {
   const mk = opts.mistake ?? {};
   const origin = mk.markerOrigin ?? 0;
-  const markerAt = (r: number) => opts.markers && (((r - origin) % 512) + 512) % 512 === 0;
-  const out: number[] = [];
+  const phase = (r: number) => (((r - origin) % 512) + 512) % 512;
+  const markerAt = (r: number) => opts.markers && phase(r) === 0;
+  // Octets go straight into a growing buffer (a number per octet took 8 times the capture's size).
+  const out = new ByteOut();
   const infos: EncodedFpdu[] = [];
   let rel = opts.startRel ?? 0;
   for (const f of fpdus) {
@@ -137,17 +139,28 @@ export function encodeFpdus(
       let ptr = (lenRel < 0 ? 0 : rel - (opts.fpduptrFrom === 'fpdu' ? startRel : lenRel)) + (fault.fpduptrDelta ?? 0);
       ptr = (ptr & 0xfffc) | (fault.fpduptrLowBits ?? 0);
       const res = fault.markerReserved ?? 0;
-      if (fault.markerHostOrder) out.push(ptr & 0xff, (ptr >> 8) & 0xff, res & 0xff, res >> 8);
-      else if (fault.fpduptrHostOrder) out.push(res >> 8, res & 0xff, ptr & 0xff, (ptr >> 8) & 0xff);
-      else out.push(res >> 8, res & 0xff, (ptr >> 8) & 0xff, ptr & 0xff);
+      if (fault.markerHostOrder) out.push4(ptr & 0xff, (ptr >> 8) & 0xff, res & 0xff, res >> 8);
+      else if (fault.fpduptrHostOrder) out.push4(res >> 8, res & 0xff, ptr & 0xff, (ptr >> 8) & 0xff);
+      else out.push4(res >> 8, res & 0xff, (ptr >> 8) & 0xff, ptr & 0xff);
       rel += 4;
       markers++;
     };
+    const placing = opts.markers && !fault.noMarkers;
     const due = (r: number) => markerAt(r) && !fault.noMarkers;
     const put = (b: number) => {
       if (due(rel)) marker();
-      out.push(b & 0xff);
+      out.push(b);
       rel++;
+    };
+    /** Octets up to each marker position in one copy: the same octets put() would place one by one. */
+    const putAll = (src: Uint8Array) => {
+      for (let i = 0; i < src.length; ) {
+        if (due(rel)) marker();
+        const n = placing ? Math.min(src.length - i, 512 - phase(rel)) : src.length - i;
+        out.append(src.subarray(i, i + n));
+        rel += n;
+        i += n;
+      }
     };
     const len = f.ulpdu.length;
     const pad = mk.pad === 'len-plus-2' ? (2 + len) % 4 : mk.pad === 'none' ? 0 : (4 - ((2 + len) % 4)) % 4;
@@ -156,17 +169,61 @@ export function encodeFpdus(
     const field = len + (mk.lengthCounts === 'length-field' ? 2 : mk.lengthCounts === 'crc' ? 4 : 0);
     put(mk.lengthLittleEndian ? field & 0xff : field >> 8);
     put(mk.lengthLittleEndian ? field >> 8 : field & 0xff);
-    for (const b of f.ulpdu) put(b);
+    putAll(f.ulpdu);
     for (let i = 0; i < pad; i++) put(fault.padByte ?? 0);
     if (due(rel)) marker(); // a marker right after PAD, before the CRC, is covered
-    let crc = opts.crc ? crc32c(Uint8Array.from(out.slice(startIdx))) : 0;
+    let crc = opts.crc ? crc32c(out.view(startIdx)) : 0;
     if (fault.badCrc) crc = (crc ^ 1) >>> 0;
-    if (fault.crcByteSwap) out.push((crc >>> 24) & 0xff, (crc >>> 16) & 0xff, (crc >>> 8) & 0xff, crc & 0xff);
-    else out.push(crc & 0xff, (crc >>> 8) & 0xff, (crc >>> 16) & 0xff, (crc >>> 24) & 0xff);
+    if (fault.crcByteSwap) out.push4((crc >>> 24) & 0xff, (crc >>> 16) & 0xff, (crc >>> 8) & 0xff, crc & 0xff);
+    else out.push4(crc & 0xff, (crc >>> 8) & 0xff, (crc >>> 16) & 0xff, (crc >>> 24) & 0xff);
     rel += 4;
     infos.push({ lenRel, startRel, endRel: rel, ulpduLength: len, markers });
   }
-  return { bytes: Uint8Array.from(out), fpdus: infos };
+  return { bytes: out.take(), fpdus: infos };
+}
+
+/** A growing octet buffer (values are taken modulo 256, as Uint8Array.from does). */
+class ByteOut {
+  private buf = new Uint8Array(4096);
+  length = 0;
+
+  private room(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    const b = new Uint8Array(Math.max(this.buf.length * 2, this.length + n));
+    b.set(this.buf.subarray(0, this.length));
+    this.buf = b;
+  }
+
+  push(b: number): void {
+    this.room(1);
+    this.buf[this.length++] = b;
+  }
+
+  push4(a: number, b: number, c: number, d: number): void {
+    this.room(4);
+    const u = this.buf;
+    const n = this.length;
+    u[n] = a;
+    u[n + 1] = b;
+    u[n + 2] = c;
+    u[n + 3] = d;
+    this.length = n + 4;
+  }
+
+  append(src: Uint8Array): void {
+    this.room(src.length);
+    this.buf.set(src, this.length);
+    this.length += src.length;
+  }
+
+  view(from: number): Uint8Array {
+    return this.buf.subarray(from, this.length);
+  }
+
+  /** The octets, in a buffer of their own size. */
+  take(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
 }
 
 // --- minimal DDP/RDMAP ULPDUs (RFC 5041/5040 layouts, SPEC-NOTES Part 2) ---

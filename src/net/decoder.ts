@@ -119,7 +119,7 @@ export class PacketDecoder {
   ) {
     this.checksums = opts.checksums ?? false;
     const events: FragmentEvents = {
-      overlap: (frame, message) => this.report('net.fragment-overlap', [frame], message),
+      overlap: (frames, message) => this.report('net.fragment-overlap', frames, message),
       incomplete: (frames, message) => {
         this.stats.fragmentsDropped++;
         this.report('net.fragment-incomplete', frames, message);

@@ -11,8 +11,12 @@ const DATAGRAM_COST = 256;
 export const FRAGMENT_TIMEOUT_SEC = 60;
 
 export interface FragmentEvents {
-  /** Bytes of a fragment overlapped bytes already held (or the datagram's end); the first copy is kept. */
-  overlap(frame: number, message: string): void;
+  /**
+   * Bytes of a fragment overlapped bytes already held (or the datagram's end); the first copy is
+   * kept. `frames`: the datagram's fragments so far, the overlapping one last (all of them are what
+   * the datagram is made of, and what an evidence file must hold).
+   */
+  overlap(frames: readonly number[], message: string): void;
   /** A datagram was given up before it was complete. */
   incomplete(frames: readonly number[], message: string): void;
 }
@@ -102,16 +106,16 @@ export class FragmentReassembler {
     let end = f.offset + f.wireLength;
     if (!f.more && d.total < 0) {
       d.total = end;
-      this.trimTo(d, f.frame);
+      this.trimTo(d);
     } else if (!f.more && end !== d.total) {
       this.events.overlap(
-        f.frame,
+        d.frames,
         `${d.label}: a second last fragment ends the datagram at ${end} bytes, the first said ${d.total}; the first is kept`,
       );
       end = Math.min(end, d.total);
     } else if (d.total >= 0 && end > d.total) {
       this.events.overlap(
-        f.frame,
+        d.frames,
         `${d.label}: fragment bytes ${f.offset}-${end - 1} reach past the datagram end (${d.total}) set by its last fragment; ignored`,
       );
       end = d.total;
@@ -120,8 +124,8 @@ export class FragmentReassembler {
     const cost = Math.max(0, capEnd - f.offset) + 2 * PIECE_COST;
     this.makeRoom(cost, d);
     if (this.table.get(f.key) !== d) return null; // given up to make room
-    if (capEnd > f.offset) this.insert(d, f.offset, capEnd, f.data, f.frame);
-    if (end > capEnd) this.insert(d, Math.max(capEnd, f.offset), end, null, f.frame);
+    if (capEnd > f.offset) this.insert(d, f.offset, capEnd, f.data);
+    if (end > capEnd) this.insert(d, Math.max(capEnd, f.offset), end, null);
 
     if (d.total < 0 || d.covered !== d.total) return null;
     this.table.delete(f.key);
@@ -143,7 +147,7 @@ export class FragmentReassembler {
   }
 
   /** Inserts [start, end) of a fragment (data: a view whose byte 0 is datagram offset start, or null), keeping bytes already held. */
-  private insert(d: Datagram, start: number, end: number, data: Uint8Array | null, frame: number): void {
+  private insert(d: Datagram, start: number, end: number, data: Uint8Array | null): void {
     const base = start;
     const add: Piece[] = [];
     let cursor = start;
@@ -169,7 +173,7 @@ export class FragmentReassembler {
     if (cursor < end) add.push(this.piece(cursor, end, data, base));
     if (overlapped > 0) {
       this.events.overlap(
-        frame,
+        d.frames,
         `${d.label}: fragment bytes ${start}-${end - 1} overlap ${overlapped} bytes already received` +
           (differ ? ' with different data' : '') +
           '; the first copy is kept',
@@ -192,7 +196,7 @@ export class FragmentReassembler {
   }
 
   /** The last fragment fixed the datagram's length: drop held bytes beyond it. */
-  private trimTo(d: Datagram, frame: number): void {
+  private trimTo(d: Datagram): void {
     const total = d.total;
     let beyond = 0;
     for (let i = d.pieces.length - 1; i >= 0; i--) {
@@ -213,7 +217,7 @@ export class FragmentReassembler {
     }
     if (beyond > 0)
       this.events.overlap(
-        frame,
+        d.frames,
         `${d.label}: ${beyond} bytes received earlier lie past the datagram end (${total}) set by its last fragment; ignored`,
       );
   }

@@ -8,9 +8,18 @@ export interface ReceivedStartup {
   key: string;
   m: boolean;
   c: boolean;
+  /** Rejected Connection bit (meaningful in a Reply). */
+  r: boolean;
+  /** The enhanced-startup bit (RFC 6581). */
+  enhanced: boolean;
   rev: number;
+  /** PD_Length as sent; over MAX_PD_LENGTH the Private Data is not waited for (privateData is empty). */
+  pdLength: number;
   privateData: Uint8Array;
 }
+
+/** RFC 5044 §7.1.1: Private Data is at most 512 octets; a receiver closes on a larger PD_Length. */
+export const MAX_PD_LENGTH = 512;
 
 export class Deframer {
   private buf = new Uint8Array(64 * 1024);
@@ -22,31 +31,46 @@ export class Deframer {
   private skip = 0;
   markers = false;
   fpdus = 0;
+  /** Octets received in all (the startup frame included): for saying where a run stopped. */
+  received = 0;
+  /** Set once the startup frame is known bad (PD_Length over the limit): nothing more is taken in. */
+  stopped = false;
 
   constructor(
     private readonly onStartup: (s: ReceivedStartup) => void,
     private readonly onUlpdu: (u: Uint8Array) => void,
   ) {}
 
+  /** Octets of the startup frame received so far (0 once it is complete). */
+  get startupOctets(): number {
+    return this.startup === null ? this.used : 0;
+  }
+
+  /** The startup frame's length once its header is in (20 + PD_Length), else 20. */
+  get startupLength(): number {
+    return this.startup === null ? this.startupNeed() : 0;
+  }
+
   push(chunk: Uint8Array): void {
+    this.received += chunk.length;
+    if (this.stopped) return;
     let i = 0;
     while (this.startup === null) {
       const n = Math.min(chunk.length - i, this.startupNeed() - this.used);
       this.append(chunk.subarray(i, i + n));
       i += n;
+      if (this.used >= 20 && ((this.buf[18]! << 8) | this.buf[19]!) > MAX_PD_LENGTH) {
+        // Not waiting for up to 64 KiB of Private Data the frame may not carry (RFC 5044 §7.1.1).
+        this.stopped = true;
+        this.startup = this.header(0);
+        this.onStartup(this.startup);
+        return;
+      }
       if (this.used < this.startupNeed()) {
         if (i >= chunk.length) return;
         continue;
       }
-      const b = this.buf;
-      const pdLen = (b[18]! << 8) | b[19]!;
-      this.startup = {
-        key: String.fromCharCode(...b.subarray(0, 16)),
-        m: (b[16]! & 0x80) !== 0,
-        c: (b[16]! & 0x40) !== 0,
-        rev: b[17]!,
-        privateData: b.slice(20, 20 + pdLen),
-      };
+      this.startup = this.header((this.buf[18]! << 8) | this.buf[19]!);
       this.used = 0;
       this.onStartup(this.startup);
     }
@@ -70,6 +94,20 @@ export class Deframer {
       i += n;
     }
     this.frames();
+  }
+
+  private header(pdTaken: number): ReceivedStartup {
+    const b = this.buf;
+    return {
+      key: String.fromCharCode(...b.subarray(0, 16)),
+      m: (b[16]! & 0x80) !== 0,
+      c: (b[16]! & 0x40) !== 0,
+      r: (b[16]! & 0x20) !== 0,
+      enhanced: (b[16]! & 0x10) !== 0,
+      rev: b[17]!,
+      pdLength: (b[18]! << 8) | b[19]!,
+      privateData: b.slice(20, 20 + pdTaken),
+    };
   }
 
   private startupNeed(): number {

@@ -7,7 +7,7 @@
  * sender's stream offset from SeqStart (the first octet after its startup frame), so markers land
  * every 512 octets of the TCP sequence space as RFC 5044 §4.3 places them.
  */
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { encodeFpdus, enhancedPd, startupFrame, type FpduFault } from '../generate/mpa-encoder.js';
 import {
   OP_READ_RESPONSE,
@@ -20,7 +20,7 @@ import {
   taggedSegments,
   terminateUlpdu,
 } from '../generate/rdmap.js';
-import { Deframer, type ReceivedStartup } from './deframer.js';
+import { Deframer, MAX_PD_LENGTH, type ReceivedStartup } from './deframer.js';
 import type { Faults, Step } from './script.js';
 
 export type Rtr = 'send' | 'write' | 'read';
@@ -82,7 +82,8 @@ export const PEER_DEFAULTS: Omit<PeerOptions, 'role' | 'host' | 'port' | 'script
   timeoutMs: 30_000,
 };
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Unref'd: a pause or a poll never keeps the process alive once the socket is gone (--timeout). */
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 const REQ_KEY = 'MPA ID Req Frame';
 const REP_KEY = 'MPA ID Rep Frame';
 
@@ -110,6 +111,8 @@ class Connection {
   terminated = false;
   peerEnded = false;
   lastData = Date.now();
+  /** What the connection is doing, for the line a --timeout prints. */
+  phase = 'starting';
   readonly warnings: string[] = [];
   readonly deframer: Deframer;
   readonly local: string;
@@ -155,6 +158,10 @@ class Connection {
     });
   }
 
+  get startupReceived(): boolean {
+    return this.startup !== null;
+  }
+
   waitStartup(): Promise<ReceivedStartup> {
     if (this.startup) return Promise.resolve(this.startup);
     return new Promise((r) => (this.startupWait = r));
@@ -181,7 +188,45 @@ class Connection {
 
   async write(b: Uint8Array): Promise<void> {
     if (this.failure) throw this.failure;
-    if (!this.sock.write(b)) await new Promise<void>((r) => this.sock.once('drain', () => r()));
+    if (this.sock.destroyed || this.sock.writableEnded) throw this.closedError();
+    if (!this.sock.write(b)) await this.drained();
+  }
+
+  /**
+   * 'drain', or the socket's end: a socket that closes (or is ended) with a write pending never
+   * emits 'drain', and waiting for it alone stalled a sender until --timeout.
+   */
+  private drained(): Promise<void> {
+    return new Promise<void>((res, rej) => {
+      const off = () => {
+        this.sock.off('drain', ok);
+        this.sock.off('close', gone);
+      };
+      const ok = () => {
+        off();
+        res();
+      };
+      const gone = () => {
+        off();
+        rej(this.closedError());
+      };
+      this.sock.on('drain', ok);
+      this.sock.on('close', gone);
+    });
+  }
+
+  private closedError(): Error {
+    return new Error(`the connection closed with ${this.fpduIndex} FPDUs sent (${this.phase})`);
+  }
+
+  /** Where the connection stands, in words. */
+  where(): string {
+    const d = this.deframer;
+    if (this.startup === null) {
+      const want = this.o.role === 'responder' ? 'Request' : 'Reply';
+      return `waiting for the MPA ${want} (${d.startupOctets} of ${d.startupLength} octets received)`;
+    }
+    return `${this.phase}: ${this.fpduIndex} FPDUs sent, ${d.fpdus} received`;
   }
 
   /** Encodes and writes one FPDU at the current stream offset (synchronously: FPDUs never interleave). */
@@ -345,6 +390,40 @@ function startupOf(o: PeerOptions, kind: 'request' | 'reply', rtr: Rtr[] | null)
   return startupFrame({ kind, m: o.markers, c: o.crc, rev: o.rev, enhanced, pd, key });
 }
 
+/** A key as text, control and non-ASCII octets escaped: it came off the wire. */
+function shownKey(k: string): string {
+  let out = '';
+  for (const ch of k) {
+    const c = ch.charCodeAt(0);
+    out += c >= 0x20 && c < 0x7f && ch !== '"' && ch !== '\\' ? ch : `\\x${c.toString(16).padStart(2, '0')}`;
+  }
+  return `"${out}"`;
+}
+
+/**
+ * What makes a received startup frame improperly formatted, or null. RFC 5044 §7.1.1: a receiver
+ * closes the connection on a wrong key, a PD_Length over 512 or a Rev it cannot interoperate
+ * with; §7.1.2 rule 8: the other side's key tells Initiator/Initiator (and Responder/Responder)
+ * startups; RFC 6581 §2: the enhanced frame's Private Data starts with the 4-octet IRD/ORD block.
+ */
+export function startupProblem(s: ReceivedStartup, expected: 'request' | 'reply'): string | null {
+  const want = expected === 'request' ? REQ_KEY : REP_KEY;
+  if (s.key !== want) {
+    if (s.key === (expected === 'request' ? REP_KEY : REQ_KEY))
+      return expected === 'request'
+        ? 'a Reply came where the Request was due (Responder/Responder startup, RFC 5044 §7.1.2 rule 8)'
+        : 'a Request came where the Reply was due (Initiator/Initiator startup, RFC 5044 §7.1.2 rule 8)';
+    return `key ${shownKey(s.key)} is not "${want}" (RFC 5044 §7.1.1)`;
+  }
+  if (s.pdLength > MAX_PD_LENGTH) return `PD_Length ${s.pdLength} is over ${MAX_PD_LENGTH} (RFC 5044 §7.1.1)`;
+  if (s.rev !== 1 && s.rev !== 2) return `Rev ${s.rev}: this peer speaks Rev 1 and 2 (RFC 5044 §7.1.1, RFC 6581)`;
+  if (s.enhanced && s.pdLength < 4)
+    return `the enhanced bit with PD_Length ${s.pdLength}, short of the 4-octet IRD/ORD block (RFC 6581 §2)`;
+  return null;
+}
+
+class Rejected extends Error {}
+
 function closed(sock: Socket): Promise<void> {
   return new Promise((r) => {
     if (sock.destroyed) r();
@@ -352,68 +431,133 @@ function closed(sock: Socket): Promise<void> {
   });
 }
 
-async function withTimeout<T>(o: PeerOptions, sock: Socket | null, p: Promise<T>): Promise<T> {
-  let t: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, rej) => {
-    t = setTimeout(() => {
-      sock?.destroy();
-      rej(new Error(`peer (${o.role}): no end after ${o.timeoutMs} ms`));
-    }, o.timeoutMs);
-  });
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(t);
+/** One run's sockets and state: one deadline covers connecting, accepting, startup, the script and closing. */
+class Attempt {
+  sock: Socket | null = null;
+  server: Server | null = null;
+  conn: Connection | null = null;
+  phase: string;
+  constructor(readonly o: PeerOptions) {
+    this.phase =
+      o.role === 'initiator' ? `connecting to ${o.host}:${o.port}` : `waiting for a connection on ${o.host}:${o.port}`;
+  }
+
+  where(): string {
+    return this.conn ? this.conn.where() : this.phase;
+  }
+
+  /** Runs `work` to its end or to the deadline, whichever is first; at the deadline every socket is closed. */
+  async bounded<T>(work: Promise<T>): Promise<T> {
+    let t: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, rej) => {
+      t = setTimeout(() => {
+        this.server?.close();
+        this.sock?.destroy();
+        rej(new Error(`peer (${this.o.role}): no end after ${this.o.timeoutMs} ms (--timeout), ${this.where()}`));
+      }, this.o.timeoutMs);
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } catch (e) {
+      this.server?.close();
+      this.sock?.destroy();
+      if (e instanceof Rejected || (e instanceof Error && e.message.startsWith('peer ('))) throw e;
+      // A socket error says only "read ECONNRESET": say where the connection was.
+      const msg = e instanceof Error ? e.message : String(e);
+      throw new Error(`peer (${this.o.role}): ${msg}, ${this.where()}`);
+    } finally {
+      clearTimeout(t);
+    }
+  }
+
+  /** The socket's error, or its end before `what` (a peer that closed instead of answering). */
+  failures(sock: Socket, c: Connection): Promise<never> {
+    return new Promise<never>((_, rej) => {
+      sock.once('error', rej);
+      // A FIN before the startup frame is complete: nothing more will come (RFC 5044 §7.1.2 rule 10's timeout need not run out).
+      sock.once('end', () => {
+        if (!c.startupReceived) rej(new Error('the other side ended the connection (FIN)'));
+      });
+      sock.once('close', () => {
+        if (c.phase !== 'closing') rej(new Error('the other side closed the connection'));
+      });
+    });
   }
 }
 
-async function initiator(o: PeerOptions): Promise<PeerReport> {
-  const sock = connect({ host: o.host, port: o.port });
+/** Closes the connection on an improperly formatted startup frame and says why (RFC 5044 §7.1.2 rules 2, 3 and 5). */
+function checkStartup(o: PeerOptions, c: Connection, s: ReceivedStartup): void {
+  const expected = o.role === 'responder' ? 'request' : 'reply';
+  const problem = startupProblem(s, expected);
+  if (problem !== null) {
+    c.deframer.stopped = true;
+    c.sock.destroy();
+    throw new Rejected(
+      `peer (${o.role}): rejected the MPA ${expected === 'request' ? 'Request' : 'Reply'}: ${problem}; closed the connection`,
+    );
+  }
+  if (expected === 'reply' && s.r) {
+    c.sock.destroy();
+    throw new Rejected(`peer (initiator): the Responder rejected the connection (Reply with the Rejected bit set)`);
+  }
+}
+
+async function initiator(o: PeerOptions, a: Attempt): Promise<PeerReport> {
+  const sock = connect({ host: o.host, port: o.port, allowHalfOpen: true });
+  a.sock = sock;
   await new Promise<void>((res, rej) => {
     sock.once('connect', () => res());
     sock.once('error', rej);
   });
   const c = new Connection(sock, o);
-  const errored = new Promise<never>((_, rej) => sock.once('error', rej));
+  a.conn = c;
+  const failed = a.failures(sock, c);
   const work = (async () => {
     await c.write(startupOf(o, 'request', o.rtr === null ? null : [o.rtr]));
     const reply = await c.waitStartup();
+    checkStartup(o, c, reply);
     c.crcOn = o.crc || reply.c;
     c.sendMarkers = reply.m;
+    c.phase = 'in Full Operation';
     let rtr: Rtr | null = null;
     if (o.rev === 2 && o.rtr !== null) {
       rtr = rtrOffered(reply.privateData)[0] ?? o.rtr;
       await c.rtr(rtr);
     }
     await c.run(o.script);
+    c.phase = 'waiting for Read Responses';
     await c.waitReads();
+    c.phase = 'closing';
     await c.waitPeerEnd();
     sock.end();
     await closed(sock);
     return c.report('initiator', rtr);
   })();
-  return withTimeout(o, sock, Promise.race([work, errored]));
+  return Promise.race([work, failed]);
 }
 
-async function responder(o: PeerOptions): Promise<PeerReport> {
-  const server = createServer();
+async function responder(o: PeerOptions, a: Attempt): Promise<PeerReport> {
+  const server = createServer({ allowHalfOpen: true });
+  a.server = server;
   await new Promise<void>((res, rej) => {
     server.once('error', rej);
     server.listen(o.port, o.host, () => res());
   });
   const addr = server.address();
   o.onListening?.(typeof addr === 'object' && addr ? addr.port : o.port);
-  let sock: Socket | null = null;
+  let s: Socket;
   try {
-    sock = await withTimeout(o, null, new Promise<Socket>((res) => server.once('connection', res)));
+    s = await new Promise<Socket>((res) => server.once('connection', res));
   } finally {
     server.close();
   }
-  const s = sock;
+  a.sock = s;
   const c = new Connection(s, o);
-  const errored = new Promise<never>((_, rej) => s.once('error', rej));
+  a.conn = c;
+  const failed = a.failures(s, c);
   const work = (async () => {
     const req = await c.waitStartup();
+    checkStartup(o, c, req);
     c.crcOn = o.crc || req.c;
     c.sendMarkers = req.m;
     let rtr: Rtr | null = null;
@@ -425,6 +569,7 @@ async function responder(o: PeerOptions): Promise<PeerReport> {
     if (o.faults.responderFirst) {
       // Reply and the first FPDU in one write: the Responder's FPDU is on the wire before the
       // Initiator could send any (RFC 5044 §7.1.2 startup rule violated on purpose).
+      c.phase = 'in Full Operation';
       s.cork();
       void c.write(reply);
       const first = c.run(o.script);
@@ -432,20 +577,30 @@ async function responder(o: PeerOptions): Promise<PeerReport> {
       await first;
     } else {
       await c.write(reply);
+      c.phase = "waiting for the Initiator's first FPDU";
       await c.waitFirstFpdu();
+      c.phase = 'in Full Operation';
       await c.run(o.script);
     }
+    c.phase = 'waiting for Read Responses';
     await c.waitReads();
+    c.phase = 'lingering';
     await c.waitQuiet(o.lingerMs);
+    c.phase = 'closing';
     s.end();
     await c.waitPeerEnd();
     await closed(s);
     return c.report('responder', rtr);
   })();
-  return withTimeout(o, s, Promise.race([work, errored]));
+  return Promise.race([work, failed]);
 }
 
-/** Runs one MPA connection to its end (both FINs) and says what was sent and received. */
+/**
+ * Runs one MPA connection to its end (both FINs) and says what was sent and received; rejects
+ * with one line on a malformed startup frame, a closed or reset connection, or --timeout (which
+ * holds in every state: connecting, accepting, startup, Full Operation, closing).
+ */
 export function runPeer(o: PeerOptions): Promise<PeerReport> {
-  return o.role === 'initiator' ? initiator(o) : responder(o);
+  const a = new Attempt(o);
+  return a.bounded(o.role === 'initiator' ? initiator(o, a) : responder(o, a));
 }

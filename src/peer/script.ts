@@ -30,8 +30,11 @@ export function parseScript(text: string): Step[] {
     const m = /^(send|write|read|pause):(\d+)$/.exec(s);
     if (!m) throw new ScriptError(`--script: "${s}" is not send:N, write:N, read:N, pause:MS or terminate`);
     const n = Number(m[2]);
-    if (m[1] === 'pause') steps.push({ op: 'pause', ms: n });
-    else {
+    if (m[1] === 'pause') {
+      // A timer past 2^31-1 ms fires at once (with a warning): an hour is more than any run needs.
+      if (n > 3_600_000) throw new ScriptError(`--script: ${s}: at most 3600000 ms per pause`);
+      steps.push({ op: 'pause', ms: n });
+    } else {
       if (n > 16 * 1024 * 1024) throw new ScriptError(`--script: ${s}: at most 16 MiB per message`);
       steps.push({ op: m[1] as 'send' | 'write' | 'read', size: n });
     }

@@ -49,7 +49,7 @@ export interface FlowJson {
   lastFrame: number;
   tcp: { directions: Array<Record<string, unknown>> };
   mpa: Record<string, unknown> | null;
-  /** ULP Framing for TCP (an addition to the schema, documented in the README), null without it. */
+  /** ULP Framing for TCP (an addition to the schema, documented in docs/report.md), null without it. */
   tuf: Record<string, unknown> | null;
 }
 
@@ -141,7 +141,7 @@ export function flowJson(f: FlowResult): FlowJson {
           upperLayer: f.upperLayer ?? null,
           ...(f.ulp ? { ulp: f.ulp } : {}),
           directions: m.directions.map((d, i) => mpaDirectionJson(d, f.upper ? f.upper[i] : null)),
-          // Additions present only when they apply (README "The report document").
+          // Additions present only when they apply (docs/report.md, "The report document").
           ...(m.rdmac ? { rdmac: { ...m.rdmac } } : {}),
           ...(m.enablement ? { enablement: m.enablement.map((e) => (e ? { ...e } : null)) } : {}),
         }

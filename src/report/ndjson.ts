@@ -68,7 +68,7 @@ function ddpJson(rec: DdpSegmentRecord): Record<string, unknown> {
     message,
     rtr: rec.rtr,
     skipped: rec.skipped,
-    // Only on the segment that ended a message an upper layer decoded (README, NDJSON additions).
+    // Only on the segment that ended a message an upper layer decoded (docs/report.md, NDJSON).
     ...(rec.ulp ? { ulp: ulpJson(rec.ulp) } : {}),
   };
 }

@@ -49,13 +49,20 @@ export function buildPcap(
   frames: readonly PcapFrame[],
   opts: { nano?: boolean; snaplen?: number } = {},
 ): Uint8Array {
-  const parts = [pcapHeader(linkType, opts.snaplen, opts.nano), ...frames.map((f) => pcapRecord(f, opts.nano))];
-  const total = parts.reduce((n, p) => n + p.length, 0);
+  // Records written in place: a copy of every frame first would double the peak for a large file.
+  let total = 24;
+  for (const f of frames) total += 16 + f.data.length;
   const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
+  out.set(pcapHeader(linkType, opts.snaplen, opts.nano), 0);
+  const v = new DataView(out.buffer);
+  let o = 24;
+  for (const f of frames) {
+    v.setUint32(o, f.tsSec >>> 0, true);
+    v.setUint32(o + 4, opts.nano ? f.tsNsec : Math.floor(f.tsNsec / 1000), true);
+    v.setUint32(o + 8, f.data.length, true);
+    v.setUint32(o + 12, f.origLen ?? f.data.length, true);
+    out.set(f.data, o + 16);
+    o += 16 + f.data.length;
   }
   return out;
 }

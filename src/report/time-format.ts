@@ -104,17 +104,31 @@ const RECENT = 4096;
 export class EventClock {
   private t0Sec = Number.NaN;
   private t0Nsec = 0;
-  private readonly recentSec: Float64Array | null;
-  private readonly recentNsec: Uint32Array | null;
-  private readonly recentFrame: Float64Array | null;
+  private readonly recentSec: Float64Array;
+  private readonly recentNsec: Uint32Array;
+  private readonly recentFrame: Float64Array;
   private shownSec = Number.NaN;
   private shownNsec = 0;
 
   constructor(readonly format: TimeFormat = 'r') {
-    const d = format === 'd';
-    this.recentSec = d ? new Float64Array(RECENT) : null;
-    this.recentNsec = d ? new Uint32Array(RECENT) : null;
-    this.recentFrame = d ? new Float64Array(RECENT).fill(-1) : null;
+    // Kept for every format: a record handed on late (MPA held its octets while finding framing
+    // again) shows its own frame's time, not the time of the packet that released it.
+    this.recentSec = new Float64Array(RECENT);
+    this.recentNsec = new Uint32Array(RECENT);
+    this.recentFrame = new Float64Array(RECENT).fill(-1);
+  }
+
+  /** Whether the time of `frame` is still known (one of the last RECENT packets). */
+  knows(frame: number): boolean {
+    return frame > 0 && this.recentFrame[frame % RECENT] === frame;
+  }
+
+  /** Seconds and nanoseconds of a frame `knows` says is known. */
+  secOf(frame: number): number {
+    return this.recentSec[frame % RECENT]!;
+  }
+  nsecOf(frame: number): number {
+    return this.recentNsec[frame % RECENT]!;
   }
 
   packet(frame: number, sec: number, nsec: number): void {
@@ -122,12 +136,10 @@ export class EventClock {
       this.t0Sec = sec;
       this.t0Nsec = nsec;
     }
-    if (this.recentFrame) {
-      const i = frame % RECENT;
-      this.recentFrame[i] = frame;
-      this.recentSec![i] = sec;
-      this.recentNsec![i] = nsec;
-    }
+    const i = frame % RECENT;
+    this.recentFrame[i] = frame;
+    this.recentSec[i] = sec;
+    this.recentNsec[i] = nsec;
   }
 
   text(sec: number, nsec: number, frame: number): string {
@@ -151,8 +163,8 @@ export class EventClock {
       case 'd': {
         // The packet before the one the event was produced at (tshark: the previous captured frame).
         const i = (frame - 1) % RECENT;
-        if (frame <= 1 || this.recentFrame![i] !== frame - 1) return '0.000000';
-        return deltaText(sec, nsec, this.recentSec![i]!, this.recentNsec![i]!, 6);
+        if (frame <= 1 || this.recentFrame[i] !== frame - 1) return '0.000000';
+        return deltaText(sec, nsec, this.recentSec[i]!, this.recentNsec[i]!, 6);
       }
       case 'dd': {
         const t = Number.isNaN(this.shownSec) ? '0.000000' : deltaText(sec, nsec, this.shownSec, this.shownNsec, 6);

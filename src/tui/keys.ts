@@ -1,4 +1,4 @@
-/** Every key of the terminal UI, declared once: the help screen (`?`) and the README read this table. */
+/** Every key of the terminal UI, declared once: the help screen (`?`), the man page and docs/tui.md read this table. */
 export interface KeyHelp {
   readonly keys: string;
   readonly does: string;
@@ -8,7 +8,7 @@ export const KEYS: readonly KeyHelp[] = [
   { keys: '↑ ↓  j k', does: 'move the selection in the focused pane' },
   { keys: 'PgUp PgDn', does: 'move by a page' },
   { keys: 'g G  Home End', does: 'first / last row' },
-  { keys: 'Tab  Shift-Tab', does: 'next / previous pane (flows, PDUs, tree, bytes, findings)' },
+  { keys: 'Tab  Shift-Tab', does: 'next / previous pane (flows, PDUs, findings, tree, bytes)' },
   { keys: 'Enter', does: 'open: flow → its PDUs, PDU → its tree, finding → its PDU; in the tree, expand or collapse' },
   { keys: 'Space  ← →', does: 'in the tree: expand or collapse (→ expands, ← collapses or goes to the parent)' },
   { keys: '/', does: 'type a display filter (Wireshark syntax, as -Y); Enter applies, empty clears, Esc cancels' },

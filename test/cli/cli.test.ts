@@ -119,26 +119,36 @@ describe('colour', () => {
 });
 
 describe('-w: frames for a colleague', () => {
-  it("by default writes the frames involved in findings plus the flow's Request and Reply", async () => {
+  it('by default writes the connections of the findings, whole: an evidence file that reproduces them', async () => {
     const out = join(dir, 'findings.pcap');
     const r = cli(['-q', '-w', out, 'golden.pcap']);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('');
-    const report = JSON.parse(cli(['--json', 'golden.pcap']).stdout) as { findings: Array<{ frames: number[] }> };
-    const want = [...new Set([4, 5, ...report.findings.flatMap((f) => f.frames)])].sort((a, b) => a - b);
-    expect(want).toEqual([4, 5, 7, 8, 9, 11, 12]);
+    const report = JSON.parse(cli(['--json', 'golden.pcap']).stdout) as {
+      findings: Array<{ frames: number[] }>;
+    };
+    // The findings are on frames 7-12 of the first connection (frames 1-12: SYN, SYN-ACK, ACK,
+    // Request 4, Reply 5, ...); the second connection (13-19) has none and is left out.
+    const behind = [...new Set(report.findings.flatMap((f) => f.frames))].sort((a, b) => a - b);
+    expect(behind).toEqual([7, 8, 9, 11, 12]);
+    const want = Array.from({ length: 12 }, (_, i) => i + 1);
     // Copies of the original frames, in capture order.
     const orig = await bytesOf(join(CAPTURES, 'golden.pcap'));
     const written = await bytesOf(out);
     expect(written.slice(1)).toEqual(want.map((f) => orig[f]));
+    // Re-analysed, the file shows the same findings.
+    const again = JSON.parse(cli(['--json', out]).stdout) as { findings: Array<{ rule: string; seq: number }> };
+    const key = (fs: Array<{ rule: string; seq?: number | null }>) => fs.map((f) => `${f.rule} ${f.seq}`).sort();
+    expect(key(again.findings)).toEqual(key(report.findings as never));
   });
-  it('--write-filter chooses the events; standard input works too', async () => {
+  it('--write-filter chooses the events (their connection written with them); standard input works too', async () => {
     const out = join(dir, 'crc.pcap');
     const input = readFileSync(join(CAPTURES, 'golden.pcap'));
     cli(['-q', '-w', out, '--write-filter', 'iwarp_mpa.crc_status == "bad"', '-'], { input });
-    // Frames 4 and 5 (Request, Reply) and 9 (the bad CRC).
+    // The bad CRC (frame 9) with its connection, frames 1-12, from the window standard input keeps.
     const orig = await bytesOf(join(CAPTURES, 'golden.pcap'));
-    expect((await bytesOf(out)).slice(1)).toEqual([orig[4], orig[5], orig[9]]);
+    expect((await bytesOf(out)).slice(1)).toEqual(orig.slice(1, 13));
+    expect(cli(['-q', '-Y', 'iwarp_mpa.crc_status == "bad"', out]).stdout).toMatch(/mpa\.crc-mismatch/);
   });
   it('an empty selection still writes a valid pcap', async () => {
     const out = join(dir, 'none.pcap');
@@ -239,10 +249,12 @@ describe('the README CI recipe', () => {
     writeFileSync(join(work, 'capture.pcap'), readFileSync(join(CAPTURES, 'golden.pcap')));
     mkdirSync(join(work, 'ci'));
     writeFileSync(join(work, 'ci', 'mpa-rules.json'), rules);
-    const script = recipe.replaceAll(
-      'npx mpa-dissect',
-      `"${process.execPath}" "${join(CAPTURES, '..', 'dist', 'cli', 'main.js')}"`,
+    // The recipe calls the installed command (a line starting `mpa-dissect`): here, the built CLI.
+    const script = recipe.replace(
+      /^mpa-dissect /m,
+      `"${process.execPath}" "${join(CAPTURES, '..', 'dist', 'cli', 'main.js')}" `,
     );
+    expect(script).not.toBe(recipe);
     const r = spawnSync('sh', ['-c', script], {
       cwd: work,
       encoding: 'utf8',

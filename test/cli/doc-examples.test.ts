@@ -1,6 +1,6 @@
 /**
- * Every example command of `--help` (cli/argv.ts HELP_EXAMPLES) and of the README's and docs/'s
- * ```sh blocks runs: each in a fresh directory where the placeholder names it uses (capture.pcap,
+ * Every example command of `--help` (cli/argv.ts HELP_EXAMPLES) and of the ```sh blocks of the
+ * README, DEVELOPING.md and every page of docs/ runs: each in a fresh directory where the placeholder names it uses (capture.pcap,
  * smb.pcap, runs/, reports/*.json, ...) are links to shipped captures or reports made for it, with
  * `mpa-dissect` on the PATH as the built CLI. "Runs" is what a reader needs: exit status 0 or 1 (a
  * finding), never 2 (a usage error, an unknown field, a missing option). Commands that need a
@@ -62,8 +62,8 @@ function cannotRun(cmd: string): string | null {
   return null;
 }
 
-const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => join('docs', f))].filter((f) =>
-  f.endsWith('.md'),
+const docs = ['README.md', 'DEVELOPING.md', ...readdirSync(join(ROOT, 'docs')).map((f) => join('docs', f))].filter(
+  (f) => f.endsWith('.md'),
 );
 const commands: Array<[string, string]> = [
   ...HELP_EXAMPLES.map(([c]) => ['--help', c.replaceAll('$0', 'mpa-dissect')] as [string, string]),
@@ -104,10 +104,17 @@ function workspace(cmd: string, n: number): [string, string] {
   mkdirSync(dir);
   for (const [name, target] of Object.entries(CAPTURE_FOR))
     if (cmd.includes(name)) symlinkSync(target, join(dir, name));
+  // The checkout's own captures, named as in a clone (`mpa-dissect captures/sample.pcap`).
+  if (/(^|\s)captures\//.test(cmd)) symlinkSync(CAPTURES, join(dir, 'captures'));
   if (cmd.includes('capture.pcap.gz'))
     writeFileSync(join(dir, 'capture.pcap.gz'), gzipSync(readFileSync(CAPTURE_FOR['capture.pcap']!)));
   // A CI recipe's artifacts/ directory (its `mkdir -p artifacts` is an example line of its own).
   if (/\bartifacts\//.test(cmd)) mkdirSync(join(dir, 'artifacts'));
+  // The CI recipe's rules file (its JSON is an example block of its own).
+  if (cmd.includes('ci/mpa-rules.json')) {
+    mkdirSync(join(dir, 'ci'));
+    writeFileSync(join(dir, 'ci', 'mpa-rules.json'), JSON.stringify({ rules: { 'mpa.fpdu-exceeds-emss': 'off' } }));
+  }
   if (cmd.includes('ci.json'))
     writeFileSync(join(dir, 'ci.json'), JSON.stringify({ rules: { 'mpa.pad-not-zero': 'off' } }));
   if (/\bruns\//.test(cmd)) {
@@ -138,6 +145,9 @@ requireBuilt();
 describe('every example of --help and of the documentation runs', () => {
   expect(commands.filter(([from]) => from === '--help').length).toBeGreaterThan(10);
   expect(commands.filter(([from]) => from === 'README.md').length).toBeGreaterThan(20);
+  // Each topic page split out of the README shows commands of its own, and they run here too.
+  for (const page of ['filters-and-fields', 'live-capture', 'report', 'generator', 'many-captures', 'upper-layers'])
+    expect(commands.filter(([from]) => from === join('docs', `${page}.md`)).length, page).toBeGreaterThan(0);
   commands.forEach(([from, cmd], n) => {
     const why = cannotRun(cmd);
     if (why) {

@@ -110,7 +110,11 @@ export async function exchange(port: number, initiator: Side, responder: Side): 
   const resp = runPeer({ ...opts('responder', port, responder), onListening: () => listening() });
   await ready;
   const init = runPeer(opts('initiator', port, initiator));
-  return [await init, await resp];
+  // Both settle before either failure is thrown: a Responder that rejects leaves no unhandled rejection behind.
+  const [i, r] = await Promise.allSettled([init, resp]);
+  if (i.status === 'fulfilled' && r.status === 'fulfilled') return [i.value, r.value];
+  const why = (s: PromiseSettledResult<PeerReport>) => (s.status === 'rejected' ? [String(s.reason)] : []);
+  throw new Error([...why(i), ...why(r)].join('; '));
 }
 
 /** Ends the capture with SIGINT (as Ctrl-C) and waits for its exit status. */

@@ -154,10 +154,13 @@ describe.skipIf(why !== null)('peer traffic as the analyzer reads it', () => {
     expect(doc.findings.filter((f) => f.severity !== 'info')).toEqual([]);
   }, 60_000);
 
-  it('a wrong key in the Request: the analyzer says the startup frame is bad', async () => {
+  it('a wrong key in the Request: the Responder closes, the analyzer says the startup frame is bad', async () => {
     const port = await freePort();
     const cap = await startCapture(port, ['--json', '-a', 'duration:40']);
-    await exchange(port, { script: 'send:100', faults: ['key'] }, { script: 'send:64' });
+    // The Responder closes on the bad key (RFC 5044 §7.1.2 rule 2) and both sides say so.
+    await expect(exchange(port, { script: 'send:100', faults: ['key'] }, { script: 'send:64' })).rejects.toThrow(
+      /peer \(initiator\): the other side ended the connection \(FIN\), waiting for the MPA Reply.*; Error: peer \(responder\): rejected the MPA Request: key "MPA ID Req Fram\?"/,
+    );
     await interrupt(cap);
     const doc = JSON.parse(cap.stdout()) as ReportLike;
     expect(doc.findings.filter((f) => f.severity !== 'info').map((f) => f.rule)).toContain('mpa.bad-key');

@@ -300,10 +300,39 @@ describe.skipIf(!HAVE_TSHARK)('-Y FILTER -w FILE writes what -Y displays, as tsh
         expect(frames.size).toBeGreaterThan(0);
         expect(frameList(ours, false)).toEqual([...frames].sort((a, b) => a - b).map((f) => all[f - 1]));
       }
-      // Without -Y, -w keeps its documented default: the findings' frames and each flow's startup frames.
+      // Without -Y, -w keeps its documented default: the findings' connections, whole (bad-crc.pcap
+      // is one connection: every frame), so that the file shows the same findings again.
       const def = join(d, 'def.pcap');
       cli(['-q', '--fail-on', 'never', '-w', def, join(CORPUS, 'bad-crc.pcap')]);
-      expect(frameList(def)).toHaveLength(4);
+      expect(frameList(def)).toEqual(frameList(join(CORPUS, 'bad-crc.pcap')));
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!HAVE_TSHARK)("-Y '' -w FILE: an empty filter is no filter, as tshark takes it", () => {
+  it.each([
+    ['bad-crc.pcap', 'o.pcap', 'file'],
+    ['bad-crc.pcap', 'o.pcapng', 'file'],
+    ['all-messages.pcap', 'o.pcap', 'stdin'],
+  ])('%s to %s from %s: every frame, the set tshark -Y "" -w writes', (name, out, from) => {
+    const d = mkdtempSync(join(tmpdir(), 'mpa-yw-'));
+    try {
+      const input = join(CORPUS, name);
+      const theirs = join(d, 't.pcap');
+      const ours = join(d, out);
+      tshark([...TSHARK_MPA, '-r', input, '-Y', '', '-w', theirs]);
+      const r =
+        from === 'stdin'
+          ? cli(['-q', '--fail-on', 'never', '-Y', '', '-w', ours, '-'], { input: readFileSync(input) })
+          : cli(['-q', '--fail-on', 'never', '-Y', '', '-w', ours, input]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(frameList(ours, false)).toEqual(frameList(theirs, false));
+      // The default without -Y stays the findings' frames: fewer than the whole capture here.
+      const def = join(d, 'def.pcap');
+      cli(['-q', '--fail-on', 'never', '-w', def, input]);
+      if (name === 'bad-crc.pcap') expect(frameList(def).length).toBeLessThan(frameList(theirs).length);
     } finally {
       rmSync(d, { recursive: true, force: true });
     }

@@ -98,7 +98,7 @@ describe('matches: RE2 (linear time), case-insensitive as Wireshark', () => {
     for (const [pattern, why] of [
       [
         '"(a)\\\\1"',
-        /invalid escape sequence: `\\1` \(RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see the README\)/,
+        /invalid escape sequence: `\\1` \(RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see docs\/filters-and-fields\.md\)/,
       ],
       ['"a(?=b)"', /unsupported Perl syntax: `\(\?=` \(RE2 syntax/],
       ['"(?<!a)b"', /\(RE2 syntax: no backreferences, lookaround/],

@@ -138,7 +138,7 @@ const KEYWORDS = new Set([
 /**
  * Wireshark's "matches" is case-insensitive unless the pattern says (?-i). RE2 (re2js) matches in
  * time linear in the input, so no pattern can hang the tool on a long field; it takes RE2 syntax,
- * which is PCRE2's without backreferences and lookaround (README, "Display filters").
+ * which is PCRE2's without backreferences and lookaround (docs/filters-and-fields.md, "Display filters").
  */
 function compileRegex(pattern: string): RE2JS {
   return RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
@@ -380,7 +380,7 @@ class Parser {
           const pcre = /invalid escape sequence|unsupported Perl syntax|invalid named capture|nested repetition/.test(
             why,
           )
-            ? ' (RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see the README)'
+            ? ' (RE2 syntax: no backreferences, lookaround or other PCRE2-only constructs; see docs/filters-and-fields.md)'
             : '';
           throw this.at(p, `${p.text} is not a valid regular expression: ${why}${pcre}`);
         }

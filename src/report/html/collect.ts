@@ -14,7 +14,7 @@ import { AdaptiveBins, FPDU_LENGTH_BUCKETS, lengthBucket, SPAN_LABELS, spanBucke
 import type { CaptureDigest } from '../capture-digest.js';
 import type { CaptureView, DirectionPlot, FindingView, FlowView, RuleView, StartupView } from './model.js';
 
-/** Caps of one capture's page (see README, HTML report): what a million FPDUs still fits in. */
+/** Caps of one capture's page (see docs/html-report.md): what a million FPDUs still fits in. */
 export const HTML_LIMITS = {
   /** MPA directions drawn (the first ones to carry FPDUs). */
   plots: 16,

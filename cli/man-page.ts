@@ -1,0 +1,185 @@
+/**
+ * mpa-dissect(1), written in roff from the option tables yargs holds for `--help` (cli/argv.ts and
+ * the subcommands' parsers) and the terminal UI's key table (src/tui/keys.ts): the man page and
+ * `--help` come from one declaration each, so they cannot disagree. Made at build time by
+ * scripts/make-man.ts into man/mpa-dissect.1 (package.json "man").
+ */
+import type { Argv } from 'yargs';
+import { KEYS } from '../src/tui/keys.js';
+import { EPILOG, HELP_EXAMPLES, mainParser } from './argv.js';
+import { generateParser } from './generate.js';
+import { mergeParser } from './merge.js';
+import { peerParser } from './peer.js';
+
+/** One option as --help shows it: its names (the first the key), value type, choices, default, text. */
+export interface ManOption {
+  readonly names: readonly string[];
+  readonly type: 'boolean' | 'string' | 'number' | null;
+  readonly array: boolean;
+  readonly choices: readonly unknown[] | null;
+  readonly defaultValue: unknown;
+  readonly describe: string;
+}
+
+/** What yargs keeps of a parser's declarations: getOptions() is public, the descriptions are not typed. */
+interface YargsTables {
+  getOptions(): {
+    key: Record<string, boolean>;
+    alias: Record<string, string[]>;
+    boolean: string[];
+    string: string[];
+    number: string[];
+    array: string[];
+    choices: Record<string, unknown[]>;
+    default: Record<string, unknown>;
+  };
+  getInternalMethods(): {
+    getUsageInstance(): {
+      getDescriptions(): Record<string, string | undefined>;
+      getCommands(): Array<[string, string, ...unknown[]]>;
+      getUsage(): Array<[string, string]>;
+    };
+  };
+}
+
+const tables = (p: Argv<unknown>): YargsTables => p as unknown as YargsTables;
+
+/** The options of a parser, in declaration order, aliases folded into the option they name. */
+export function optionsOf(p: Argv<unknown>): ManOption[] {
+  const t = tables(p);
+  const o = t.getOptions();
+  const desc = t.getInternalMethods().getUsageInstance().getDescriptions();
+  const aliasOf = new Set(Object.values(o.alias).flat());
+  const out: ManOption[] = [];
+  for (const key of Object.keys(o.key)) {
+    if (aliasOf.has(key) || key === 'version') continue; // yargs' own --version is turned off everywhere
+    const names = [key, ...(o.alias[key] ?? [])];
+    const type = o.boolean.includes(key)
+      ? 'boolean'
+      : o.number.includes(key)
+        ? 'number'
+        : o.string.includes(key)
+          ? 'string'
+          : null;
+    const d = (desc[key] ?? '').replace(/^__yargsString__:/, '');
+    out.push({
+      names,
+      type,
+      array: o.array.includes(key),
+      choices: o.choices[key] ?? null,
+      defaultValue: o.default[key],
+      describe: d,
+    });
+  }
+  return out;
+}
+
+/** Text made safe for roff: backslashes, hyphens (so they print as ASCII in UTF-8 locales), a leading dot. */
+export function roff(text: string): string {
+  return text
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .split('\n')
+    .map((l) => (/^[.']/.test(l) ? `\\&${l}` : l))
+    .join('\n');
+}
+
+const flag = (n: string): string => (n.length === 1 ? `-${n}` : `--${n}`);
+
+function optionItem(o: ManOption): string {
+  const names = o.names.map((n) => `\\fB${roff(flag(n))}\\fR`).join(', ');
+  const value = o.choices
+    ? ` \\fI${roff(o.choices.join('|'))}\\fR`
+    : o.type === 'string' || o.type === 'number'
+      ? ` \\fI${o.type === 'number' ? 'N' : 'VALUE'}\\fR`
+      : '';
+  const extra: string[] = [];
+  if (o.array) extra.push('may be repeated');
+  if (o.defaultValue !== undefined) extra.push(`default: ${String(o.defaultValue)}`);
+  const tail = extra.length ? ` (${extra.join('; ')})` : '';
+  return `.TP\n${names}${value}\n${roff(o.describe + tail)}\n`;
+}
+
+function section(title: string, body: string): string {
+  return `.SH ${title}\n${body}`;
+}
+
+/** The usage line of a parser, `$0` replaced by its command. */
+function usageOf(p: Argv<unknown>, command: string): string {
+  const u = tables(p).getInternalMethods().getUsageInstance().getUsage();
+  return (u[0]?.[0] ?? '').replaceAll('$0', command);
+}
+
+function paragraphs(text: string): string {
+  return text
+    .split(/\n\s*\n/)
+    .map((para) => roff(para.trim()))
+    .join('\n.PP\n');
+}
+
+/** The whole page. */
+export function manPage(version: string): string {
+  const main = mainParser([]) as unknown as Argv<unknown>;
+  const subs: Array<[string, Argv<unknown>]> = [
+    ['merge', mergeParser([]) as unknown as Argv<unknown>],
+    ['generate', generateParser([]) as unknown as Argv<unknown>],
+    ['peer', peerParser([]) as unknown as Argv<unknown>],
+  ];
+  const usage = usageOf(main, 'mpa-dissect').split('\n');
+  const commands = tables(main)
+    .getInternalMethods()
+    .getUsageInstance()
+    .getCommands()
+    .filter(([cmd]) => !cmd.startsWith('$0'));
+  const exitStatus = /Exit status:\n([\s\S]*?)\n\n/.exec(`${EPILOG}\n\n`)?.[1] ?? '';
+  const epilogRest = EPILOG.replace(/Exit status:\n[\s\S]*?\n\n/, '');
+  let page = `.\\" Generated by scripts/make-man.ts from the option tables of --help; do not edit.
+.TH MPA\\-DISSECT 1 "" "mpa\\-dissect ${roff(version)}" "User Commands"
+.nh
+.ad l
+`;
+  page += section(
+    'NAME',
+    'mpa\\-dissect \\- Wireshark\\-style protocol analyzer for iWARP: MPA framing, markers, CRC32c, DDP/RDMAP and the storage protocols above them\n',
+  );
+  page += section(
+    'SYNOPSIS',
+    `${roff(usage[0]!)}\n.br\n${commands.map(([cmd]) => roff(`mpa-dissect ${cmd} ...`)).join('\n.br\n')}\n`,
+  );
+  page += section('DESCRIPTION', `${paragraphs(usage.slice(1).join('\n').trim())}\n.PP\n${paragraphs(epilogRest)}\n`);
+  page += section('COMMANDS', commands.map(([cmd, what]) => `.TP\n\\fB${roff(cmd)}\\fR\n${roff(what)}\n`).join(''));
+  page += section('OPTIONS', optionsOf(main).map(optionItem).join(''));
+  for (const [name, p] of subs) {
+    page += section(
+      `${name.toUpperCase()} OPTIONS`,
+      `${roff(usageOf(p, `mpa-dissect ${name}`).split('\n')[0]!)}\n${optionsOf(p).map(optionItem).join('')}`,
+    );
+  }
+  page += section(
+    'TERMINAL UI KEYS',
+    `\\fBmpa\\-dissect tui\\fR \\fIcapture\\fR (or \\fB\\-i\\fR \\fIIFACE\\fR):\n${KEYS.map((k) => `.TP\n\\fB${roff(k.keys)}\\fR\n${roff(k.does)}\n`).join('')}`,
+  );
+  page += section(
+    'EXAMPLES',
+    HELP_EXAMPLES.map(([cmd, what]) => `.TP\n.B ${roff(cmd.replaceAll('$0', 'mpa-dissect'))}\n${roff(what)}\n`).join(
+      '',
+    ),
+  );
+  page += section(
+    'EXIT STATUS',
+    exitStatus
+      .split('\n')
+      .map((l) => /^\s*(\d)\s+(.*)$/.exec(l) ?? [null, null, l.trim()])
+      .map(([, n, text]) => (n ? `.TP\n.B ${n}\n${roff(text!)}\n` : `.PP\n${roff(text!)}\n`))
+      .join(''),
+  );
+  page += section(
+    'ENVIRONMENT',
+    '.TP\n.B NO_COLOR\nNo colour in the text output.\n.TP\n.B CI\nNo progress bar.\n.TP\n.B MPA_DISSECT_NO_NATIVE_CRC\nCompute CRC32c in JavaScript even where the native addon is installed.\n',
+  );
+  page += section(
+    'SEE ALSO',
+    '.BR tshark (1),\n.BR wireshark (1),\n.BR tcpdump (1).\nThe README and docs/ of the package: filters and fields, the terminal UI, live capture, the report documents, the generator, many captures.\n',
+  );
+  return page;
+}
