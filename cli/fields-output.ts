@@ -7,6 +7,7 @@
 import type { FieldDef, FieldValue } from '../src/vocabulary/fields.js';
 import type { FieldGetter } from '../src/report/fields.js';
 import { UsageError } from './options.js';
+import { printable } from '../src/report/printable.js';
 
 export interface FieldsFormat {
   fields: readonly FieldDef[];
@@ -85,7 +86,8 @@ export function fieldValueText(f: FieldDef, v: FieldValue): string {
     const width = f.type === 'uint64' ? 16 : Math.max(2, Math.ceil((f.bits ?? 32) / 4));
     return `0x${v.toString(16).padStart(width, '0')}`;
   }
-  return String(v);
+  // A string decoded from a packet (an NQN, an iSER key) may hold control characters: one row stays one row.
+  return typeof v === 'string' ? printable(v) : String(v);
 }
 
 export function fieldsHeader(fmt: FieldsFormat): string {

@@ -12,7 +12,7 @@ import { generate } from '../src/generate/generate.js';
 import { KNOBS, KnobError } from '../src/generate/knobs.js';
 import { allScenarios } from '../src/generate/registry.js';
 import { UsageError } from './options.js';
-import { resolve } from 'node:path';
+import { namesSameFile } from './output-paths.js';
 
 /** `generate --list`: scenarios (name, what it shows, its presets), then the knobs. */
 export function listText(): string {
@@ -89,7 +89,7 @@ export async function runGenerateCli(argv: string[], out: (s: string | Uint8Arra
   if (a.o === undefined || a.o === '')
     throw new UsageError('generate: -o FILE is required (the capture to write; - for standard output)');
   // The same file twice would leave only the truth JSON where the capture should be.
-  if (a.truth !== undefined && a.o !== '-' && resolve(a.truth) === resolve(a.o))
+  if (a.truth !== undefined && a.o !== '-' && namesSameFile(a.truth, a.o))
     throw new UsageError(`generate: -o and --truth name the same file (${a.o.slice(0, 200)}): give two files`);
   let format: CaptureFormat = formatOf(a.o);
   if (a.format !== undefined) {

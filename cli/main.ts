@@ -8,11 +8,14 @@ import { CaptureOpenError } from '../src/capture/read-capture.js';
 import { RulesFileError } from '../src/report/rules-file.js';
 import { STAT_NAMES, type StatName } from '../src/report/stats.js';
 import { fieldsText, rulesText } from '../src/report/text.js';
-import { printable } from '../src/report/printable.js';
-import { parseForcedMpa, parseUlp, UsageError } from './options.js';
+import { printable, printableLines } from '../src/report/printable.js';
+import { parseForcedMpa, parseForcedTuf, parseUlp, UsageError } from './options.js';
+import { checkForcedOverlap } from './forced-checks.js';
 import { checkCombinations, compileOption, run, type RunOptions, type SrtRequest } from './run.js';
 import { OutputError, ReaderGone, SyncOutput, writeAllSync, writeReason } from './output.js';
 import { expandCaptures, isDirectory } from './capture-list.js';
+import { boundWorkers } from './worker-limits.js';
+import { ulpAllOff } from '../src/analysis/ulp-registry.js';
 import { fastArgv } from './fast-argv.js';
 import { DASH, dropNoOpFlags } from './argv-conventions.js';
 import { parsePreferences, parseTimeFormat } from './tshark-options.js';
@@ -193,7 +196,9 @@ async function main(rawArgv: string[]): Promise<number> {
   let threads: number | undefined;
   if (args.threads !== undefined) {
     if (!Number.isInteger(args.threads) || args.threads < 1 || args.threads > 64)
-      throw new UsageError(`--threads: ${args.threads} is not a number of threads between 1 and 64`);
+      throw new UsageError(
+        `--threads: ${Number.isNaN(args.threads) ? 'not a number' : `${args.threads} is not a number of threads`}: give a whole number of threads from 1 to 64`,
+      );
     if (iface !== undefined && args.threads > 1)
       throw new UsageError('--threads: live capture (-i) is analysed on one thread');
     threads = args.threads;
@@ -308,6 +313,13 @@ async function main(rawArgv: string[]): Promise<number> {
     ...(maxPackets !== undefined ? { maxPackets } : {}),
     ...(threads !== undefined ? { threads } : {}),
   };
+  // --threads above what the machine holds is lowered, said once (with upper layers on, run.ts says
+  // the run uses one thread instead). Workers start only as flows reach them (parallel-analysis.ts).
+  if (threads !== undefined && threads > 1 && ulpAllOff({ overrides: common.ulp })) {
+    const bounded = boundWorkers('--threads', threads);
+    if (bounded.note !== null) errWrite(bounded.note);
+    threads = common.threads = bounded.workers;
+  }
   if (several) return multiCommand(positionals, common, args, threads);
   if (iface !== undefined) {
     if (positional !== undefined || readFile !== undefined)
@@ -460,7 +472,13 @@ async function multiCommand(
     throw new UsageError('-: standard input is a terminal; pipe a capture into it');
   const list = expandCaptures(captures, errWrite);
   const threads = threadsArg ?? 1;
-  const jobs = args.jobs ?? Math.max(1, Math.floor(availableParallelism() / threads));
+  let jobs = args.jobs ?? Math.max(1, Math.floor(availableParallelism() / threads));
+  if (args.jobs !== undefined && args.jobs > 1 && list.length > 1) {
+    // Never more workers than captures (runMulti), nor than the machine holds (said when lowered).
+    const bounded = boundWorkers('--jobs', args.jobs, undefined, list.length);
+    if (bounded.note !== null) errWrite(bounded.note);
+    jobs = bounded.workers;
+  }
   const base: RunOptions = {
     ...common,
     // One thread per capture unless asked: the captures are the parallel work (see above).
@@ -473,7 +491,7 @@ async function multiCommand(
   };
   // Checked once here, not once per capture on the workers: a bad option is one line, exit 2.
   checkCombinations(base);
-  base.mpa.forEach(parseForcedMpa);
+  checkForcedOverlap(base.mpa.map(parseForcedMpa), (base.tuf ?? []).map(parseForcedTuf));
   if (base.rules !== null) (await import('../src/report/rules-file.js')).loadRulesFile(base.rules);
   await compileOption('-Y', base.displayFilter);
   if (base.junit !== null) checkOutputPath(base.junit, list, '--junit');
@@ -617,7 +635,9 @@ main(process.argv.slice(2)).then(
       err instanceof RulesFileError ||
       err instanceof OutputError;
     const msg = known ? err.message : err instanceof Error ? err.message : String(err);
-    errWrite(`mpa-dissect: ${msg}\n`);
+    // A message may name a file or echo a value: its control characters are shown, not obeyed
+    // (its line feeds are kept: a filter error is the message, the filter and a caret under it).
+    errWrite(`mpa-dissect: ${printableLines(msg)}\n`);
     if (process.env['MPA_DISSECT_DEBUG'] && err instanceof Error) errWrite(`${err.stack}\n`);
     process.exitCode = 2;
   },

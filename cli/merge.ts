@@ -8,9 +8,8 @@
  * A report that cannot be used (not JSON, cut off, not ours, another schema version) is named on
  * one line of standard error and left out; the others are merged and the exit status is 2.
  */
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { join } from 'node:path';
 import yargs from 'yargs';
 import { digestOf, type CaptureDigest, type FailOn } from '../src/report/capture-digest.js';
 import {
@@ -25,7 +24,7 @@ import {
 import { buildJUnitCaptures, type JUnitOptions } from '../src/report/junit.js';
 import { parseReports, ReportInputError, toolVersion } from '../src/report/read-report.js';
 import { makeStyle } from '../src/report/text.js';
-import { isDirectory } from './capture-list.js';
+import { isDirectory, listDirectory, skippedParts } from './capture-list.js';
 import { UsageError } from './options.js';
 import { writeFileOrFail, writeReason, type RunIo } from './output.js';
 import { printable } from '../src/report/printable.js';
@@ -84,19 +83,20 @@ function readReport(name: string): string {
   }
 }
 
-/** Reports named by the arguments: a directory stands for its *.json files, sorted by name. */
-function reportFiles(args: readonly string[]): string[] {
+/** Reports named by the arguments: a directory stands for its *.json files (regular files only), sorted by name. */
+function reportFiles(args: readonly string[], note: (line: string) => void): string[] {
   const out: string[] = [];
   for (const a of args) {
     if (!isDirectory(a)) {
       out.push(a);
       continue;
     }
-    const names = readdirSync(a)
-      .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
-      .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-    if (names.length === 0) throw new UsageError(`merge: ${a}: is a directory holding no *.json reports`);
-    for (const n of names) out.push(join(a, n)); // a loop: 125,000+ files overflow a spread's stack
+    const l = listDirectory(a, /\.json$/);
+    if (l.found.length === 0) throw new UsageError(`merge: ${a}: is a directory holding no *.json reports`);
+    // Other files are expected beside reports (captures, logs): only what cannot be read is worth a note.
+    const parts = skippedParts({ ...l, skipped: [], subdirs: 0 }, 'a report');
+    if (parts.length) note(`mpa-dissect: merge: ${printable(a)}: ${parts.join('; ')}\n`);
+    for (const f of l.found) out.push(f); // a loop: 125,000+ files overflow a spread's stack
   }
   return out;
 }
@@ -164,7 +164,7 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
   const versions = new Map<string, string[]>();
   const inputErrors: string[] = [];
   if (args.json === true) io.out(combinedJsonHead());
-  for (const name of reportFiles(names)) {
+  for (const name of reportFiles(names, io.err)) {
     let docs;
     try {
       let text: string;

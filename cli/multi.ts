@@ -24,6 +24,7 @@ import {
 } from '../src/report/combined-summary.js';
 import { unopenedDigest, type CaptureDigest } from '../src/report/capture-digest.js';
 import { makeStyle } from '../src/report/text.js';
+import { printable } from '../src/report/printable.js';
 import { CapturesProgress } from '../src/report/progress.js';
 import type { CaptureJob, CaptureJobResult } from './capture-worker.js';
 import { erasingFirst, writeFileOrFail, type RunIo } from './output.js';
@@ -180,7 +181,7 @@ export async function runMulti(
     for (let i = 0; i < captures.length; i++) {
       const capture = captures[i]!;
       // The header goes out at once: a reader sees which capture the run is waiting for.
-      if (text) io.out(`${i > 0 ? '\n' : ''}${headerLine(capture, st)}\n`);
+      if (text) io.out(`${i > 0 ? '\n' : ''}${headerLine(printable(capture), st)}\n`);
       bar?.draw();
       const r = await pending[i]!;
       const outPath = join(dir, `${i}.out`);

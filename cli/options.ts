@@ -11,6 +11,31 @@ function echo(v: string): string {
 export class UsageError extends Error {}
 
 /**
+ * `key=value,key=value` into a map; an unknown key or a key given twice (`markers=both,markers=none`:
+ * which one was meant?) is one line naming it.
+ */
+function keyValues(flag: string, text: string, keys: readonly string[]): Map<string, string> {
+  const kv = new Map<string, string>();
+  for (const part of text.split(',')) {
+    const i = part.indexOf('=');
+    if (i < 0) throw new UsageError(`${flag}: ${echo(part)} is not key=value (keys: ${keys.join(', ')})`);
+    const k = part.slice(0, i).trim();
+    const v = part.slice(i + 1).trim();
+    if (!keys.includes(k)) throw new UsageError(`${flag}: unknown key ${echo(k)} (keys: ${keys.join(', ')})`);
+    const before = kv.get(k);
+    if (before !== undefined)
+      throw new UsageError(`${flag}: ${k} is given twice (${echo(before)}, then ${echo(v)}): give it once`);
+    kv.set(k, v);
+  }
+  return kv;
+}
+
+/** A TCP sequence number as typed: digits, at most 2^32-1 (a larger one would wrap silently). */
+function seq32(s: string): number | null {
+  return /^\d{1,10}$/.test(s) && Number(s) <= 0xffffffff ? Number(s) : null;
+}
+
+/**
  * `--mpa flow=SEL[,markers=both|none|c2s|s2c][,crc=on|off][,seqstart=C:S][,start=SEQ|C:S]`
  * `start=` says MPA was enabled there without startup frames (pre-standard, draft-00 marker rules);
  * a bare SEQ applies to the direction whose octets hold it, the other direction's start is found by
@@ -18,16 +43,7 @@ export class UsageError extends Error {}
  * SEL: `all`, a stream number (tcp.stream, as the flow table shows it), `port:N`, or an endpoint `ADDR:PORT` (IPv6 in brackets).
  */
 export function parseForcedMpa(text: string): ForcedMpaSpec {
-  const kv = new Map<string, string>();
-  for (const part of text.split(',')) {
-    const i = part.indexOf('=');
-    if (i < 0)
-      throw new UsageError(`--mpa: ${echo(part)} is not key=value (keys: flow, markers, crc, seqstart, start)`);
-    kv.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
-  }
-  for (const k of kv.keys())
-    if (!['flow', 'markers', 'crc', 'seqstart', 'start'].includes(k))
-      throw new UsageError(`--mpa: unknown key ${echo(k)} (keys: flow, markers, crc, seqstart, start)`);
+  const kv = keyValues('--mpa', text, ['flow', 'markers', 'crc', 'seqstart', 'start']);
   const selector = parseSelector('--mpa', kv.get('flow') ?? 'all');
   const mk = kv.get('markers') ?? 'none';
   const markers: [boolean, boolean] | undefined = (
@@ -43,26 +59,30 @@ export function parseForcedMpa(text: string): ForcedMpaSpec {
   const ss = kv.get('seqstart');
   if (ss !== undefined) {
     const m = /^(\d*):(\d*)$/.exec(ss);
-    if (!m)
+    const n = (s: string) => (s === '' ? null : seq32(s));
+    if (!m || (m[1] !== '' && n(m[1]!) === null) || (m[2] !== '' && n(m[2]!) === null))
       throw new UsageError(
-        `--mpa: seqstart ${echo(ss)} must be CLIENT:SERVER absolute sequence numbers (either may be empty)`,
+        `--mpa: seqstart ${echo(ss)} must be CLIENT:SERVER absolute sequence numbers from 0 to 4294967295 (either may be empty)`,
       );
-    const n = (s: string) => (s === '' ? null : Number(s) >>> 0);
     seqStart = [n(m[1]!), n(m[2]!)];
   }
   const st = kv.get('start');
   let startAny: number | null = null;
   if (st !== undefined) {
     if (ss !== undefined) throw new UsageError(`--mpa: give start= or seqstart=, not both`);
-    if (/^\d+$/.test(st)) startAny = Number(st) >>> 0;
-    else {
+    const bad = () =>
+      new UsageError(
+        `--mpa: start ${echo(st)} must be an absolute sequence number SEQ from 0 to 4294967295, or CLIENT:SERVER (either may be empty)`,
+      );
+    if (/^\d+$/.test(st)) {
+      startAny = seq32(st);
+      if (startAny === null) throw bad();
+    } else {
       const m = /^(\d*):(\d*)$/.exec(st);
-      if (!m || (m[1] === '' && m[2] === ''))
-        throw new UsageError(
-          `--mpa: start ${echo(st)} must be an absolute sequence number SEQ, or CLIENT:SERVER (either may be empty)`,
-        );
-      const n = (s: string) => (s === '' ? null : Number(s) >>> 0);
+      const n = (s: string) => (s === '' ? null : seq32(s));
+      if (!m || (m[1] === '' && m[2] === '')) throw bad();
       seqStart = [n(m[1]!), n(m[2]!)];
+      if ((m[1] !== '' && seqStart[0] === null) || (m[2] !== '' && seqStart[1] === null)) throw bad();
     }
     return { selector, markers: [...markers], crc: crcS === 'on', seqStart, prestandard: true, startAny };
   }
@@ -76,15 +96,7 @@ export function parseForcedMpa(text: string): ForcedMpaSpec {
  * may be empty); a start is used by the direction whose captured stream it falls in.
  */
 export function parseForcedTuf(text: string): ForcedTufSpec {
-  const keys = ['flow', 'key', 'interval', 'start'];
-  const kv = new Map<string, string>();
-  for (const part of text.split(',')) {
-    const i = part.indexOf('=');
-    if (i < 0) throw new UsageError(`--tuf: ${echo(part)} is not key=value (keys: ${keys.join(', ')})`);
-    kv.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
-  }
-  for (const k of kv.keys())
-    if (!keys.includes(k)) throw new UsageError(`--tuf: unknown key ${echo(k)} (keys: ${keys.join(', ')})`);
+  const kv = keyValues('--tuf', text, ['flow', 'key', 'interval', 'start']);
   const selector = parseSelector('--tuf', kv.get('flow') ?? 'all');
   const pair = <T>(name: string, v: string | undefined, one: (s: string) => T): [T | null, T | null] => {
     if (v === undefined) return [null, null];
@@ -102,9 +114,10 @@ export function parseForcedTuf(text: string): ForcedTufSpec {
     return parseInt(h, 16);
   });
   const start = pair('start', kv.get('start'), (s) => {
-    if (!/^\d+$/.test(s) || Number(s) > 0xffffffff)
-      throw new UsageError(`--tuf: start ${echo(s)} must be an absolute TCP sequence number`);
-    return Number(s) >>> 0;
+    const n = seq32(s);
+    if (n === null)
+      throw new UsageError(`--tuf: start ${echo(s)} must be an absolute TCP sequence number from 0 to 4294967295`);
+    return n;
   });
   const iv = kv.get('interval');
   let interval: number | null = null;
@@ -129,15 +142,7 @@ export const ULP_PROTOS: readonly string[] = [...ULP_IDS, 'none'];
  * flows SEL names, as Wireshark's Decode As (none: no upper layer at all there).
  */
 export function parseUlp(text: string): UlpOverride {
-  const keys = ['flow', 'proto'];
-  const kv = new Map<string, string>();
-  for (const part of text.split(',')) {
-    const i = part.indexOf('=');
-    if (i < 0) throw new UsageError(`--ulp: ${echo(part)} is not key=value (keys: ${keys.join(', ')})`);
-    kv.set(part.slice(0, i).trim(), part.slice(i + 1).trim());
-  }
-  for (const k of kv.keys())
-    if (!keys.includes(k)) throw new UsageError(`--ulp: unknown key ${echo(k)} (keys: ${keys.join(', ')})`);
+  const kv = keyValues('--ulp', text, ['flow', 'proto']);
   const proto = kv.get('proto');
   if (proto === undefined) throw new UsageError(`--ulp: give proto=${ULP_PROTOS.join('|')}`);
   if (!ULP_PROTOS.includes(proto))
@@ -148,8 +153,26 @@ export function parseUlp(text: string): UlpOverride {
 function parseSelector(flag: string, sel: string): FlowSelector {
   if (sel === 'all') return { kind: 'all' };
   // A number is Wireshark's tcp.stream, as the flow table shows it (0-based); flow ids count from 1.
-  if (/^\d+$/.test(sel)) return { kind: 'id', id: Number(sel) + 1 };
+  if (/^\d{1,15}$/.test(sel)) return { kind: 'id', id: Number(sel) + 1 };
+  // A port past 65535 could never match: one line rather than a selector silently ignored.
+  const port = /(?:^port|\]|[^:]):(\d+)$/.exec(sel);
+  if (port && (port[1]!.length > 5 || Number(port[1]) > 65535))
+    throw new UsageError(`${flag}: flow ${echo(sel)}: port ${echo(port[1]!)} is not a TCP port (0 to 65535)`);
   if (/^port:\d+$/.test(sel)) return { kind: 'port', port: Number(sel.slice(5)) };
   if (/:\d+$/.test(sel)) return { kind: 'endpoint', endpoint: sel };
   throw new UsageError(`${flag}: flow ${echo(sel)} must be all, a stream number (tcp.stream), port:N or ADDR:PORT`);
+}
+
+/** A selector as typed (for messages): `all`, the stream number, `port:N` or the endpoint. */
+export function selectorText(sel: FlowSelector): string {
+  switch (sel.kind) {
+    case 'all':
+      return 'all';
+    case 'id':
+      return String(sel.id - 1);
+    case 'port':
+      return `port:${sel.port}`;
+    case 'endpoint':
+      return sel.endpoint;
+  }
 }

@@ -41,6 +41,8 @@ import {
 } from '../src/report/text.js';
 import { NO_THRESHOLDS, thresholdFindings } from '../src/analysis/thresholds.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
+import { printable } from '../src/report/printable.js';
+import { checkForcedOverlap, forcedNotes } from './forced-checks.js';
 import type { FieldsFormat } from './fields-output.js';
 import { OutputError, writeFileOrFail, writeReason, type RunIo } from './output.js';
 import { checkAnnotatePath, checkWritable, isRegularFile } from './output-paths.js';
@@ -196,6 +198,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   checkCombinations(o);
   const forced = o.mpa.map(parseForcedMpa);
   const forcedTuf = (o.tuf ?? []).map(parseForcedTuf);
+  checkForcedOverlap(forced, forcedTuf);
   const config: RulesConfig | null =
     o.rules !== null ? (await import('../src/report/rules-file.js')).loadRulesFile(o.rules) : null;
   const display = await compileOption('-Y', o.displayFilter);
@@ -405,9 +408,12 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const sizes: FpduSizes | null = statsMod && o.stats.includes('fpdu-sizes') ? new statsMod.FpduSizes() : null;
 
   let progress: Progress | null = null;
+  // A .gz file: the bar follows its compressed octets read, so it has a total as a plain file has.
+  const compressed = o.progress && !stdin && isGzipFile(o.capture) ? { read: 0 } : null;
+  let empty = 0;
   if (o.progress) {
     let total: number | null = null;
-    if (!stdin && !isGzipFile(o.capture)) {
+    if (!stdin) {
       try {
         total = statSync(o.capture).size;
       } catch {
@@ -425,7 +431,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     assembler?.time(p.tsSec, p.tsNsec, p.frame);
     store?.note(p);
     exporter?.note(p);
-    progress?.tick(p.fileOffset, p.frame);
+    progress?.tick(compressed ? compressed.read : p.fileOffset, p.frame);
+    if (p.data.length === 0) empty++;
     html?.packet(p);
   };
 
@@ -467,6 +474,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   }
   if (o.maxPackets !== undefined) opts.maxPackets = o.maxPackets;
   opts.threads = o.live ? 1 : (o.threads ?? defaultThreads(o.capture, stream));
+  if (compressed) opts.compressed = compressed;
   // Upper layers above RDMAP run on one thread (their records and request timings are not carried
   // back from workers): said once when --threads asked for more, instead of silently ignoring it.
   if (o.threads !== undefined && o.threads > 1 && !o.live && !ulpAllOff({ overrides: o.ulp ?? [] }))
@@ -495,6 +503,20 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     o.live?.end();
   }
 
+  const notes = forcedNotes(
+    forced,
+    forcedTuf,
+    r.flows.map((f) => f.tcp),
+  );
+  for (const w of r.capture.warnings ?? [])
+    notes.push(`mpa-dissect: warning: ${printable(`${o.capture === '-' ? '<stdin>' : o.capture}: ${w}`)}\n`);
+  // Millions of records without a captured octet (a .gz of empty records) take minutes: say so.
+  if (empty >= 1000)
+    notes.push(
+      `mpa-dissect: ${printable(o.capture)}: ${empty} of ${packets} records were empty (no captured octets)\n`,
+    );
+  for (const n of notes) io.err(n);
+
   // Thresholds are judged on the totals, then reported like any finding (they stream last).
   for (const [id, input] of thresholdFindings(r, config?.thresholds ?? NO_THRESHOLDS)) {
     r.findings.report(id, input); // streams to the event outputs through the collector's listener
@@ -508,7 +530,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // exit 2, and no empty report after it.
   const capErr = r.capture.error;
   const errLine = capErr
-    ? `mpa-dissect: ${capErr.file}: offset ${capErr.offset}, frame ${capErr.frame}: ${capErr.message}\n`
+    ? `mpa-dissect: ${printable(`${capErr.file}: offset ${capErr.offset}, frame ${capErr.frame}: ${capErr.message}`)}\n`
     : '';
   if (capErr && r.capture.packets === 0) {
     flush();

@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp,peer,generate,tui] [--timeout S] [--max-rss MB] [--jobs 1|2]`
+ * `npm run fuzz -- --seconds N [--seed S] [--targets captures,filters,rules,ulp,peer,generate,merge,dirs,specs,tui] [--timeout S] [--max-rss MB] [--jobs 1|2]`
  *
  * Attacks the built CLI (dist/cli/main.js) as a CI gate is attacked: mutated captures (the sample
  * captures, ../shared/captures/reference and ../shared/captures/real when present: bit flips,
@@ -7,7 +7,9 @@
  * --write-filter), hostile rules files (--rules) and upper-layer input (`ulp`: the generator's SMB
  * Direct and NFS-over-RDMA connections changed at the upper layer and framed with good CRCs, so the
  * mutation reaches SMB Direct, SMB2, RPC-over-RDMA and RPC; scripts/fuzz/mutate-ulp.ts), the MPA peer against a hostile other side and
- * `generate` with random knobs (scripts/fuzz/peer-generate.ts), and the terminal UI (`tui`: random
+ * `generate` with random knobs (scripts/fuzz/peer-generate.ts), `merge` inputs (mutated, huge, deep and
+ * garbage reports), directories (many files, FIFOs, link loops) and --mpa/--tuf/--ulp strings
+ * (scripts/fuzz/hostile-surfaces.ts), and the terminal UI (`tui`: random
  * keys, hostile pastes at the / and w prompts and resizes under tmux, then q, Ctrl-C or SIGTERM;
  * scripts/fuzz/tui-prompt.ts; skipped, saying so, without tmux). Each run must exit 0, 1 or 2, print no stack
  * trace, end within the time limit and stay under the RSS limit. Seeded: the same seed and targets
@@ -42,11 +44,23 @@ import {
   withHostileSide,
   type PeerCase,
 } from './fuzz/peer-generate.js';
+import { dirCase, mergeCase, specCase, type SurfaceCase } from './fuzz/hostile-surfaces.js';
 
 import { haveTmux, runTuiCase, tuiCase } from './fuzz/tui-prompt.js';
 
-type Target = 'captures' | 'filters' | 'rules' | 'ulp' | 'peer' | 'generate' | 'tui';
-const ALL_TARGETS: readonly Target[] = ['captures', 'filters', 'rules', 'ulp', 'peer', 'generate', 'tui'];
+type Target = 'captures' | 'filters' | 'rules' | 'ulp' | 'peer' | 'generate' | 'merge' | 'dirs' | 'specs' | 'tui';
+const ALL_TARGETS: readonly Target[] = [
+  'captures',
+  'filters',
+  'rules',
+  'ulp',
+  'peer',
+  'generate',
+  'merge',
+  'dirs',
+  'specs',
+  'tui',
+];
 
 /** The TUI target runs one of every TUI_TURN of its turns when other targets share the run. */
 const TUI_TURN = 4;
@@ -175,6 +189,10 @@ interface Case {
   pipe: boolean;
   /** peer: the hostile other side to play while the CLI runs. */
   peer?: PeerCase;
+  /** Entries written before the run that plain files cannot be (FIFOs, links). */
+  setup?: SurfaceCase['setup'];
+  /** The case's own judgement of the outcome (hostile-surfaces.ts), null when right. */
+  check?: SurfaceCase['check'];
 }
 
 function pick<T>(r: Rand, xs: readonly T[]): T {
@@ -220,6 +238,10 @@ function makeCase(
     files.set('input.pcap', u.capture);
     const extra = pick(r, ULP_ARGS).map((a) => (a === '@OUT' ? '@DIR/out.file' : a));
     return { target, name: `${u.name} ${extra.join(' ')}`.trim(), args: [...extra, '@DIR/input.pcap'], files, pipe };
+  }
+  if (target === 'merge' || target === 'dirs' || target === 'specs') {
+    const c = target === 'merge' ? mergeCase(r) : target === 'dirs' ? dirCase(r, bytes) : specCase(r, input);
+    return { target, pipe, ...c };
   }
   if (target === 'filters') {
     const f = hostileFilter(r, fields);
@@ -298,7 +320,11 @@ async function main(): Promise<void> {
       const c = makeCase(r, target, corpus, bytes, fields, scenarios);
       const dir = join(work, `case-${id}`);
       mkdirSync(dir);
-      for (const [name, content] of c.files) writeFileSync(join(dir, name), content);
+      for (const [name, content] of c.files) {
+        mkdirSync(dirname(join(dir, name)), { recursive: true });
+        writeFileSync(join(dir, name), content);
+      }
+      c.setup?.(dir);
       let args = c.args.map((a) => a.replace('@DIR', dir));
       const limits = {
         // A peer run must end within its own --timeout (and a margin for start-up and close).
@@ -312,6 +338,10 @@ async function main(): Promise<void> {
             return runCase(process.execPath, mainJs, args, timeFile, limits, c.pipe);
           })
         : await runCase(process.execPath, mainJs, args, timeFile, limits, c.pipe);
+      if (out.ok && c.check) {
+        const problem = c.check(out.status, out.stderr);
+        if (problem !== null) Object.assign(out, { ok: false, problem });
+      }
       if (out.ok && (c.target === 'peer' || c.target === 'generate')) {
         // One clear line per problem: exit 0, or 2 with a single line (the Responder's "listening" line aside).
         const lines = out.stderr.split('\n').filter((l) => l !== '' && !/^mpa-dissect peer: listening on /.test(l));

@@ -2,7 +2,7 @@
 import type { FlowHandle } from '../tcp/stream.js';
 import type { FlowSelector } from './pipeline-types.js';
 
-export function selects(sel: FlowSelector, h: FlowHandle): boolean {
+export function selects(sel: FlowSelector, h: Pick<FlowHandle, 'id' | 'client' | 'server'>): boolean {
   switch (sel.kind) {
     case 'all':
       return true;

@@ -92,6 +92,8 @@ export interface AnalysisOptions {
   /** Called once per TCP flow when the reassembler first sees it (outputs that name both endpoints). */
   onFlow?: (h: FlowHandle) => void;
   chunkSize?: number;
+  /** A gzip-compressed capture file: its compressed octets read so far (ReadCaptureOptions.compressed). */
+  compressed?: { read: number };
   /** Read from this stream instead of the path (tests, live sources). */
   stream?: AsyncIterable<Uint8Array | string>;
   /**

@@ -62,6 +62,7 @@ export async function analyze(path: string, opts: AnalysisOptions = {}): Promise
   const readOpts = {
     ...(opts.chunkSize ? { chunkSize: opts.chunkSize } : {}),
     ...(opts.maxPackets !== undefined ? { maxPackets: opts.maxPackets } : {}),
+    ...(opts.compressed ? { compressed: opts.compressed } : {}),
   };
   const captured = src
     ? await src.run({ packet: onPacket, tick: sweep })

@@ -46,6 +46,8 @@ export interface CaptureSummary {
   backend?: string;
   /** Live capture only: packets dropped by the kernel or libpcap, or null when the backend cannot tell. */
   dropped?: number | null;
+  /** What the reader put up with, one line each (octets after a gzip stream's end). */
+  warnings?: string[];
 }
 
 /** "file: offset N, frame F: message", the one line shown for an unreadable capture. */

@@ -29,6 +29,8 @@ export interface ReadCaptureOptions {
   maxPackets?: number;
   /** Awaited before each read: a consumer that is behind (worker threads) holds the reader back. */
   beforeRead?: () => Promise<void> | void;
+  /** A gzip-compressed file: its compressed octets read so far go here (a progress bar's position). */
+  compressed?: { read: number };
 }
 
 const DEFAULT_CHUNK = 4 * 1024 * 1024;
@@ -138,9 +140,10 @@ export async function readCapture(
   if (isGzipFile(path)) {
     // capture.pcap.gz: decompressed as a stream (offsets in messages are of the decompressed capture).
     await fh.close();
-    const src = new StreamSource(gunzipFile(path));
+    const warnings: string[] = [];
+    const src = new StreamSource(gunzipFile(path, (n) => warnings.push(trailingGzip(n)), opts.compressed));
     try {
-      return await run(src, path, path, onPacket, opts);
+      return withWarnings(await run(src, path, path, onPacket, opts), warnings);
     } finally {
       await src.close();
     }
@@ -160,12 +163,22 @@ export async function readCaptureStream(
   opts: ReadCaptureOptions = {},
 ): Promise<CaptureSummary> {
   // Standard input (or a pipe) may be gzip-compressed, as tshark accepts: decided by its first octets.
-  const src = new StreamSource(await maybeGunzip(stream));
+  const warnings: string[] = [];
+  const src = new StreamSource(await maybeGunzip(stream, (n) => warnings.push(trailingGzip(n))));
   try {
-    return await run(src, path, path === '-' ? STDIN_NAME : path, onPacket, opts);
+    return withWarnings(await run(src, path, path === '-' ? STDIN_NAME : path, onPacket, opts), warnings);
   } finally {
     await src.close();
   }
+}
+
+/** The one warning for octets after a gzip stream's last member (as `gunzip -c`: the data before them is read). */
+function trailingGzip(octets: number): string {
+  return `${bytes(octets)} after the end of the gzip-compressed data ignored (not gzip: the decompressed capture before them was read)`;
+}
+
+function withWarnings(s: CaptureSummary, warnings: readonly string[]): CaptureSummary {
+  return warnings.length > 0 ? { ...s, warnings: [...warnings] } : s;
 }
 
 /** Rule a read error should be reported under: a file cut short mid-record vs. an unreadable one. */

@@ -74,6 +74,16 @@ function checkReport(v: unknown, where: string): ReportDocument {
       !['error', 'warning', 'info'].includes(f['severity'] as string)
     )
       bad(`findings[${i}] lacks a rule or a severity`);
+    // The rest of a Finding as the schema requires it: JUnit prints each of them.
+    const g = f as Json;
+    const countOrNull = (k: string) => g[k] === null || isCount(g[k]);
+    if (typeof g['message'] !== 'string') bad(`findings[${i}].message is not a string`);
+    if (!Array.isArray(g['frames']) || !g['frames'].every(isCount))
+      bad(`findings[${i}].frames is not an array of frame numbers`);
+    for (const k of ['flow', 'seq', 'rfcErrorCode'])
+      if (!countOrNull(k)) bad(`findings[${i}].${k} is not a whole number from 0 or null`);
+    if (g['from'] !== undefined && g['from'] !== null && typeof g['from'] !== 'string')
+      bad(`findings[${i}].from is not a string or null`);
   });
   return v as unknown as ReportDocument;
 }
@@ -101,8 +111,12 @@ export function parseReports(text: string, name: string): ReportDocument[] {
       throw new ReportInputError(
         `${name}: truncated: the JSON ends before the document does (${text.length} characters read)`,
       );
+    // Said in our words, not JSON.parse's (whose text differs between Node versions and echoes
+    // the input): where the JSON went wrong when the parser says, else how the file begins.
+    const at = /at position (\d+)/.exec(e instanceof Error ? e.message : '');
+    const head = text.length > 24 ? `${JSON.stringify(text.slice(0, 24)).slice(0, -1)}…"` : JSON.stringify(text);
     throw new ReportInputError(
-      `${name}: not JSON (${(e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ')})`,
+      `${name}: not JSON (${at ? `invalid at character ${Number(at[1]) + 1}` : `it begins ${head}`})`,
     );
   }
   const schema = schemaOf(v);

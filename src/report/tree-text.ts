@@ -4,6 +4,7 @@
  * ("..1. .... = CRC flag: True"), and generated fields (not on the wire) in brackets.
  */
 import type { FieldDef, FieldValue, TreeNode } from '../vocabulary/fields.js';
+import { printable } from './printable.js';
 
 const MAX_BYTES_SHOWN = 48;
 
@@ -61,11 +62,12 @@ export function nodeText(n: TreeNode): string {
   const fd = n.field;
   if (fd.type === 'protocol') {
     const label = typeof n.value === 'string' && n.value !== '' ? n.value : fd.name;
-    const text = n.display ? `${label}, ${n.display}` : label;
+    // Strings decoded from packets (a damaged MPA key, an NQN, an iSER key) may hold control characters.
+    const text = printable(n.display ? `${label}, ${n.display}` : label);
     return n.offset === undefined ? `[${text}]` : text;
   }
   const width = fd.mask === undefined && n.length !== undefined ? n.length * 2 : 0;
-  let text = `${fd.name}: ${n.display ?? formatValue(fd, n.value, width)}`;
+  let text = `${fd.name}: ${printable(n.display ?? formatValue(fd, n.value, width))}`;
   if (fd.mask !== undefined && fd.bits !== undefined) {
     const pat = bitPattern(fd.mask, fd.bits, n.value);
     if (pat !== null) text = `${pat} = ${text}`;

@@ -15,7 +15,8 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mpa-merge-hostile-'));
   good = JSON.parse(cli(['--json', 'sample.pcap']).stdout) as Record<string, unknown>;
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// 130,000 files to remove: longer than the default hook timeout on a loaded machine.
+afterAll(() => rmSync(dir, { recursive: true, force: true }), 600_000);
 
 const write = (name: string, text: string): string => {
   const p = join(dir, name);

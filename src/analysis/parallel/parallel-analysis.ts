@@ -64,31 +64,54 @@ export function canRunParallel(opts: AnalysisOptions): boolean {
  * captures): starting a worker loads the whole dissector graph, which costs far more than a small
  * capture's analysis. Idle workers are unref'd so they never keep the process alive; a set that
  * saw a failure is terminated and never reused.
+ *
+ * A worker is started when the first flow is given to it, never before: `--threads 64` on a
+ * capture of one connection starts one (each costs about 12 MB and the loading of the dissectors).
  */
 class WorkerSet {
-  readonly workers: Worker[] = [];
-  readonly shared: Int32Array[] = [];
+  /** Worker i, or undefined until a flow is given to it. */
+  readonly workers: Array<Worker | undefined>;
+  readonly shared: Array<Int32Array | undefined>;
+  /** Workers started so far. */
+  started = 0;
   run: Pool | null = null;
   broken = false;
+  /** The configuration of the analysis it is lent to, for a worker started during it. */
+  private config: WorkerConfig | null = null;
 
   constructor(readonly n: number) {
-    for (let i = 0; i < n; i++) {
-      const sab = new SharedArrayBuffer(SHARED_WORDS * 4);
-      this.shared.push(new Int32Array(sab));
-      const w = new Worker(new URL('./flow-worker.js', import.meta.url), {
-        workerData: { shared: sab } satisfies WorkerData,
-      });
-      w.on('message', (m: WorkerReply) => this.run?.reply(i, m));
-      w.on('error', (e) => this.fail(new Error(`worker thread ${i + 1} failed: ${e.message}`)));
-      w.on('messageerror', (e) =>
-        this.fail(new Error(`worker thread ${i + 1}: a message could not be read: ${e.message}`)),
-      );
-      w.on('exit', (code) => {
-        if (!this.broken)
-          this.fail(new Error(`worker thread ${i + 1} stopped (exit code ${code}) before the analysis ended`));
-      });
-      this.workers.push(w);
-    }
+    this.workers = new Array<Worker | undefined>(n).fill(undefined);
+    this.shared = new Array<Int32Array | undefined>(n).fill(undefined);
+  }
+
+  /** Worker i, started (and given the current analysis) on first use. */
+  worker(i: number): Worker {
+    const have = this.workers[i];
+    if (have !== undefined) return have;
+    const sab = new SharedArrayBuffer(SHARED_WORDS * 4);
+    this.shared[i] = new Int32Array(sab);
+    const w = new Worker(new URL('./flow-worker.js', import.meta.url), {
+      workerData: { shared: sab } satisfies WorkerData,
+    });
+    w.on('message', (m: WorkerReply) => this.run?.reply(i, m));
+    w.on('error', (e) => this.fail(new Error(`worker thread ${i + 1} failed: ${e.message}`)));
+    w.on('messageerror', (e) =>
+      this.fail(new Error(`worker thread ${i + 1}: a message could not be read: ${e.message}`)),
+    );
+    w.on('exit', (code) => {
+      if (!this.broken)
+        this.fail(new Error(`worker thread ${i + 1} stopped (exit code ${code}) before the analysis ended`));
+    });
+    this.workers[i] = w;
+    this.started++;
+    if (this.run !== null && this.config !== null)
+      w.postMessage({ t: 'start', config: this.config } satisfies WorkerStart);
+    return w;
+  }
+
+  /** The workers started so far. */
+  *live(): Generator<Worker> {
+    for (const w of this.workers) if (w !== undefined) yield w;
   }
 
   private fail(e: Error): void {
@@ -99,20 +122,24 @@ class WorkerSet {
   /** Lends the workers to one capture's analysis. */
   lend(run: Pool, config: WorkerConfig): void {
     this.run = run;
+    this.config = config;
     for (let i = 0; i < this.n; i++) {
+      const w = this.workers[i];
+      if (w === undefined) continue;
       this.shared[i]!.fill(0);
-      this.workers[i]!.ref();
-      this.workers[i]!.postMessage({ t: 'start', config } satisfies WorkerStart);
+      w.ref();
+      w.postMessage({ t: 'start', config } satisfies WorkerStart);
     }
   }
 
   /** Back from a capture: idle, and not holding the process open. */
   async giveBack(): Promise<void> {
     this.run = null;
+    this.config = null;
     if (this.broken) return;
     // Another set took this one's place while it was lent (analyses at once in one process).
     if (sets.get(this.n) !== this) return this.discard();
-    for (const w of this.workers) w.unref();
+    for (const w of this.live()) w.unref();
   }
 
   /** Never used again: a failed or stopped worker leaves the set in an unknown state. */
@@ -120,7 +147,7 @@ class WorkerSet {
     if (this.broken) return;
     this.broken = true;
     if (sets.get(this.n) === this) sets.delete(this.n);
-    for (const w of this.workers) void w.terminate();
+    for (const w of this.live()) void w.terminate();
   }
 }
 
@@ -138,8 +165,6 @@ function workerSet(n: number): WorkerSet {
 
 /** What one capture's analysis knows of the workers it borrowed. */
 class Pool {
-  readonly workers: Worker[];
-  readonly shared: Int32Array[];
   readonly writers: SegmentBatchWriter[] = [];
   readonly queues: EventQueue[] = [];
   readonly finishing: EventQueue[] = [];
@@ -153,7 +178,7 @@ class Pool {
   finished = 0;
   failure: unknown = null;
   private wake: (() => void) | null = null;
-  private readonly set: WorkerSet;
+  readonly set: WorkerSet;
 
   constructor(
     readonly n: number,
@@ -161,8 +186,6 @@ class Pool {
     private readonly onEvents: () => void,
   ) {
     this.set = workerSet(n);
-    this.workers = this.set.workers;
-    this.shared = this.set.shared;
     this.done = new Array<number>(n).fill(-1);
     this.posted = Array.from({ length: n }, () => []);
     this.maybeSent = new Array<number>(n).fill(0);
@@ -230,7 +253,7 @@ class Pool {
     const { batch, transfer } = wr.take();
     this.posted[i]!.push(bytes);
     this.inFlight += bytes;
-    this.workers[i]!.postMessage(batch, transfer);
+    this.set.worker(i).postMessage(batch, transfer);
   }
 
   postAll(): void {
@@ -243,7 +266,7 @@ class Pool {
    */
   opened(i: number): boolean {
     this.post(i);
-    const sh = this.shared[i]!;
+    const sh = this.set.shared[i]!;
     let last = Atomics.load(sh, SHARED_MAYBE_DONE);
     let since = Date.now();
     while (last < this.maybeSent[i]!) {
@@ -259,7 +282,7 @@ class Pool {
 
   /** The workers go back to the set for the next capture, unless this run failed. */
   async close(): Promise<void> {
-    if (this.failure !== null || this.finished < this.n) this.set.discard();
+    if (this.failure !== null || this.finished < this.set.started) this.set.discard();
     await this.set.giveBack();
   }
 }
@@ -335,6 +358,7 @@ export async function analyzeParallel(path: string, opts: AnalysisOptions): Prom
       beforeRead,
       ...(opts.chunkSize ? { chunkSize: opts.chunkSize } : {}),
       ...(opts.maxPackets !== undefined ? { maxPackets: opts.maxPackets } : {}),
+      ...(opts.compressed ? { compressed: opts.compressed } : {}),
     };
     const capture = opts.stream
       ? await readCaptureStream(opts.stream, path, onPacket, readOpts)
@@ -342,8 +366,8 @@ export async function analyzeParallel(path: string, opts: AnalysisOptions): Prom
     pool.check();
     decoder.finish(); // IP datagrams still missing fragments are reported, not silently dropped
     pool.postAll();
-    for (const w of pool.workers) w.postMessage({ t: 'finish' });
-    while (pool.finished < n && pool.failure === null) await pool.next();
+    for (const w of pool.set.live()) w.postMessage({ t: 'finish' });
+    while (pool.finished < pool.set.started && pool.failure === null) await pool.next();
     pool.check();
     journal.drain(pool.done, pool.queues, target);
     if (journal.length !== 0) throw new Error('internal: worker threads ended with segments unanswered');
