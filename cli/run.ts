@@ -265,7 +265,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     store = stream ? new WindowFrames() : await FileFrames.open(o.capture);
   }
   const exportMod = exportFrames && store ? await import('../src/report/pcap-export.js') : null;
-  const exporter = exportMod && store ? new exportMod.FrameExport(store, stream, (id) => flows.get(id)) : null;
+  const exporter = exportMod && store ? new exportMod.FrameExport(store, stream) : null;
   // tshark takes an empty -Y as no filter: `-Y '' -w FILE` writes every frame, as tshark does.
   if (exporter && writeFilter === null && o.writeFilter === null && o.displayFilter?.trim() === '')
     exporter.selectEvery();
@@ -423,6 +423,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     progress = new (await import('../src/report/progress.js')).Progress(io.err, total);
   }
 
+  let countEmpty = true;
   const onPacket = (p: PacketRecord): void => {
     packets++;
     clock.packet(p.frame, p.tsSec, p.tsNsec);
@@ -432,7 +433,8 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     store?.note(p);
     exporter?.note(p);
     progress?.tick(compressed ? compressed.read : p.fileOffset, p.frame);
-    if (p.data.length === 0) empty++;
+    // Counted where the bytes reach this callback (with --threads they may not: opts.packetData).
+    if (countEmpty && p.data.length === 0) empty++;
     html?.packet(p);
   };
 
@@ -452,7 +454,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     ...(o.reassembly ? { reassembly: o.reassembly } : {}),
     rules: config?.overrides ?? null,
     onPacket,
-    ...(fields || exporter ? { onFlow: (h) => flows.set(h.id, { client: h.client, server: h.server }) } : {}),
+    ...(fields ? { onFlow: (h) => flows.set(h.id, { client: h.client, server: h.server }) } : {}),
     ...(assembler
       ? {
           onStartup: (s) => assembler.record(s),
@@ -481,8 +483,12 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     io.err(
       `mpa-dissect: --threads ${o.threads}: upper layers above RDMAP (SMB Direct, RPC-over-RDMA) are decoded on one thread, so this run uses one; --ulp flow=all,proto=none lets --threads apply\n`,
     );
-  // A WindowFrames and the frame facts are the readers of packet bytes in onPacket.
-  opts.packetData = (store !== null && stream) || facts !== null;
+  // A WindowFrames, the frame facts and -w's connection map are the readers of packet bytes in
+  // onPacket; and a gzip capture, whose empty records are counted (a small file can inflate to
+  // millions of them).
+  const gz = !stdin && isGzipFile(o.capture);
+  opts.packetData = (store !== null && stream) || facts !== null || exporter !== null || gz;
+  countEmpty = opts.packetData || (o.threads ?? 1) <= 1;
   annotated?.attach(opts, o.live); // packets and findings to the pcapng outputs (cli/annotate.ts)
   // Live: flows finished by --flow-timeout stream out as NDJSON `flow` events (once each).
   const flowsOut = new Set<number>();

@@ -131,6 +131,10 @@ export class MpaDirection implements DirectionConsumer, FpduSink {
   }
   /** The frame of the first octet held and not yet framed (HeldQuery), null when none is held. */
   heldFrame(): number | null {
+    // Framing (state 'frame'), the log keeps the last FPDU's octets for a break's diagnosis: those
+    // were handed on. Only a direction hunting, diagnosing or awaiting holds octets back.
+    const st = this.state;
+    if (st === 'frame' || st === 'streaming' || st === 'ended') return null;
     const log = this.heldLog;
     if (log === null || log.length === 0) return null;
     const f = log.frameAt(log.base);

@@ -34,6 +34,8 @@ class FlowFrames {
     /** The two endpoints ("addr:port"), in the order of the connection's key. */
     readonly a: string,
     readonly b: string,
+    /** The endpoint that sent the connection's first segment (its SYN): the client. */
+    readonly client: string,
   ) {}
   frames = new Uint32Array(16);
   /** Captured octets up to and including each frame. */
@@ -88,8 +90,8 @@ export class FrameExport {
   private readonly conns = new Map<string, FlowFrames>();
   private readonly decoder: PacketDecoder;
   private frameLen = 0;
-  /** Flows whose events were selected: written with their context; the last selected frame of each. */
-  private readonly contextFlows = new Map<number, number>();
+  /** Flows whose events were selected: written with their context; a frame of each, and the last selected. */
+  private readonly contextFlows = new Map<number, { frame: number; last: number }>();
   private contextAdded = false;
   private partialFlows = 0;
   /** Every frame of the capture, not only those selected (`-Y '' -w`, as tshark writes it). */
@@ -99,8 +101,6 @@ export class FrameExport {
   constructor(
     private readonly store: FrameStore,
     private readonly copyNow: boolean,
-    /** The two endpoints of a flow (as the analysis names them), for its context. */
-    private readonly endpoints: (flow: number) => { client: string; server: string } | undefined = () => undefined,
   ) {
     this.decoder = new PacketDecoder(NO_FINDINGS);
   }
@@ -118,7 +118,7 @@ export class FrameExport {
     if (c === undefined) {
       const a = endpoint(s.src, s.srcPort);
       const b = endpoint(s.dst, s.dstPort);
-      c = a < b ? new FlowFrames(a, b) : new FlowFrames(b, a);
+      c = a < b ? new FlowFrames(a, b, a) : new FlowFrames(b, a, a);
       this.conns.set(key, c);
     }
     c.add(s.frame, this.frameLen);
@@ -153,10 +153,32 @@ export class FrameExport {
   select(flow: number | null, frames: readonly number[]): void {
     for (const f of frames) this.add(f);
     if (flow === null) return;
-    for (const f of this.startupFrames.get(flow) ?? []) this.add(f);
-    let last = this.contextFlows.get(flow) ?? 0;
+    const startup = this.startupFrames.get(flow) ?? [];
+    for (const f of startup) this.add(f);
+    const have = this.contextFlows.get(flow);
+    let last = have?.last ?? 0;
     for (const f of frames) if (f > last) last = f;
-    this.contextFlows.set(flow, last);
+    // The last frame: an IP datagram in fragments belongs to its connection by the frame that
+    // completed it. A finding on no frame (the startup's Private Data) goes by the startup's.
+    const frame = have?.frame ?? frames[frames.length - 1] ?? startup[0];
+    if (frame === undefined) return;
+    this.contextFlows.set(flow, { frame, last: Math.max(last, frame) });
+  }
+
+  /** The connection a frame belongs to (the frames of each are in capture order: binary search). */
+  private connOf(frame: number): FlowFrames | undefined {
+    for (const c of this.conns.values()) {
+      let lo = 0;
+      let hi = c.n - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const f = c.frames[mid]!;
+        if (f === frame) return c;
+        if (f < frame) lo = mid + 1;
+        else hi = mid - 1;
+      }
+    }
+    return undefined;
   }
 
   /** Adds each selected flow's context, once, before writing. */
@@ -165,10 +187,11 @@ export class FrameExport {
     this.contextAdded = true;
     let budget = CONTEXT_BYTES;
     const related: Array<{ client: string; server: string }> = [];
-    for (const [flow, last] of this.contextFlows) {
-      const ends = this.endpoints(flow);
-      const c = ends ? this.conns.get(connKey(ends.client, ends.server)) : undefined;
+    for (const { frame, last } of this.contextFlows.values()) {
+      // Found by a frame of its own: flow numbers are the analysis's, and the frames are the capture's.
+      const c = this.connOf(frame);
       if (c === undefined || c.n === 0) continue;
+      const ends = { client: c.client, server: c.client === c.a ? c.b : c.a };
       let upTo = c.n;
       if (c.octets > CONTEXT_BYTES) {
         // The prefix through the last selected frame: a marker or framing certain from the start.
@@ -181,7 +204,7 @@ export class FrameExport {
       }
       for (let i = 0; i < upTo; i++) this.add(c.frames[i]!);
       budget -= c.upTo[upTo - 1]!;
-      related.push(ends!);
+      related.push(ends);
     }
     // An upper layer can tie connections together: an NVMe I/O queue's commands are checked against
     // what its admin queue learned (the namespace's block size, the controller ID), so a finding on
