@@ -28,6 +28,9 @@ const KERNEL_BUFFER = 32 * 1024 * 1024;
 /** cap's fixed libpcap snaplen (binding.cc: pcap_set_snaplen(65535)). */
 export const CAP_MAX_SNAPLEN = 65535;
 
+/** Binding objects whose open failed, never collected (see run). */
+const FAILED_OPENS: unknown[] = [];
+
 export class CapSource implements PacketSource {
   private cap: CapHandle | null = null;
   private packets = 0;
@@ -57,6 +60,10 @@ export class CapSource implements PacketSource {
     try {
       lt = c.open(this.o.iface, this.o.filter, KERNEL_BUFFER, buf);
     } catch (e) {
+      // A failed open (a filter libpcap rejects, no permission) leaves the binding's object half set
+      // up: collected by the garbage collector before the process ends, its teardown crashed the
+      // process now and then (SIGSEGV). Kept referenced instead; the process is about to end.
+      FAILED_OPENS.push(c);
       const msg = e instanceof Error ? e.message : String(e);
       if (isPermissionText(msg)) return Promise.reject(permissionError(this.o.iface, 'cap', msg));
       if (isNoDeviceText(msg)) return Promise.reject(new LiveCaptureError(`-i ${this.o.iface}: ${msg}`));
