@@ -253,19 +253,18 @@ function pairWith(
   m.read = req;
   m.rtr = m.rtr || req.rtr;
   rec.readRequest = { seq: req.seq, frames: req.frames };
-  const p = { stag, to };
   // A Request written in host order: the Response matches it byte-swapped (SoftUiWarp does this).
   if (
     !req.rtr &&
-    (p.stag !== req.sinkStag || p.to !== req.sinkTo) &&
-    p.stag === bswap32(req.sinkStag) &&
-    p.to === bswap64(req.sinkTo)
+    (stag !== req.sinkStag || to !== req.sinkTo) &&
+    stag === bswap32(req.sinkStag) &&
+    to === bswap64(req.sinkTo)
   ) {
     readRequestSwapped(a, u, rec, req);
   }
   // siw: STag/TO of zero-length RTR operations must not be checked.
-  if (!req.rtr && (p.stag !== req.sinkStag || p.to !== req.sinkTo)) {
-    const text = `Read Response to STag ${hex32(p.stag)} TO ${hex64(p.to)}; the Read Request at seq ${req.seq} (${framesText(req.frames)}) named Data Sink ${hex32(req.sinkStag)}/${hex64(req.sinkTo)}`;
+  if (!req.rtr && (stag !== req.sinkStag || to !== req.sinkTo)) {
+    const text = `Read Response to STag ${hex32(stag)} TO ${hex64(to)}; the Read Request at seq ${req.seq} (${framesText(req.frames)}) named Data Sink ${hex32(req.sinkStag)}/${hex64(req.sinkTo)}`;
     if (peer.lossEpoch > 0)
       a.lossExplained(
         u,

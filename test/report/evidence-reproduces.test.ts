@@ -37,13 +37,19 @@ async function findingsOf(path: string): Promise<{ keys: string[]; conns: Set<st
   return { keys: keys.sort(), conns };
 }
 
-async function writeEvidence(capture: string, out: string, writeFilter: string | null): Promise<string> {
+/** `mpa-dissect -q -w out [--write-filter W] [-Y Y] capture`, in process; returns what it said on stderr. */
+async function writeEvidence(
+  capture: string,
+  out: string,
+  writeFilter: string | null,
+  displayFilter: string | null = null,
+): Promise<string> {
   const o: RunOptions = {
     capture,
     json: false,
     ndjson: false,
     junit: null,
-    displayFilter: null,
+    displayFilter,
     verbose: false,
     hex: false,
     quiet: true,
@@ -125,35 +131,7 @@ describe('-w evidence files reproduce their findings', () => {
   it('-Y FILTER -w writes only what -Y displays, as tshark does (no connection context)', async () => {
     const c = join(CAPTURES, 'errors.pcap');
     const out = join(dir, 'y.pcap');
-    const o = { displayFilter: 'iwarp_mpa.crc_status == "bad"' };
-    const err = await (async () => {
-      let e = '';
-      await run(
-        {
-          capture: c,
-          json: false,
-          ndjson: false,
-          junit: null,
-          displayFilter: o.displayFilter,
-          verbose: false,
-          hex: false,
-          quiet: true,
-          lineBuffered: false,
-          write: out,
-          writeFilter: null,
-          stats: [],
-          failOn: 'never',
-          rules: null,
-          mpa: [],
-          checksums: false,
-          color: false,
-          progress: false,
-          threads: 1,
-        },
-        { out: () => undefined, err: (s) => (e += s) },
-      );
-      return e;
-    })();
+    const err = await writeEvidence(c, out, null, 'iwarp_mpa.crc_status == "bad"');
     expect(err).toBe('');
     const r = await analyze(out);
     // Only the frames of the bad-CRC FPDUs: far fewer than the connection's 21 packets.
