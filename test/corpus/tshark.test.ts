@@ -9,17 +9,15 @@
  * UPDATE_TSHARK=1 rewrites that file (review the diff). Skips visibly without tshark.
  */
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { CAPTURES } from '../cli/helpers.js';
 import { HAVE_TSHARK } from '../helpers/tools.js';
+import { type FrameBlock, tsharkVerboseMany } from '../helpers/tshark-batch.js';
 
 const hasTshark = HAVE_TSHARK;
-const run = promisify(execFile);
 const DIR = join(CAPTURES, 'corpus');
 const KNOWN = join(dirname(fileURLToPath(import.meta.url)), 'tshark-known.json');
 
@@ -30,24 +28,18 @@ interface Known {
   why: string;
 }
 
+const TSHARK_ARGS = ['-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-Y', 'iwarp_mpa'];
+
 /** FPDUs as tshark frames them, from its -V tree: frame, ULPDU length, CRC check verdict. */
-async function tsharkFpdus(file: string): Promise<Fpdu[]> {
-  // A capture cut short or unreadable at its end makes tshark exit 2 after printing what it read.
-  const { stdout } = await run(
-    'tshark',
-    ['-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-r', file, '-V', '-Y', 'iwarp_mpa'],
-    { maxBuffer: 256 << 20 },
-  ).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
+function tsharkFpdus(blocks: readonly FrameBlock[]): Fpdu[] {
   const out: Fpdu[] = [];
-  let frame = 0;
-  for (const line of stdout.split('\n')) {
-    const fm = /^Frame (\d+):/.exec(line);
-    if (fm) frame = Number(fm[1]);
-    const lm = /^\s+ULPDU length: (\d+)/.exec(line);
-    if (lm) out.push([frame, Number(lm[1]), 'none']);
-    const cm = /^\s+CRC check: .*\((Good|Bad) CRC32/.exec(line);
-    if (cm && out.length) out[out.length - 1]![2] = cm[1] === 'Good' ? 'good' : 'bad';
-  }
+  for (const { frame, text } of blocks)
+    for (const line of text.split('\n')) {
+      const lm = /^\s+ULPDU length: (\d+)/.exec(line);
+      if (lm) out.push([frame, Number(lm[1]), 'none']);
+      const cm = /^\s+CRC check: .*\((Good|Bad) CRC32/.exec(line);
+      if (cm && out.length) out[out.length - 1]![2] = cm[1] === 'Good' ? 'good' : 'bad';
+    }
   return out;
 }
 
@@ -131,46 +123,44 @@ describe.skipIf(!hasTshark)('tshark over the corpus', () => {
     return;
   }
   it('agrees with us exactly where Wireshark is reliable, and differs exactly as recorded elsewhere', {
-    // About 90 CPU seconds of tshark: on a machine loaded by other work (and by the rest of the
-    // suite, which runs beside it) that can take many minutes. The bound is for a hang only.
-    timeout: 1_800_000,
+    // One tshark over the whole corpus (a few CPU seconds); the bound is for a hang only.
+    timeout: 600_000,
   }, async () => {
     const known: Record<string, Known> = existsSync(KNOWN) ? JSON.parse(readFileSync(KNOWN, 'utf8')) : {};
     const next: Record<string, Known> = {};
     const problems: string[] = [];
     let agreed = 0;
-    // Two tshark processes at a time (it starts slowly; the machine is shared).
-    const queue = [...files];
-    const worker = async () => {
-      for (let f = queue.shift(); f !== undefined; f = queue.shift()) {
-        const path = join(DIR, f);
-        const truth = JSON.parse(readFileSync(path.replace(/\.pcap(ng)?$/, '.json'), 'utf8'));
-        const [theirs, ours] = await Promise.all([tsharkFpdus(path), ourFpdus(path)]);
-        const same = JSON.stringify(theirs) === JSON.stringify(ours);
-        if (same && truth.scenario.startsWith('tuf-')) {
-          // Wireshark 4.0 has no TUF dissector: neither of us may frame MPA in a TUF capture. Said
-          // here, not counted as an agreement on FPDUs.
-          if (theirs.length !== 0) problems.push(`${f}: a TUF capture framed as MPA (${theirs.length} FPDUs)`);
-          continue;
-        }
-        if (same) {
-          agreed++;
-          if (known[f]) problems.push(`${f}: recorded as differing (${known[f].why}) but now agrees with tshark`);
-          continue;
-        }
-        next[f] = { tshark: theirs.length, ours: ours.length, why: known[f]?.why ?? why(truth) };
-        const k = known[f];
-        if (!k)
-          problems.push(
-            `${f}: differs from tshark and is not recorded: tshark ${JSON.stringify(theirs.slice(0, 4))}..., ours ${JSON.stringify(ours.slice(0, 4))}...`,
-          );
-        else if (k.tshark !== theirs.length || k.ours !== ours.length)
-          problems.push(
-            `${f}: recorded tshark ${k.tshark} / ours ${k.ours} FPDUs, now ${theirs.length} / ${ours.length}`,
-          );
+    // One tshark for the whole corpus (test/helpers/tshark-batch.ts): it starts slowly.
+    const paths = files.map((f) => join(DIR, f));
+    const tshark = await tsharkVerboseMany(paths, TSHARK_ARGS);
+    for (const f of files) {
+      const path = join(DIR, f);
+      const truth = JSON.parse(readFileSync(path.replace(/\.pcap(ng)?$/, '.json'), 'utf8'));
+      const theirs = tsharkFpdus(tshark.get(path) ?? []);
+      const ours = await ourFpdus(path);
+      const same = JSON.stringify(theirs) === JSON.stringify(ours);
+      if (same && truth.scenario.startsWith('tuf-')) {
+        // Wireshark 4.0 has no TUF dissector: neither of us may frame MPA in a TUF capture. Said
+        // here, not counted as an agreement on FPDUs.
+        if (theirs.length !== 0) problems.push(`${f}: a TUF capture framed as MPA (${theirs.length} FPDUs)`);
+        continue;
       }
-    };
-    await Promise.all([worker(), worker()]);
+      if (same) {
+        agreed++;
+        if (known[f]) problems.push(`${f}: recorded as differing (${known[f].why}) but now agrees with tshark`);
+        continue;
+      }
+      next[f] = { tshark: theirs.length, ours: ours.length, why: known[f]?.why ?? why(truth) };
+      const k = known[f];
+      if (!k)
+        problems.push(
+          `${f}: differs from tshark and is not recorded: tshark ${JSON.stringify(theirs.slice(0, 4))}..., ours ${JSON.stringify(ours.slice(0, 4))}...`,
+        );
+      else if (k.tshark !== theirs.length || k.ours !== ours.length)
+        problems.push(
+          `${f}: recorded tshark ${k.tshark} / ours ${k.ours} FPDUs, now ${theirs.length} / ${ours.length}`,
+        );
+    }
     if (process.env['UPDATE_TSHARK'] === '1') {
       writeFileSync(KNOWN, JSON.stringify(Object.fromEntries(Object.entries(next).sort()), null, 1) + '\n');
       return;

@@ -10,19 +10,18 @@
  * reason, and the test asserts that it still differs (a fix or a drift shows). Skips visibly
  * without tshark.
  */
-import { execFile, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { defaultUpper } from '../../src/analysis/upper.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import type { TreeNode } from '../../src/vocabulary/fields.js';
+import { type FrameBlock, tsharkFieldsMany } from '../helpers/tshark-batch.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
-const run = promisify(execFile);
-const hasTshark = spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasTshark = HAVE_TSHARK;
 const CORPUS = join(dirname(fileURLToPath(import.meta.url)), '../../captures/corpus');
 
 /** The field that marks a message carrying the upper layer's transport header, per upper layer. */
@@ -113,16 +112,18 @@ function norm(v: string): string {
   return t;
 }
 
-async function tsharkRows(file: string, fields: readonly string[]): Promise<Rows> {
-  const args = ['-o', 'tcp.try_heuristic_first:TRUE', '-r', file, '-T', 'fields', '-E', 'occurrence=a'];
-  args.push('-E', 'aggregator=|', '-e', 'frame.number');
-  for (const f of fields) args.push('-e', f);
-  const { stdout } = await run('tshark', args, { maxBuffer: 64 << 20 }).catch((e: { stdout?: string }) => ({
-    stdout: e.stdout ?? '',
-  }));
+const TSHARK_ARGS = ['-o', 'tcp.try_heuristic_first:TRUE', '-E', 'occurrence=a', '-E', 'aggregator=|'];
+
+/** tshark's rows of every capture of a kind, from one tshark run over them all (test/helpers/tshark-batch.ts). */
+const tsharkOf = new Map<string, Promise<Map<string, FrameBlock[]>>>();
+async function tsharkRows(kind: string, file: string, fields: readonly string[]): Promise<Rows> {
+  let all = tsharkOf.get(kind);
+  if (!all) {
+    const files = captures.filter((f) => f.startsWith(kind)).map((f) => join(CORPUS, f));
+    tsharkOf.set(kind, (all = tsharkFieldsMany(files, TSHARK_ARGS, fields)));
+  }
   const rows: Rows = new Map();
-  for (const line of stdout.split('\n')) {
-    if (line === '') continue;
+  for (const { text: line } of (await all).get(file) ?? []) {
     const cols = line.split('\t');
     const frame = Number(cols[0]);
     for (let i = 0; i < fields.length; i++) {
@@ -218,7 +219,7 @@ describe.skipIf(!hasTshark)('tshark over the SMB Direct and RPC-over-RDMA corpus
     it(file, async () => {
       const path = join(CORPUS, file);
       const fields = FIELDS[kind]!;
-      const [theirs, ours] = await Promise.all([tsharkRows(path, fields), ourRows(path, fields)]);
+      const [theirs, ours] = await Promise.all([tsharkRows(kind, path, fields), ourRows(path, fields)]);
       const diff = differences(theirs, ours, HEADER[kind]!);
       const name = file.replace(/\.pcap(ng)?$/, '');
       if (KNOWN[name]) expect(diff.length, `${name} was recorded as differing (${KNOWN[name]})`).toBeGreaterThan(0);
