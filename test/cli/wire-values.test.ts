@@ -8,9 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CAPTURES, cli } from './helpers.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
 const CORPUS = join(CAPTURES, 'corpus');
-const hasTshark = spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasTshark = HAVE_TSHARK;
 
 /** The corpus captures of the length mistakes, with their first FPDU's field as sent and as framed. */
 const CASES = [

@@ -10,7 +10,8 @@
  * process for all) counts the records wiretap reads, and a capture whose count differs from our
  * reader's, whose link type is not Ethernet, or that has too many addresses, is left out of the
  * batch and given to tshark alone, as before. Timestamps are kept; outputs that depend on the
- * first frame's time or on tcp.stream numbering do not suit a batch.
+ * first frame's time or on tcp.stream numbering do not suit a batch, nor fields that name other
+ * frames (in -V text, the reassembly lines' frame numbers are renumbered).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -116,7 +117,15 @@ export function tsharkVerboseMany(
   files: readonly string[],
   args: readonly string[],
 ): Promise<Map<string, FrameBlock[]>> {
-  return many(files, [...args, '-V'], verboseBlocks, (b, local) => b.replace(/^Frame \d+:/, `Frame ${local}:`));
+  // Reassembly lines name the frames of the pieces ("#74(1006)", "[Frame: 74, ...]"): renumbered
+  // too. Upper layers' fields naming other frames ("[Response to: 8]") are not.
+  return many(files, [...args, '-V'], verboseBlocks, (b, local, base) =>
+    b
+      .replace(/^Frame \d+:/, `Frame ${local}:`)
+      .replace(/(#)(\d+)(?=\()|(\[Frame: )(\d+)(?=,)/g, (_, h?: string, n1?: string, f?: string, n2?: string) =>
+        h ? `#${Number(n1) - base}` : `${f}${Number(n2) - base}`,
+      ),
+  );
 }
 
 /**
@@ -136,7 +145,7 @@ async function many(
   files: readonly string[],
   args: readonly string[],
   split: Split,
-  renumber: (text: string, local: number) => string,
+  renumber: (text: string, local: number, base: number) => string,
 ): Promise<Map<string, FrameBlock[]>> {
   const counts = await wiretapCounts(files);
   const frames: PcapFrame[] = [];
@@ -174,7 +183,7 @@ async function many(
         const part = parts[pi];
         if (!part || b.frame < part.first) continue;
         const local = b.frame - part.first + 1;
-        out.get(part.file)!.push({ frame: local, text: renumber(b.text, local) });
+        out.get(part.file)!.push({ frame: local, text: renumber(b.text, local, part.first - 1) });
       }
     }
     // The captures a batch cannot hold, one tshark each (two at a time).

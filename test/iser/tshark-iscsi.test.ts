@@ -6,7 +6,7 @@
  * the iscsi.* and scsi.* fields the two show must agree PDU by PDU, in order. Skips visibly without
  * tshark.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,9 +17,10 @@ import { iserTasks } from '../../src/generate/iser-scenarios.js';
 import { IserSession } from '../../src/generate/iser-session.js';
 import { buildScenario } from '../../src/generate/scenario.js';
 import { cli } from '../cli/helpers.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
 const run = promisify(execFile);
-const hasTshark = spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasTshark = HAVE_TSHARK;
 
 /** Fields every PDU is compared on (Wireshark's names, ours too). */
 const FIELDS = [

@@ -11,8 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { KIND_FINDING } from '../../src/tui/pdu-index.js';
 import { ROOT } from '../cli/helpers.js';
 import { capture, openModel } from './helpers.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
-const hasTshark = spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasTshark = HAVE_TSHARK;
 const READ_64K = join(ROOT, '../shared/captures/real/softuiwarp-loopback/read-64k.pcap');
 
 /** frame number → frame.time_relative, as tshark prints it (to the microsecond). */

@@ -9,7 +9,7 @@
  * pairs differently on purpose, the Reply is listed in KNOWN with why, and must still differ.
  * Skips visibly without tshark.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,9 +19,10 @@ import type { LatencyRequest } from '../../src/analysis/latency-types.js';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { defaultUpper } from '../../src/analysis/upper.js';
 import { LatencyCollector } from '../../src/report/latency.js';
+import { HAVE_TSHARK } from '../helpers/tools.js';
 
 const run = promisify(execFile);
-const hasTshark = spawnSync('tshark', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasTshark = HAVE_TSHARK;
 const CORPUS = join(dirname(fileURLToPath(import.meta.url)), '../../captures/corpus');
 /**
  * The captures whose Replies differ in kind: Calls with write, read and reply chunks, a capture

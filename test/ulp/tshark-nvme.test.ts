@@ -9,11 +9,9 @@
  * have no place in the twin (NVMe/TCP moves data in its own PDUs); a capsule the twin cannot carry
  * (shorter than an SQE) is left out of both sides. Skips visibly without tshark.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { defaultUpper } from '../../src/analysis/upper.js';
@@ -26,8 +24,8 @@ import { allScenarios } from '../../src/generate/registry.js';
 import { buildScenario, type Send } from '../../src/generate/scenario.js';
 import type { TreeNode } from '../../src/vocabulary/fields.js';
 import { HAVE_TSHARK } from '../helpers/tools.js';
+import { type FrameBlock, tsharkFieldsMany } from '../helpers/tshark-batch.js';
 
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'nvme-twin-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -130,14 +128,21 @@ function twin(name: string): { pcap: Uint8Array; capsules: number } | null {
   return { pcap: captureFile(joinConnections(parts).frames, 'pcap'), capsules };
 }
 
-async function tsharkRows(file: string): Promise<Row[]> {
-  const args = ['-d', 'tcp.port==4420,nvme-tcp', '-r', file, '-T', 'fields', '-E', 'occurrence=f'];
-  for (const f of FIELDS) args.push('-e', f);
-  const { stdout } = await run('tshark', args, { maxBuffer: 64 << 20 });
+/** tshark's rows of every twin, from one tshark run over them all (test/helpers/tshark-batch.ts). */
+let twinsRead: Promise<Map<string, FrameBlock[]>> | null = null;
+async function tsharkRows(name: string): Promise<Row[]> {
+  if (!twinsRead) {
+    const files = names.map((n) => {
+      const file = join(dir, `${n}.pcap`);
+      writeFileSync(file, twin(n)!.pcap);
+      return file;
+    });
+    twinsRead = tsharkFieldsMany(files, ['-d', 'tcp.port==4420,nvme-tcp', '-E', 'occurrence=f'], FIELDS);
+  }
   const rows: Row[] = [];
-  for (const line of stdout.split('\n')) {
-    if (line === '') continue;
-    const cols = line.split('\t');
+  for (const { text: line } of (await twinsRead).get(join(dir, `${name}.pcap`)) ?? []) {
+    // After frame.number, the fields in order.
+    const cols = line.split('\t').slice(1);
     const r: Row = new Map();
     FIELDS.forEach((f, i) => {
       const v = cols[i] ?? '';
@@ -189,9 +194,7 @@ const names = allScenarios()
 describe.skipIf(!HAVE_TSHARK)('tshark decodes the same capsules as NVMe/TCP: its nvme.* fields equal ours', () => {
   it.each(names)('%s', { timeout: 60_000 }, async (name) => {
     const t = twin(name)!;
-    const file = join(dir, `${name}.pcap`);
-    writeFileSync(file, t.pcap);
-    const theirs = await tsharkRows(file);
+    const theirs = await tsharkRows(name);
     const ours = await ourRows(generate(name, {}, 1, 'pcap').capture);
     if (KNOWN[name]) {
       expect(theirs.length, KNOWN[name]).toBeLessThan(t.capsules);
