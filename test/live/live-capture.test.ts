@@ -25,7 +25,7 @@ const BOUND = ['-a', 'duration:40']; // a safety bound: every test ends its capt
 
 for (const backend of ['cap', 'tcpdump'] as const) {
   const why = cannotCapture(backend);
-  describe.skipIf(why !== null)(`live capture on lo through ${backend}`, () => {
+  describe.skipIf(why !== null)(`live capture on lo through ${backend}`, { concurrent: true }, () => {
     it('a clean Rev 2 exchange (RTR, markers, CRC, Sends, Writes, Reads): the FPDUs sent, no errors, -w reads back the same', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'mpa-live-'));
       try {
