@@ -9,16 +9,18 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** The longest files, longest first (about what `npm test`'s slowest-files list shows). */
 export const LONG_FIRST = [
   'test/parallel/threads-equality.test.ts',
-  'test/corpus/tshark.test.ts',
-  'test/tui/tui-tmux.test.ts',
-  'test/live/live-capture.test.ts',
-  'test/robustness/hostile-scale.test.ts',
-  'test/tui/tui-live.test.ts',
   'test/cli/gate.test.ts',
-  'test/cli/exit-codes.test.ts',
-  'test/report/merge.test.ts',
-  'test/parallel/threads-failures.test.ts',
+  'test/report/annotate-tshark.test.ts',
+  'test/live/live-capture.test.ts',
+  'test/tui/tui-tmux.test.ts',
   'test/cli/multi.test.ts',
+  'test/cli/doc-examples.test.ts',
+  'test/robustness/hostile-scale.test.ts',
+  'test/report/merge-hostile.test.ts',
+  'test/report/merge.test.ts',
+  'test/tui/tui-live.test.ts',
+  'test/cli/exit-codes.test.ts',
+  'test/parallel/threads-failures.test.ts',
   'test/robustness/many-flows.test.ts',
 ];
 
