@@ -1,8 +1,14 @@
-import { availableParallelism } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import type { Plugin } from 'vite';
 import SummaryReporter from './test/setup/summary-reporter.js';
 import LongFirstSequencer from './test/setup/sequencer.js';
+import { CPU_DIR_ENV } from './test/setup/cpu-dir.js';
+
+// Where each e2e file leaves the CPU time it took (test/setup/cpu-time.ts); the summary prints it.
+process.env[CPU_DIR_ENV] ??= mkdtempSync(join(tmpdir(), 'mpa-dissect-cpu-'));
 
 /**
  * Two projects share one pool of workers:
@@ -63,6 +69,7 @@ const projects: TestProjectInlineConfiguration[] = [
       testTimeout: 180_000,
       name: 'e2e',
       include: E2E,
+      setupFiles: ['test/setup/cpu-time.ts'],
       pool: 'forks',
       isolate: true,
       maxConcurrency: 3,
