@@ -175,7 +175,8 @@ async function many(
     if (parts.length > 0) {
       const merged = join(dir, 'batch.pcap');
       writeFileSync(merged, buildPcap(LINKTYPE_ETHERNET, frames, { nano: true }));
-      const blocks = split(await tshark(merged, args));
+      // The batch is a capture we wrote whole: tshark failing on it is a failure, not a cut capture.
+      const blocks = split(await tshark(merged, args, true));
       let pi = 0;
       for (const part of parts) out.set(part.file, []);
       for (const b of blocks) {
@@ -199,9 +200,12 @@ async function many(
 }
 
 /** tshark's standard output over one capture. A capture cut short makes tshark exit 2 after what it read. */
-async function tshark(file: string, args: readonly string[]): Promise<string> {
+async function tshark(file: string, args: readonly string[], strict = false): Promise<string> {
   const { stdout } = await run('tshark', [...args, '-r', file], { maxBuffer: 1 << 30 }).catch(
-    (e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }),
+    (e: { stdout?: string; stderr?: string }) => {
+      if (strict) throw new Error(`tshark ${args.join(' ')} -r ${file}: ${e.stderr ?? String(e)}`);
+      return { stdout: e.stdout ?? '' };
+    },
   );
   return stdout;
 }

@@ -5,13 +5,13 @@
  * iwarp_mpa.crc when the CRC is bad, iwarp_mpa.crc_check when it is good; it only dissects FPDUs
  * that start a TCP segment, so few FPDUs per capture are compared. Skips visibly without tshark.
  */
-import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sharedCaptures } from '../helpers/analyze.js';
 import { CAPTURES, cli } from '../cli/helpers.js';
 import { HAVE_TSHARK } from '../helpers/tools.js';
+import { tsharkFieldsMany } from '../helpers/tshark-batch.js';
 
 const haveTshark = HAVE_TSHARK;
 
@@ -21,30 +21,14 @@ interface Ours {
   crcStatus: string;
 }
 
-function tsharkCrcs(capture: string): Array<{ frame: number; crc: number[]; check: number[] }> {
-  const r = spawnSync(
-    'tshark',
-    [
-      '-r',
-      capture,
-      '-o',
-      'tcp.try_heuristic_first:TRUE',
-      '--disable-heuristic',
-      'rpcrdma_iwarp',
-      '-T',
-      'fields',
-      '-e',
-      'frame.number',
-      '-e',
-      'iwarp_mpa.crc',
-      '-e',
-      'iwarp_mpa.crc_check',
-      '-Y',
-      'iwarp_mpa.crc || iwarp_mpa.crc_check',
-    ],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
-  expect(r.status, r.stderr).toBe(0);
+const TSHARK_ARGS = ['-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp'];
+const CRC_FIELDS = ['iwarp_mpa.crc', 'iwarp_mpa.crc_check'];
+
+type Row = { frame: number; crc: number[]; check: number[] };
+
+/** Each capture's FPDUs with a CRC, as tshark shows them (one tshark over them all: test/helpers/tshark-batch.ts). */
+async function tsharkCrcs(files: readonly string[]): Promise<Map<string, Row[]>> {
+  const all = await tsharkFieldsMany(files, [...TSHARK_ARGS, '-Y', 'iwarp_mpa.crc || iwarp_mpa.crc_check'], CRC_FIELDS);
   const nums = (s: string | undefined): number[] =>
     s
       ? s
@@ -52,13 +36,15 @@ function tsharkCrcs(capture: string): Array<{ frame: number; crc: number[]; chec
           .filter((x) => x !== '')
           .map((x) => Number(x))
       : [];
-  return r.stdout
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => {
-      const [frame, crc, check] = l.split('\t');
-      return { frame: Number(frame), crc: nums(crc), check: nums(check) };
-    });
+  return new Map(
+    files.map((f) => [
+      f,
+      (all.get(f) ?? []).map(({ text }) => {
+        const [frame, crc, check] = text.split('\t');
+        return { frame: Number(frame), crc: nums(crc), check: nums(check) };
+      }),
+    ]),
+  );
 }
 
 /** Our FPDUs by the frame that completes them (where tshark dissects a PDU). */
@@ -88,11 +74,12 @@ function captures(): string[] {
 describe.skipIf(!haveTshark)(
   `iwarp_mpa.crc equals real tshark's${haveTshark ? '' : ' (skipped: tshark is not installed)'}`,
   () => {
-    it('for every FPDU tshark shows a CRC for, in every capture at hand', () => {
+    it('for every FPDU tshark shows a CRC for, in every capture at hand', async () => {
       let compared = 0;
+      const theirs = await tsharkCrcs(captures());
       for (const capture of captures()) {
         const ours = ourCrcs(capture);
-        for (const row of tsharkCrcs(capture)) {
+        for (const row of theirs.get(capture)!) {
           const here = ours.get(row.frame) ?? [];
           const where = `${capture} frame ${row.frame}`;
           for (const c of row.crc) {
@@ -120,9 +107,9 @@ describe.skipIf(!haveTshark)(
       expect(compared).toBeGreaterThan(0);
     }, 120_000);
 
-    it('a CRC value copied from tshark selects that FPDU in -Y', () => {
+    it('a CRC value copied from tshark selects that FPDU in -Y', async () => {
       const capture = join(CAPTURES, 'errors.pcap');
-      const row = tsharkCrcs(capture).find((r) => r.check.length > 0)!;
+      const row = (await tsharkCrcs([capture])).get(capture)!.find((r) => r.check.length > 0)!;
       expect(row).toBeDefined();
       const r = cli([
         '-Y',
