@@ -71,7 +71,7 @@ const projects: TestProjectInlineConfiguration[] = [
       include: E2E,
       setupFiles: ['test/setup/cpu-time.ts'],
       pool: 'forks',
-      isolate: true,
+      isolate: false,
       maxConcurrency: 3,
     },
   },

@@ -1,8 +1,8 @@
 /**
- * Setup file of the e2e project, whose files run each in a process of their own: at the end of a
- * file, the CPU time that process and the processes it waited for (the CLI, tshark, tcpdump) took,
- * from /proc/self/stat, is left for the summary reporter (test/setup/summary-reporter.ts). On a
- * shared machine a file's wall time says how busy the machine was; its CPU time says what it costs.
+ * Setup file of the e2e project, whose worker processes run one file at a time: the CPU time the
+ * worker and the processes it waited for (the CLI, tshark, tcpdump) took from a file's start to its
+ * end, from /proc/self/stat, is left for the summary reporter (test/setup/summary-reporter.ts). On
+ * a shared machine a file's wall time says how busy the machine was; its CPU time what it costs.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,14 +22,17 @@ export function processTreeCpu(): number | null {
   }
 }
 
+// Evaluated again before each file (setup files are), so importing the file is counted too.
+const start = processTreeCpu();
 let file = '';
 beforeAll(() => {
   file = expect.getState().testPath ?? '';
 });
 afterAll(() => {
   const dir = process.env[CPU_DIR_ENV];
-  const cpu = processTreeCpu();
-  if (!dir || cpu === null || file === '') return;
+  const end = processTreeCpu();
+  if (!dir || end === null || start === null || file === '') return;
+  const cpu = end - start;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${encodeURIComponent(file)}.json`), JSON.stringify({ file, cpu }));
 });
