@@ -67,6 +67,12 @@ export interface ScenarioResult {
 /** A send without its octets: what scenarioStream plans with before it asks for them. */
 export type SendShape = Omit<Send, 'bytes'> & { length: number };
 
+/** The sends in order: an array, or made when asked for (millions of segments need not be objects at once). */
+export interface SendShapes {
+  readonly length: number;
+  at(i: number): SendShape | undefined;
+}
+
 export interface ScenarioStream {
   /** Absolute seq of each side's first payload octet (ISN + 1). */
   dataSeq: [number, number];
@@ -137,7 +143,7 @@ interface DataSegment {
  * duplicate and overlap as the frames are read), so a seeded random choice in them draws the same
  * values. Memory: two flags per data segment, the frames in flight, not the capture.
  */
-export function scenarioStream(shapes: readonly SendShape[], o: ScenarioOptions = {}): ScenarioStream {
+export function scenarioStream(shapes: SendShapes, o: ScenarioOptions = {}): ScenarioStream {
   const ep: [Endpoint, Endpoint] = [
     o.client ?? { addr: '10.0.0.1', port: 40001 },
     o.server ?? { addr: '10.0.0.2', port: 4420 },
@@ -152,7 +158,8 @@ export function scenarioStream(shapes: readonly SendShape[], o: ScenarioOptions 
   {
     const skip = o.skipBytes ? [...o.skipBytes] : [0, 0];
     let i = 0;
-    for (const s of shapes) {
+    for (let n = 0; n < shapes.length; n++) {
+      const s = shapes.at(n)!;
       finalSeq[s.dir] = (finalSeq[s.dir] + s.length) >>> 0;
       forEachSize(s, mss, (z) => {
         const sk = skip[s.dir]!;
@@ -246,7 +253,8 @@ export function scenarioStream(shapes: readonly SendShape[], o: ScenarioOptions 
     function* kept(): Generator<DataSegment> {
       const skip = o.skipBytes ? [...o.skipBytes] : [0, 0];
       let i = 0;
-      for (const [sendIndex, s] of shapes.entries()) {
+      for (let sendIndex = 0; sendIndex < shapes.length; sendIndex++) {
+        const s = shapes.at(sendIndex)!;
         const bytes = bytesOf(sendIndex);
         const n = s.length;
         const out: DataSegment[] = [];
