@@ -7,38 +7,32 @@
 import type { FpduList } from './fpdu-list.js';
 import { encodeFpdus, layoutFpdus, type FpduEncoding, type FpduSpec } from './mpa-encoder.js';
 
-/** A growing Float64Array (stream offsets pass 2^31 in a large capture). */
-class Doubles {
-  a = new Float64Array(256);
-  length = 0;
-  push(v: number): void {
-    if (this.length === this.a.length) {
-      const b = new Float64Array(this.a.length * 2);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[this.length++] = v;
-  }
-}
-
-/** Per FPDU: offsets relative to SeqStart of its first octet, its ULPDU_Length field and its end; its markers. */
+/**
+ * Per FPDU: offsets relative to SeqStart of its first octet, its ULPDU_Length field and its end; its
+ * markers. Ten octets an FPDU: the FPDUs follow each other, so an end is the next one's start, and
+ * the length field is at the start or after a marker there.
+ */
 export class FpduLayout {
-  private readonly starts = new Doubles();
-  private readonly lens = new Doubles();
-  private readonly ends = new Doubles();
-  private readonly marks = new Doubles();
+  private readonly starts: Float64Array;
+  /** Markers, and 0x8000 when a marker precedes the ULPDU_Length field. */
+  private readonly meta: Uint16Array;
+  private end = 0;
 
   constructor(list: FpduList, opts: FpduEncoding) {
+    this.starts = new Float64Array(list.length);
+    this.meta = new Uint16Array(list.length);
+    let i = 0;
     layoutFpdus(
       list.length,
-      (i) => list.ulpduLength(i),
-      (i) => list.faults.get(i),
+      (j) => list.ulpduLength(j),
+      (j) => list.faults.get(j),
       opts,
       (lenRel, startRel, endRel, _len, markers) => {
-        this.starts.push(startRel);
-        this.lens.push(lenRel);
-        this.ends.push(endRel);
-        this.marks.push(markers);
+        if ((lenRel !== startRel && lenRel !== startRel + 4) || markers > 0x7fff || (i > 0 && startRel !== this.end))
+          throw new Error(`generator: FPDU ${i} laid out where this layout cannot say`);
+        this.starts[i] = startRel;
+        this.meta[i++] = markers | (lenRel !== startRel ? 0x8000 : 0);
+        this.end = endRel;
       },
     );
   }
@@ -48,19 +42,19 @@ export class FpduLayout {
   }
   /** Octets of the whole stream. */
   get bytes(): number {
-    return this.length ? this.ends.a[this.length - 1]! : 0;
+    return this.end;
   }
   startRel(i: number): number {
-    return this.starts.a[i]!;
+    return this.starts[i]!;
   }
   lenRel(i: number): number {
-    return this.lens.a[i]!;
+    return this.starts[i]! + (this.meta[i]! & 0x8000 ? 4 : 0);
   }
   endRel(i: number): number {
-    return this.ends.a[i]!;
+    return i + 1 < this.starts.length ? this.starts[i + 1]! : this.end;
   }
   markers(i: number): number {
-    return this.marks.a[i]!;
+    return this.meta[i]! & 0x7fff;
   }
   /** The FPDU holding offset `rel` (the first whose end is past it), or -1. */
   fpduAt(rel: number): number {
@@ -68,15 +62,15 @@ export class FpduLayout {
     let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.ends.a[mid]! <= rel) lo = mid + 1;
+      if (this.endRel(mid) <= rel) lo = mid + 1;
       else hi = mid;
     }
-    return lo < this.length && this.starts.a[lo]! <= rel ? lo : -1;
+    return lo < this.length && this.starts[lo]! <= rel ? lo : -1;
   }
   /** The FPDU starting at `rel`, or -1. */
   fpduStartingAt(rel: number): number {
     const i = this.fpduAt(rel);
-    return i >= 0 && this.starts.a[i] === rel ? i : -1;
+    return i >= 0 && this.starts[i] === rel ? i : -1;
   }
 }
 
@@ -85,9 +79,8 @@ const BATCH = 256 * 1024;
 
 export class FpduStream {
   private next = 0;
-  /** Octets made and not yet passed, from stream offset `heldRel`. */
-  private held = new Uint8Array(0);
-  private heldRel = 0;
+  /** Batches made and not yet passed, in order: each one's stream offset and octets. */
+  private held: Array<{ rel: number; bytes: Uint8Array }> = [];
 
   constructor(
     private readonly list: FpduList,
@@ -97,18 +90,27 @@ export class FpduStream {
 
   /** Octets [start, end) of the stream; calls come in stream order (each start at or after the last end). */
   take(start: number, end: number): Uint8Array {
-    if (start < this.heldRel) throw new Error('generator: stream octets asked for out of order');
-    while (this.heldRel + this.held.length < end && this.next < this.layout.length) {
-      const batch = this.encodeBatch();
-      const keep = this.held.subarray(Math.min(this.held.length, start - this.heldRel));
-      const joined = new Uint8Array(keep.length + batch.length);
-      joined.set(keep);
-      joined.set(batch, keep.length);
-      this.heldRel = this.heldRel + this.held.length - keep.length;
-      this.held = joined;
+    const held = this.held;
+    while (held.length && held[0]!.rel + held[0]!.bytes.length <= start) held.shift();
+    if (held.length && start < held[0]!.rel) throw new Error('generator: stream octets asked for out of order');
+    const heldEnd = () => (held.length ? held[held.length - 1]!.rel + held[held.length - 1]!.bytes.length : start);
+    while (heldEnd() < end && this.next < this.layout.length) {
+      const rel = this.layout.startRel(this.next);
+      held.push({ rel, bytes: this.encodeBatch() });
     }
-    const out = this.held.subarray(start - this.heldRel, end - this.heldRel);
-    if (out.length !== end - start) throw new Error('generator: stream octets asked for past its end');
+    if (heldEnd() < end || !held.length) {
+      if (start === end) return new Uint8Array(0);
+      throw new Error('generator: stream octets asked for past its end');
+    }
+    const first = held[0]!;
+    // Within one batch: a view of it; across batches (a segment over a batch boundary): a copy.
+    if (end <= first.rel + first.bytes.length) return first.bytes.subarray(start - first.rel, end - first.rel);
+    const out = new Uint8Array(end - start);
+    for (const h of held) {
+      const a = Math.max(start, h.rel);
+      const b = Math.min(end, h.rel + h.bytes.length);
+      if (a < b) out.set(h.bytes.subarray(a - h.rel, b - h.rel), a - start);
+    }
     return out;
   }
 
@@ -123,7 +125,8 @@ export class FpduStream {
         yield f ? { ulpdu: list.ulpdu(i), fault: f } : { ulpdu: list.ulpdu(i) };
       }
     }
-    const enc = encodeFpdus(specs(), { ...this.opts, startRel: layout.startRel(first) });
+    const expected = layout.endRel(last - 1) - layout.startRel(first);
+    const enc = encodeFpdus(specs(), { ...this.opts, startRel: layout.startRel(first) }, expected);
     const lastInfo = enc.fpdus[enc.fpdus.length - 1];
     if (enc.fpdus.length !== last - first || lastInfo?.endRel !== layout.endRel(last - 1))
       throw new Error(`generator: FPDUs ${first}..${last - 1} encoded elsewhere than laid out`);

@@ -164,15 +164,16 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
   const planned = [i2r, r2i] as const;
 
   // --- TCP segments per direction, each tagged with the round it is sent in ---
-  /** The segments ("pieces") of both directions: direction, stream offsets [start, end), round. */
-  const pDir = new Column();
-  const pStart = new Column();
-  const pEnd = new Column();
-  const pRound = new Column();
+  /**
+   * The segments ("pieces") of both directions, the Initiator's first: each one's end (its start is
+   * the end of the one before in its direction) and round.
+   */
+  const ends = new Column();
+  const rounds = new Column();
   /** Index of each direction's first piece. */
   const firstPiece: [number, number] = [0, 0];
   for (const dir of [0, 1] as const) {
-    firstPiece[dir] = pDir.length;
+    firstPiece[dir] = ends.length;
     const e = enc[dir];
     const n = e.bytes;
     const cuts = new Column();
@@ -212,14 +213,16 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
     let prev = 0;
     for (const c of cutList) {
       if (c <= prev) continue;
-      pDir.push(dir);
-      pStart.push(prev);
-      pEnd.push(c);
-      pRound.push(roundAt(dir === 0 ? prev : c - 1));
+      ends.push(c);
+      rounds.push(roundAt(dir === 0 ? prev : c - 1));
       prev = c;
     }
   }
-  const pieceCount = pDir.length;
+  const pieceCount = ends.length;
+  const pEnd = ends.a.slice(0, pieceCount);
+  const pDir = (p: number): 0 | 1 => (p < firstPiece[1] ? 0 : 1);
+  const pStart = (p: number) => (p === firstPiece[pDir(p)] ? 0 : pEnd[p - 1]!);
+  const pRound = rounds.a;
   // Capture order: by round; in a round the Initiator's request before the Responder's answer
   // (each direction's rounds only grow, so this merges the two in order).
   const order = new Uint32Array(pieceCount);
@@ -227,9 +230,9 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
     let a = 0;
     let b = firstPiece[1];
     for (let o = 0; o < pieceCount; o++) {
-      const takeA = a < firstPiece[1] && (b >= pieceCount || pRound.a[a]! <= pRound.a[b]!);
+      const takeA = a < firstPiece[1] && (b >= pieceCount || pRound[a]! <= pRound[b]!);
       order[o] = takeA ? a++ : b++;
-      if (o > 0 && pRound.a[order[o]!]! < pRound.a[order[o - 1]!]!)
+      if (o > 0 && pRound[order[o]!]! < pRound[order[o - 1]!]!)
         throw new Error('generator: segments out of round order');
     }
   }
@@ -245,21 +248,22 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
     };
     // No request among the first FPDUs (held until framing is found, they would reach DDP after their answers).
     const noRequest = (i: number) => {
-      for (let j = i; j < Math.min(i + 4, i2r.length); j++) if (i2r.kind(j) === 'read' || i2r.kind(j) === 'atomic') return false;
+      for (let j = i; j < Math.min(i + 4, i2r.length); j++)
+        if (i2r.kind(j) === 'read' || i2r.kind(j) === 'atomic') return false;
       return true;
     };
     let b0 = -1;
     for (let p = firstPiece[0]; p < firstPiece[1] && b0 < 0; p++)
-      if (startsMessage(0, pStart.a[p]!, (i) => i >= 2 && noRequest(i))) b0 = p;
+      if (startsMessage(0, pStart(p), (i) => i >= 2 && noRequest(i))) b0 = p;
     if (b0 < 0)
       throw new KnobError(
         '--start mid-stream: no message boundary to start the capture at (more --count, or another --seed)',
       );
-    firstKept[0] = pStart.a[b0]!;
+    firstKept[0] = pStart(b0);
     const round = i2r.round(enc0.fpduStartingAt(firstKept[0]));
     for (let p = firstPiece[1]; p < pieceCount; p++)
-      if (startsMessage(1, pStart.a[p]!, (i) => r2i.round(i) >= round)) {
-        firstKept[1] = pStart.a[p]!;
+      if (startsMessage(1, pStart(p), (i) => r2i.round(i) >= round)) {
+        firstKept[1] = pStart(p);
         break;
       }
   }
@@ -280,13 +284,13 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
   // The sends: the startup frames, then the pieces in capture order.
   const startupFrames = midStream ? 0 : 2;
   const dataFrames = startupFrames + pieceCount;
-  const dirOf = (i: number): 0 | 1 => (i < startupFrames ? (i as 0 | 1) : (pDir.a[order[i - startupFrames]!]! as 0 | 1));
+  const dirOf = (i: number): 0 | 1 => (i < startupFrames ? (i as 0 | 1) : pDir(order[i - startupFrames]!));
   /** Stream offset (relative to SeqStart) of each send's first octet; -1 for startup frames. */
-  const relOf = (i: number) => (i < startupFrames ? -1 : pStart.a[order[i - startupFrames]!]!);
+  const relOf = (i: number) => (i < startupFrames ? -1 : pStart(order[i - startupFrames]!));
   const lengthOf = (i: number) =>
     i < startupFrames
       ? (i === 0 ? request : reply).length
-      : pEnd.a[order[i - startupFrames]!]! - pStart.a[order[i - startupFrames]!]!;
+      : pEnd[order[i - startupFrames]!]! - pStart(order[i - startupFrames]!);
   const isn: [number, number] = k.seqWrap
     ? [(2 ** 32 - 1 - request.length - 700) >>> 0, (2 ** 32 - 1 - reply.length - 300) >>> 0]
     : [1000 + Math.floor(r() * 1e6), 900000 + Math.floor(r() * 1e6)];
@@ -308,13 +312,7 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
       // Only whole Writes and whole QN 0 messages: what their loss does to DDP is one MSN gap at most.
       let plain = true;
       for (let j = a; j <= b && plain; j++) plain = i2r.whole(j) && (i2r.kind(j) === 'write' || onQn0(i2r, j, rtr));
-      if (
-        a > firstIdx0 &&
-        plain &&
-        enc0.startRel(a) === rel &&
-        enc0.endRel(b) === rel + len &&
-        b < enc0.length - 1
-      )
+      if (a > firstIdx0 && plain && enc0.startRel(a) === rel && enc0.endRel(b) === rel + len && b < enc0.length - 1)
         candidates.push(i);
     }
     if (candidates.length === 0)
@@ -367,14 +365,20 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
       }
   }
   const isLost = (i: number) => i >= lostFirst && i <= lostLast;
-  /** The FPDUs an analyzer counts, by index: captured and not lost. */
-  const counted: [number[], number[]] = [[], []];
-  for (const dir of [0, 1] as const)
-    for (let i = firstCaptured[dir]!; i < enc[dir].length; i++) if (!(dir === 0 && isLost(i))) counted[dir].push(i);
+  /** The FPDUs an analyzer counts, by index: captured and not lost (a few numbers, not a list). */
+  const counted = (dir: 0 | 1, each: (i: number) => void) => {
+    for (let i = firstCaptured[dir]!; i < enc[dir].length; i++) if (!(dir === 0 && isLost(i))) each(i);
+  };
+  const firstCounted = (dir: 0 | 1) => {
+    let i = firstCaptured[dir]!;
+    while (i < enc[dir].length && dir === 0 && isLost(i)) i++;
+    return i < enc[dir].length ? i : -1;
+  };
   // Framing is found where the first captured FPDU begins (a marker in front of its length field included).
   if (midStream)
     for (const dir of [0, 1] as const)
-      if (counted[dir].length) find('mpa.mid-stream', dir, (seqStart[dir] + enc[dir].startRel(counted[dir][0]!)) >>> 0);
+      if (firstCounted(dir) >= 0)
+        find('mpa.mid-stream', dir, (seqStart[dir] + enc[dir].startRel(firstCounted(dir))) >>> 0);
   if (lostFirst >= 0) {
     const gapSeq = (seqStart[0] + relOf(lost)) >>> 0;
     const last = lostLast;
@@ -449,8 +453,11 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
   // The EMSS is the MSS the receiver's SYN announced; only the first oversized FPDU per direction is listed.
   if (!midStream) {
     for (const dir of [0, 1] as const) {
-      const big = counted[dir].find((i) => enc[dir].endRel(i) - enc[dir].startRel(i) > k.mss);
-      if (big !== undefined) find('mpa.fpdu-exceeds-emss', dir, seqOf(dir, big));
+      let big = -1;
+      counted(dir, (i) => {
+        if (big < 0 && enc[dir].endRel(i) - enc[dir].startRel(i) > k.mss) big = i;
+      });
+      if (big >= 0) find('mpa.fpdu-exceeds-emss', dir, seqOf(dir, big));
     }
   }
   let term = -1;
@@ -460,12 +467,19 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
     for (const dir of [0, 1] as const) find('mpa.tcp-closed-between', dir, (seqStart[dir] + enc[dir].bytes) >>> 0);
   }
   if (k.close === 'rst') find('mpa.tcp-closed-between', 0, (seqStart[0] + enc0.bytes) >>> 0);
+  const seqs: [number[], number[]] = [[], []];
+  const markerCounts = [0, 0];
+  for (const dir of [0, 1] as const)
+    counted(dir, (i) => {
+      seqs[dir].push(seqOf(dir, i));
+      markerCounts[dir] += enc[dir].markers(i);
+    });
   const dirTruth = (dir: 0 | 1): TruthDirection => ({
     from: ep[dir],
     to: ep[1 - dir]!,
     markers: mark[dir],
-    fpdus: counted[dir].length,
-    markerCount: counted[dir].reduce((n, i) => n + enc[dir].markers(i), 0),
+    fpdus: seqs[dir].length,
+    markerCount: markerCounts[dir]!,
     crcErrors:
       (target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0) +
       (dir === 0 && lengthMistake === 'wrong-pad' && k.crc && !midStream ? 1 : 0),
@@ -478,11 +492,11 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
       res.frames((i) => {
         if (i < startupFrames) return i === 0 ? request : reply;
         const p = order[i - startupFrames]!;
-        return streams[pDir.a[p]!]!.take(pStart.a[p]!, pEnd.a[p]!);
+        return streams[pDir(p)].take(pStart(p), pEnd[p]!);
       }),
     findings: sortFindings(findings),
     flows: [{ client: ep[0], server: ep[1], mpa: { directions: [dirTruth(0), dirTruth(1)] } }],
-    fpduSeqs: { [ep[0]]: counted[0].map((i) => seqOf(0, i)), [ep[1]]: counted[1].map((i) => seqOf(1, i)) },
+    fpduSeqs: { [ep[0]]: seqs[0], [ep[1]]: seqs[1] },
     args: [],
   };
 }

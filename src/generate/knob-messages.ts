@@ -15,7 +15,7 @@ import {
   taggedSegments,
   terminate,
 } from './ddp-ulpdu.js';
-import { FpduList, segmentLengths } from './fpdu-list.js';
+import { FpduList, segmented } from './fpdu-list.js';
 import { KnobError, type Knobs, type MessageKind } from './knobs.js';
 import { patternBytes } from './mpa-encoder.js';
 
@@ -118,7 +118,7 @@ export function planMessages(
         const m = nextMsn(dir, 0);
         const n = size();
         const seed = seedOf();
-        list.add(segmentLengths(18, n, max), round, kind, () => sendSegments(m, patternBytes(n, seed), max, o));
+        list.add(...segmented(18, n, max), round, kind, () => sendSegments(m, patternBytes(n, seed), max, o));
         return;
       }
       case 'immediate':
@@ -127,7 +127,7 @@ export function planMessages(
       case 'write': {
         const n = size();
         const seed = seedOf();
-        list.add(segmentLengths(14, n, maxTagged), round, kind, () =>
+        list.add(...segmented(14, n, maxTagged), round, kind, () =>
           taggedSegments(0x0, 0x100 + idx, BigInt(idx) << 20n, patternBytes(n, seed), maxTagged),
         );
         return;
@@ -142,7 +142,7 @@ export function planMessages(
           kind,
         );
         const seed = seedOf();
-        r2i.add(segmentLengths(14, n, maxTagged), round, 'read-response', () =>
+        r2i.add(...segmented(14, n, maxTagged), round, 'read-response', () =>
           taggedSegments(0x2, sinkStag, sinkTo, patternBytes(n, seed), maxTagged),
         );
         return;

@@ -122,9 +122,11 @@ export interface FpduEncoding {
 export function encodeFpdus(
   fpdus: Iterable<FpduSpec>,
   opts: FpduEncoding,
+  /** Octets expected (a buffer of that size from the start, handed back without a copy when exact). */
+  expected = 4096,
 ): { bytes: Uint8Array; fpdus: EncodedFpdu[] } {
   // Octets go straight into a growing buffer (a number per octet took 8 times the capture's size).
-  const out = new ByteOut();
+  const out = new ByteOut(expected);
   const infos: EncodedFpdu[] = [];
   encodeInto(fpdus, opts, out, (lenRel, startRel, endRel, ulpduLength, markers) =>
     infos.push({ lenRel, startRel, endRel, ulpduLength, markers }),
@@ -247,8 +249,12 @@ class OctetCount implements OctetSink {
 
 /** A growing octet buffer (values are taken modulo 256, as Uint8Array.from does). */
 class ByteOut implements OctetSink {
-  private buf = new Uint8Array(4096);
+  private buf: Uint8Array;
   length = 0;
+
+  constructor(capacity: number) {
+    this.buf = new Uint8Array(Math.max(16, capacity));
+  }
 
   private room(n: number): void {
     if (this.length + n <= this.buf.length) return;
@@ -285,7 +291,7 @@ class ByteOut implements OctetSink {
 
   /** The octets, in a buffer of their own size. */
   take(): Uint8Array {
-    return this.buf.slice(0, this.length);
+    return this.length === this.buf.length ? this.buf : this.buf.slice(0, this.length);
   }
 }
 
