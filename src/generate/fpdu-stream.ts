@@ -13,13 +13,14 @@ import { encodeFpdus, layoutFpdus, type FpduEncoding, type FpduSpec } from './mp
  * the length field is at the start or after a marker there.
  */
 export class FpduLayout {
-  private readonly starts: Float64Array;
+  /** 32 bits are enough: knob-connection.ts's Offsets says why (and checks). */
+  private readonly starts: Uint32Array;
   /** Markers, and 0x8000 when a marker precedes the ULPDU_Length field. */
   private readonly meta: Uint16Array;
   private end = 0;
 
   constructor(list: FpduList, opts: FpduEncoding) {
-    this.starts = new Float64Array(list.length);
+    this.starts = new Uint32Array(list.length);
     this.meta = new Uint16Array(list.length);
     let i = 0;
     layoutFpdus(
@@ -28,7 +29,12 @@ export class FpduLayout {
       (j) => list.faults.get(j),
       opts,
       (lenRel, startRel, endRel, _len, markers) => {
-        if ((lenRel !== startRel && lenRel !== startRel + 4) || markers > 0x7fff || (i > 0 && startRel !== this.end))
+        if (
+          (lenRel !== startRel && lenRel !== startRel + 4) ||
+          markers > 0x7fff ||
+          (i > 0 && startRel !== this.end) ||
+          endRel > 0xffffffff
+        )
           throw new Error(`generator: FPDU ${i} laid out where this layout cannot say`);
         this.starts[i] = startRel;
         this.meta[i++] = markers | (lenRel !== startRel ? 0x8000 : 0);

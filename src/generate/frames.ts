@@ -44,6 +44,18 @@ export function parseIPv6(s: string): Uint8Array {
   return out;
 }
 
+/** An address's octets, parsed once (a generated capture has millions of frames between two hosts); never written to. */
+const parsed = new Map<string, Uint8Array>();
+function addrBytes(s: string): Uint8Array {
+  let b = parsed.get(s);
+  if (!b) {
+    if (parsed.size > 64) parsed.clear();
+    b = s.includes(':') ? parseIPv6(s) : parseIPv4(s);
+    parsed.set(s, b);
+  }
+  return b;
+}
+
 function sum16(b: Uint8Array, init = 0): number {
   let s = init;
   for (let i = 0; i + 1 < b.length; i += 2) s += (b[i]! << 8) | b[i + 1]!;
@@ -97,10 +109,7 @@ function tcpSegmentInto(seg: Uint8Array, t: TcpSpec): void {
   v.setUint16(14, t.window ?? 65535);
   seg.set(opts, 20);
   seg.set(payload, hl);
-  const v6 = t.src.includes(':');
-  const sa = v6 ? parseIPv6(t.src) : parseIPv4(t.src);
-  const da = v6 ? parseIPv6(t.dst) : parseIPv4(t.dst);
-  let s = sum16(sa) + sum16(da) + 6 + seg.length;
+  let s = sum16(addrBytes(t.src)) + sum16(addrBytes(t.dst)) + 6 + seg.length;
   s = sum16(seg, s);
   v.setUint16(16, fold(s));
 }
@@ -179,8 +188,8 @@ export function tcpFrame(t: TcpSpec, vlan?: number): Uint8Array {
     v.setUint16(4, segLen);
     p[6] = 6;
     p[7] = 64;
-    p.set(parseIPv6(t.src), 8);
-    p.set(parseIPv6(t.dst), 24);
+    p.set(addrBytes(t.src), 8);
+    p.set(addrBytes(t.dst), 24);
   } else {
     // As ipv4() with no options: id 1, Don't Fragment, TTL 64, TCP.
     p[0] = 0x45;
@@ -189,8 +198,8 @@ export function tcpFrame(t: TcpSpec, vlan?: number): Uint8Array {
     v.setUint16(6, 0x4000);
     p[8] = 64;
     p[9] = 6;
-    p.set(parseIPv4(t.src), 12);
-    p.set(parseIPv4(t.dst), 16);
+    p.set(addrBytes(t.src), 12);
+    p.set(addrBytes(t.dst), 16);
     v.setUint16(10, fold(sum16(p.subarray(0, 20))));
   }
   e.set([0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1], 0);

@@ -18,8 +18,8 @@ export interface GenerateResult {
 }
 
 export interface GenerateStream {
-  /** Known before any frame is made. */
-  truth: GroundTruth;
+  /** Known before any frame is made (asked for after write(), it is not held while the frames are written). */
+  readonly truth: GroundTruth;
   /** Makes the capture file and hands it to `sink` block by block (each valid during the call only); once. */
   write(sink: (block: Uint8Array) => void): void;
 }
@@ -43,18 +43,22 @@ export function generateStream(
   const g = sc.build ? sc.build(knobs, seed) : planKnobConnection(knobs, seed);
   const shown = sc.uses ? Object.fromEntries(Object.entries(raw).filter(([k]) => sc.uses!.includes(k))) : raw;
   const linkType = g.linkType ?? LINKTYPE_ETHERNET;
-  const truth: GroundTruth = {
-    schema: TRUTH_SCHEMA,
-    scenario: name,
-    seed,
-    knobs: shown,
-    args: g.args,
-    findings: g.findings,
-    flows: g.flows,
-    ...(g.fpduSeqs ? { fpduSeqs: g.fpduSeqs } : {}),
-  };
+  let truth: GroundTruth | null = null;
   return {
-    truth,
+    // Made when first asked for: its per-FPDU lists are not held while the frames are written.
+    get truth() {
+      truth ??= {
+        schema: TRUTH_SCHEMA,
+        scenario: name,
+        seed,
+        knobs: shown,
+        args: g.args,
+        findings: g.findings,
+        flows: g.flows,
+        ...(g.fpduSeqs ? { fpduSeqs: g.fpduSeqs } : {}),
+      };
+      return truth;
+    },
     write(sink) {
       const frames = Array.isArray(g.frames) ? g.frames : g.frames();
       // Damage to the finished file (a capture cut short) needs the whole file.

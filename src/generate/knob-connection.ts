@@ -54,13 +54,17 @@ function onQn0(l: FpduList, i: number, rtr: Knobs['rtr']): boolean {
   );
 }
 
-/** A growing array of numbers in a typed array (segments of a large capture: millions). */
-class Column {
-  a = new Float64Array(256);
+/**
+ * A growing array of stream offsets (segments of a large capture: millions). An offset fits 32 bits:
+ * a direction carries at most 1500 messages of 1 MiB (--count, --size) with their headers.
+ */
+class Offsets {
+  a = new Uint32Array(256);
   length = 0;
   push(v: number): void {
+    if (v !== v >>> 0) throw new Error(`generator: stream offset ${v} past 32 bits`);
     if (this.length === this.a.length) {
-      const b = new Float64Array(this.a.length * 2);
+      const b = new Uint32Array(this.a.length * 2);
       b.set(this.a);
       this.a = b;
     }
@@ -168,15 +172,15 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
    * The segments ("pieces") of both directions, the Initiator's first: each one's end (its start is
    * the end of the one before in its direction) and round.
    */
-  const ends = new Column();
-  const rounds = new Column();
+  const ends = new Offsets();
+  const rounds: number[] = [];
   /** Index of each direction's first piece. */
   const firstPiece: [number, number] = [0, 0];
   for (const dir of [0, 1] as const) {
     firstPiece[dir] = ends.length;
     const e = enc[dir];
     const n = e.bytes;
-    const cuts = new Column();
+    const cuts = new Offsets();
     if (k.segmentation === 'one-per-segment') for (let i = 0; i < e.length; i++) cuts.push(e.endRel(i));
     else if (k.segmentation === 'packed') {
       let segStart = 0;
@@ -196,7 +200,7 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
     let cutList = cuts.a.subarray(0, cuts.length);
     // The Responder's early Send is a segment of its own, sent first.
     if (dir === 1 && impair.has('responder-first') && e.length) {
-      const withIt = new Float64Array(cuts.length + 1);
+      const withIt = new Uint32Array(cuts.length + 1);
       withIt.set(cutList);
       withIt[cuts.length] = e.endRel(0);
       cutList = withIt.sort();
@@ -222,7 +226,7 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
   const pEnd = ends.a.slice(0, pieceCount);
   const pDir = (p: number): 0 | 1 => (p < firstPiece[1] ? 0 : 1);
   const pStart = (p: number) => (p === firstPiece[pDir(p)] ? 0 : pEnd[p - 1]!);
-  const pRound = rounds.a;
+  const pRound = rounds;
   // Capture order: by round; in a round the Initiator's request before the Responder's answer
   // (each direction's rounds only grow, so this merges the two in order).
   const order = new Uint32Array(pieceCount);
@@ -467,18 +471,32 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
     for (const dir of [0, 1] as const) find('mpa.tcp-closed-between', dir, (seqStart[dir] + enc[dir].bytes) >>> 0);
   }
   if (k.close === 'rst') find('mpa.tcp-closed-between', 0, (seqStart[0] + enc0.bytes) >>> 0);
-  const seqs: [number[], number[]] = [[], []];
+  const fpduCounts = [0, 0];
   const markerCounts = [0, 0];
   for (const dir of [0, 1] as const)
     counted(dir, (i) => {
-      seqs[dir].push(seqOf(dir, i));
+      fpduCounts[dir]++;
       markerCounts[dir] += enc[dir].markers(i);
     });
+  // Every FPDU's seq is a list as long as the capture has FPDUs: made when asked for (generate asks
+  // after the frames are written), so it is not held while they are.
+  let seqs: Record<string, number[]> | null = null;
+  const fpduSeqs = () => {
+    if (!seqs) {
+      const list = (dir: 0 | 1) => {
+        const out: number[] = [];
+        counted(dir, (i) => out.push(seqOf(dir, i)));
+        return out;
+      };
+      seqs = { [ep[0]]: list(0), [ep[1]]: list(1) };
+    }
+    return seqs;
+  };
   const dirTruth = (dir: 0 | 1): TruthDirection => ({
     from: ep[dir],
     to: ep[1 - dir]!,
     markers: mark[dir],
-    fpdus: seqs[dir].length,
+    fpdus: fpduCounts[dir]!,
     markerCount: markerCounts[dir]!,
     crcErrors:
       (target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0) +
@@ -496,7 +514,9 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
       }),
     findings: sortFindings(findings),
     flows: [{ client: ep[0], server: ep[1], mpa: { directions: [dirTruth(0), dirTruth(1)] } }],
-    fpduSeqs: { [ep[0]]: seqs[0], [ep[1]]: seqs[1] },
+    get fpduSeqs() {
+      return fpduSeqs();
+    },
     args: [],
   };
 }

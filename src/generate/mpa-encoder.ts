@@ -345,9 +345,17 @@ export function rng(seed: number): () => number {
 }
 
 export function patternBytes(n: number, seed: number): Uint8Array {
-  const r = rng(seed);
-  // A plain loop: Uint8Array.from with a callback took seconds per megabyte of generated payload.
+  // rng(seed)'s sequence inlined, each octet Math.floor(r() * 256) = the state's top 8 bits (r() is
+  // state / 2^32, exact in a double): Uint8Array.from with a callback took seconds per megabyte.
+  let s = seed >>> 0 || 1;
   const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) out[i] = Math.floor(r() * 256);
+  for (let i = 0; i < n; i++) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    out[i] = s >>> 24;
+  }
   return out;
 }
