@@ -167,77 +167,84 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
   const enc = [enc0, enc1] as const;
   const planned = [i2r, r2i] as const;
 
-  // --- TCP segments per direction, each tagged with the round it is sent in ---
+  // --- TCP segments per direction, each sent in a round ---
   /**
    * The segments ("pieces") of both directions, the Initiator's first: each one's end (its start is
-   * the end of the one before in its direction) and round.
+   * the end of the one before in its direction).
    */
   const ends = new Offsets();
-  const rounds: number[] = [];
   /** Index of each direction's first piece. */
   const firstPiece: [number, number] = [0, 0];
   for (const dir of [0, 1] as const) {
     firstPiece[dir] = ends.length;
     const e = enc[dir];
     const n = e.bytes;
-    const cuts = new Offsets();
-    if (k.segmentation === 'one-per-segment') for (let i = 0; i < e.length; i++) cuts.push(e.endRel(i));
+    let prev = 0;
+    // The Responder's early Send is a segment of its own, sent first: one more cut, in its place.
+    let extra = dir === 1 && impair.has('responder-first') && e.length ? e.endRel(0) : -1;
+    const cut = (c: number) => {
+      if (extra >= 0 && extra <= c) {
+        if (extra > prev) ends.push((prev = extra));
+        extra = -1;
+      }
+      if (c > prev) ends.push((prev = c));
+    };
+    if (k.segmentation === 'one-per-segment') for (let i = 0; i < e.length; i++) cut(e.endRel(i));
     else if (k.segmentation === 'packed') {
       let segStart = 0;
       for (let i = 0; i < e.length; i++) {
         if (e.endRel(i) - segStart > k.mss && e.startRel(i) > segStart) {
-          cuts.push(e.startRel(i));
+          cut(e.startRel(i));
           segStart = e.startRel(i);
         }
       }
-      cuts.push(n);
+      cut(n);
     } else if (k.segmentation === 'random') {
       for (let off = 0; off < n; ) {
         off = Math.min(n, off + 1 + Math.floor(r() * k.mss));
-        cuts.push(off);
+        cut(off);
       }
-    } else for (let off = k.mss; off < n + k.mss; off += k.mss) cuts.push(Math.min(off, n));
-    let cutList = cuts.a.subarray(0, cuts.length);
-    // The Responder's early Send is a segment of its own, sent first.
-    if (dir === 1 && impair.has('responder-first') && e.length) {
-      const withIt = new Uint32Array(cuts.length + 1);
-      withIt.set(cutList);
-      withIt[cuts.length] = e.endRel(0);
-      cutList = withIt.sort();
-    }
-    // The round of an octet: that of the FPDU it belongs to. An Initiator segment goes out in its
-    // first octet's round (requests early), a Responder segment in its last octet's (answers late),
-    // so no answer precedes its request and no Responder FPDU the Initiator's first.
+    } else for (let off = k.mss; off < n + k.mss; off += k.mss) cut(Math.min(off, n));
+    if (extra > prev) ends.push(extra);
+  }
+  const pieceCount = ends.length;
+  const pEnd = ends.a;
+  const pDir = (p: number): 0 | 1 => (p < firstPiece[1] ? 0 : 1);
+  const pStart = (p: number) => (p === firstPiece[pDir(p)] ? 0 : pEnd[p - 1]!);
+  // The round of an octet: that of the FPDU it belongs to. An Initiator segment goes out in its
+  // first octet's round (requests early), a Responder segment in its last octet's (answers late),
+  // so no answer precedes its request and no Responder FPDU the Initiator's first. Asked for in
+  // each direction's order, so the search for the FPDU goes on from the last one found.
+  const roundOf = ([0, 1] as const).map((dir) => {
+    const e = enc[dir];
     let lo = 0;
-    const roundAt = (rel: number) => {
-      // Offsets only grow: the FPDU found last is where the search goes on.
+    return (p: number) => {
+      const rel = dir === 0 ? pStart(p) : pEnd[p]! - 1;
       while (lo < e.length - 1 && e.endRel(lo) <= rel) lo++;
       return lo < planned[dir].length ? planned[dir].round(lo) : 0;
     };
-    let prev = 0;
-    for (const c of cutList) {
-      if (c <= prev) continue;
-      ends.push(c);
-      rounds.push(roundAt(dir === 0 ? prev : c - 1));
-      prev = c;
-    }
-  }
-  const pieceCount = ends.length;
-  const pEnd = ends.a.slice(0, pieceCount);
-  const pDir = (p: number): 0 | 1 => (p < firstPiece[1] ? 0 : 1);
-  const pStart = (p: number) => (p === firstPiece[pDir(p)] ? 0 : pEnd[p - 1]!);
-  const pRound = rounds;
+  });
   // Capture order: by round; in a round the Initiator's request before the Responder's answer
   // (each direction's rounds only grow, so this merges the two in order).
   const order = new Uint32Array(pieceCount);
   {
     let a = 0;
     let b = firstPiece[1];
+    let ra = a < firstPiece[1] ? roundOf[0]!(a) : 0;
+    let rb = b < pieceCount ? roundOf[1]!(b) : 0;
+    let last = -Infinity;
     for (let o = 0; o < pieceCount; o++) {
-      const takeA = a < firstPiece[1] && (b >= pieceCount || pRound[a]! <= pRound[b]!);
-      order[o] = takeA ? a++ : b++;
-      if (o > 0 && pRound[order[o]!]! < pRound[order[o - 1]!]!)
-        throw new Error('generator: segments out of round order');
+      const takeA = a < firstPiece[1] && (b >= pieceCount || ra <= rb);
+      const round = takeA ? ra : rb;
+      if (round < last) throw new Error('generator: segments out of round order');
+      last = round;
+      if (takeA) {
+        order[o] = a++;
+        if (a < firstPiece[1]) ra = roundOf[0]!(a);
+      } else {
+        order[o] = b++;
+        if (b < pieceCount) rb = roundOf[1]!(b);
+      }
     }
   }
 
