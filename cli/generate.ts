@@ -5,10 +5,10 @@
  * mpa-dissect/truth/v1). `generate --list` describes every scenario and knob. Exit 0, or 2 with
  * one line on a bad option.
  */
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import yargs from 'yargs';
 import { formatOf, type CaptureFormat } from '../src/generate/capture-file.js';
-import { generate } from '../src/generate/generate.js';
+import { generateStream } from '../src/generate/generate.js';
 import { KNOBS, KnobError } from '../src/generate/knobs.js';
 import { allScenarios } from '../src/generate/registry.js';
 import { UsageError } from './options.js';
@@ -112,14 +112,24 @@ export async function runGenerateCli(argv: string[], out: (s: string | Uint8Arra
   }
   let res;
   try {
-    res = generate(name, options, seed, format);
+    res = generateStream(name, options, seed, format);
   } catch (e) {
     if (e instanceof KnobError) throw new UsageError(`generate: ${e.message}`);
     throw e;
   }
   try {
-    if (a.o === '-') out(res.capture);
-    else writeFileSync(a.o, res.capture);
+    // Written as it is made: a capture of a gigabyte is never held in memory.
+    if (a.o === '-') res.write(out);
+    else {
+      const fd = openSync(a.o, 'w');
+      try {
+        res.write((b) => {
+          for (let o = 0; o < b.length; ) o += writeSync(fd, b, o, b.length - o);
+        });
+      } finally {
+        closeSync(fd);
+      }
+    }
     if (a.truth !== undefined) writeFileSync(a.truth, JSON.stringify(res.truth, null, 1) + '\n');
   } catch (e) {
     throw new UsageError(`generate: cannot write: ${e instanceof Error ? e.message : String(e)}`);

@@ -44,6 +44,18 @@ export function parseIPv6(s: string): Uint8Array {
   return out;
 }
 
+/** An address's octets, parsed once (a generated capture has millions of frames between two hosts); never written to. */
+const parsed = new Map<string, Uint8Array>();
+function addrBytes(s: string): Uint8Array {
+  let b = parsed.get(s);
+  if (!b) {
+    if (parsed.size > 64) parsed.clear();
+    b = s.includes(':') ? parseIPv6(s) : parseIPv4(s);
+    parsed.set(s, b);
+  }
+  return b;
+}
+
 function sum16(b: Uint8Array, init = 0): number {
   let s = init;
   for (let i = 0; i + 1 < b.length; i += 2) s += (b[i]! << 8) | b[i + 1]!;
@@ -73,12 +85,21 @@ export function mssOption(mss: number): Uint8Array {
 
 /** TCP header + payload, checksum over the given pseudo header addresses. */
 export function tcpSegment(t: TcpSpec): Uint8Array {
+  const seg = new Uint8Array(tcpHeaderLength(t) + (t.payload?.length ?? 0));
+  tcpSegmentInto(seg, t);
+  return seg;
+}
+
+function tcpHeaderLength(t: TcpSpec): number {
+  return 20 + (((t.options?.length ?? 0) + 3) & ~3);
+}
+
+/** The segment written into `seg` (zeroed, exactly its size). */
+function tcpSegmentInto(seg: Uint8Array, t: TcpSpec): void {
   const opts = t.options ?? new Uint8Array(0);
-  const optLen = (opts.length + 3) & ~3;
-  const hl = 20 + optLen;
+  const hl = tcpHeaderLength(t);
   const payload = t.payload ?? new Uint8Array(0);
-  const seg = new Uint8Array(hl + payload.length);
-  const v = new DataView(seg.buffer);
+  const v = new DataView(seg.buffer, seg.byteOffset, seg.length);
   v.setUint16(0, t.sport);
   v.setUint16(2, t.dport);
   v.setUint32(4, t.seq >>> 0);
@@ -88,13 +109,9 @@ export function tcpSegment(t: TcpSpec): Uint8Array {
   v.setUint16(14, t.window ?? 65535);
   seg.set(opts, 20);
   seg.set(payload, hl);
-  const v6 = t.src.includes(':');
-  const sa = v6 ? parseIPv6(t.src) : parseIPv4(t.src);
-  const da = v6 ? parseIPv6(t.dst) : parseIPv4(t.dst);
-  let s = sum16(sa) + sum16(da) + 6 + seg.length;
+  let s = sum16(addrBytes(t.src)) + sum16(addrBytes(t.dst)) + 6 + seg.length;
   s = sum16(seg, s);
   v.setUint16(16, fold(s));
-  return seg;
 }
 
 export interface IpOpts {
@@ -153,9 +170,43 @@ export function ethernet(ip: Uint8Array, etherType?: number, vlan?: number): Uin
   return e;
 }
 
-/** A whole Ethernet/IP/TCP frame (802.1Q-tagged with `vlan`). */
+/**
+ * A whole Ethernet/IP/TCP frame (802.1Q-tagged with `vlan`): the octets ethernet(ipv4 or
+ * ipv6(tcpSegment)) gives, written into one buffer (a generated gigabyte is not copied three times).
+ */
 export function tcpFrame(t: TcpSpec, vlan?: number): Uint8Array {
-  const seg = tcpSegment(t);
-  const ip = t.src.includes(':') ? ipv6(t.src, t.dst, seg) : ipv4(t.src, t.dst, seg);
-  return ethernet(ip, undefined, vlan);
+  const v6 = t.src.includes(':');
+  const l2 = 14 + (vlan === undefined ? 0 : 4);
+  const l3 = v6 ? 40 : 20;
+  const segLen = tcpHeaderLength(t) + (t.payload?.length ?? 0);
+  const e = new Uint8Array(l2 + l3 + segLen);
+  tcpSegmentInto(e.subarray(l2 + l3), t);
+  const p = e.subarray(l2);
+  const v = new DataView(p.buffer, p.byteOffset, l3);
+  if (v6) {
+    p[0] = 0x60;
+    v.setUint16(4, segLen);
+    p[6] = 6;
+    p[7] = 64;
+    p.set(addrBytes(t.src), 8);
+    p.set(addrBytes(t.dst), 24);
+  } else {
+    // As ipv4() with no options: id 1, Don't Fragment, TTL 64, TCP.
+    p[0] = 0x45;
+    v.setUint16(2, l3 + segLen);
+    v.setUint16(4, 1);
+    v.setUint16(6, 0x4000);
+    p[8] = 64;
+    p[9] = 6;
+    p.set(addrBytes(t.src), 12);
+    p.set(addrBytes(t.dst), 16);
+    v.setUint16(10, fold(sum16(p.subarray(0, 20))));
+  }
+  e.set([0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1], 0);
+  const tag = l2 - 14;
+  const et = v6 ? 0x86dd : 0x0800;
+  if (vlan !== undefined) e.set([0x81, 0x00, (vlan >> 8) & 0x0f, vlan & 0xff], 12);
+  e[12 + tag] = et >> 8;
+  e[13 + tag] = et & 0xff;
+  return e;
 }

@@ -4,33 +4,21 @@
  * §4, §7.1; RFC 6581 §3), TCP segments cut by the segmentation policy, both directions
  * interleaved as request and answer, then the impairments. Every fault is placed by the seed, and
  * the truth says what an RFC-correct receiver finds, FPDU by FPDU.
+ *
+ * As a stream (planKnobConnection): everything is decided first on lengths alone (fpdu-list.ts,
+ * fpdu-stream.ts: a few bytes per FPDU and per segment), the truth included; the frames are made
+ * when read, each message's payload made again from its seed when the stream reaches it, so memory
+ * does not grow with --count and --size. The random draws are those of the whole-capture build, in
+ * the same order, so the octets are the same.
  */
-import {
-  enhancedPd,
-  encodeFpdus,
-  rng,
-  startupFrame,
-  type EncodedFpdu,
-  type FpduFault,
-  type FpduSpec,
-  type SenderMistakeSpec,
-} from './mpa-encoder.js';
-import {
-  atomicRequest,
-  atomicResponse,
-  immediate,
-  readRequest,
-  send,
-  sendSegments,
-  taggedSegments,
-  terminate,
-} from './ddp-ulpdu.js';
-import { buildScenario, type Send } from './scenario.js';
-import type { Knobs, MessageKind } from './knobs.js';
-import { KnobError } from './knobs.js';
+import { enhancedPd, rng, startupFrame, type FpduEncoding, type SenderMistakeSpec } from './mpa-encoder.js';
+import { scenarioStream, type SendShapes } from './scenario.js';
+import type { FpduList } from './fpdu-list.js';
+import { planMessages } from './knob-messages.js';
+import { FpduLayout, FpduStream } from './fpdu-stream.js';
+import { KnobError, type Knobs } from './knobs.js';
 import { endpoint, sortFindings, type TruthDirection, type TruthFinding, type TruthFlow } from './truth.js';
 import type { PcapFrame } from '../report/pcap-writer.js';
-import { patternBytes } from './mpa-encoder.js';
 
 export interface Generated {
   frames: PcapFrame[];
@@ -51,40 +39,42 @@ export interface Generated {
   messageEnds?: ReadonlyArray<{ frame: number; us: number } | null>;
 }
 
-/** One FPDU to send: its ULPDU, the round (request/answer turn) it belongs to, what it carries. */
-interface PlannedFpdu {
-  ulpdu: Uint8Array;
-  round: number;
-  /** RDMAP message kind, and whether this segment is a whole message (one DDP segment). */
-  kind: MessageKind | 'rtr' | 'read-response' | 'atomic-response';
-  whole: boolean;
-  /** The message's first DDP segment. */
-  first: boolean;
-  fault?: FpduFault;
-}
-
-const TERMINATE_LAYER_RDMAP = 0;
+/** A Generated whose frames are made as they are read (once): the knob-driven connection. */
+export type StreamedGenerated = Omit<Generated, 'frames' | 'post'> & { frames: () => Generator<PcapFrame> };
 
 /** Messages on untagged queue 0 (RFC 5040 §5.1): their MSNs run in one sequence per direction. */
-function onQn0(p: PlannedFpdu, rtr: Knobs['rtr']): boolean {
+function onQn0(l: FpduList, i: number, rtr: Knobs['rtr']): boolean {
+  const kind = l.kind(i);
   return (
-    p.kind === 'send' ||
-    p.kind === 'send-se' ||
-    p.kind === 'send-inv' ||
-    p.kind === 'immediate' ||
-    (p.kind === 'rtr' && rtr === 'send')
+    kind === 'send' ||
+    kind === 'send-se' ||
+    kind === 'send-inv' ||
+    kind === 'immediate' ||
+    (kind === 'rtr' && rtr === 'send')
   );
 }
 
-/** Largest ULPDU whose FPDU (length, PAD, CRC, every marker it can hold) fits one MSS. */
-function ulpduFitting(mss: number): number {
-  const markers = Math.ceil(mss / 512) + 1;
-  return Math.max(32, ((mss - 2 - 3 - 4 - 4 * markers) >> 2) << 2);
+/**
+ * A growing array of stream offsets (segments of a large capture: millions). An offset fits 32 bits:
+ * a direction carries at most 1500 messages of 1 MiB (--count, --size) with their headers.
+ */
+class Offsets {
+  a = new Uint32Array(256);
+  length = 0;
+  push(v: number): void {
+    if (v !== v >>> 0) throw new Error(`generator: stream offset ${v} past 32 bits`);
+    if (this.length === this.a.length) {
+      const b = new Uint32Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.length++] = v;
+  }
 }
 
-export function buildKnobConnection(k: Knobs, seed: number): Generated {
+/** The knob-driven connection with its frames as a stream (generate writes them as they come). */
+export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
   const r = rng(seed * 2654435761 + 12345);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const impair = new Set(k.impair);
   const v6 = k.ip === 6;
   const addr: [string, string] = v6 ? ['fd00::1', 'fd00::2'] : ['10.0.0.1', '10.0.0.2'];
@@ -107,179 +97,7 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     );
 
   // --- the RDMAP messages of each direction, as DDP segments, in rounds ---
-  const room = k.segmentation === 'large' ? k.maxUlpdu : Math.min(k.maxUlpdu, ulpduFitting(k.mss));
-  const i2r: PlannedFpdu[] = [];
-  const r2i: PlannedFpdu[] = [];
-  const msn = [
-    [0, 0, 0, 0],
-    [0, 0, 0, 0],
-  ] as number[][];
-  const nextMsn = (dir: 0 | 1, qn: number) => ++msn[dir]![qn]!;
-  // The Initiator's first message is never empty: a zero-length Send or Write first is an RTR
-  // (RFC 6581), which without peer-to-peer mode is a finding of its own.
-  const size = () => Math.max(i2r.length === 0 ? 1 : 0, Math.floor(r() * (k.size + 1)));
-  const bytes = (n: number) => patternBytes(n, Math.floor(r() * 1e9));
-  const rtr = k.rev === 2 ? k.rtr : 'none';
-  // The Responder speaks before the Initiator's first FPDU (RFC 5044 §7.1.2 rule 4): a Send, first of all.
-  if (impair.has('responder-first'))
-    r2i.push({ ulpdu: send(nextMsn(1, 0), bytes(16)), round: -1, kind: 'send', whole: true, first: true });
-  if (rtr === 'send') i2r.push({ ulpdu: send(nextMsn(0, 0)), round: 0, kind: 'rtr', whole: true, first: true });
-  if (rtr === 'write')
-    i2r.push({
-      ulpdu: taggedSegments(0x0, 0, 0, new Uint8Array(0), 1)[0]!,
-      round: 0,
-      kind: 'rtr',
-      whole: true,
-      first: true,
-    });
-  if (rtr === 'read') {
-    i2r.push({
-      ulpdu: readRequest({ msn: nextMsn(0, 1), sinkStag: 0, sinkTo: 0, size: 0, srcStag: 0, srcTo: 0 }),
-      round: 0,
-      kind: 'rtr',
-      whole: true,
-      first: true,
-    });
-    r2i.push({
-      ulpdu: taggedSegments(0x2, 0, 0, new Uint8Array(0), 1)[0]!,
-      round: 0,
-      kind: 'rtr',
-      whole: true,
-      first: true,
-    });
-  }
-  // A sender mistake shows from the first FPDU on when its ULPDU_Length is 265 (or 769): (2+L) mod 4 = 3,
-  // so every PAD rule and length miscount gives another FPDU size than RFC 5044 §4.2.
-  const lengthMistake = (
-    ['wrong-pad', 'no-pad', 'length-counts-header', 'length-counts-crc', 'length-le'] as const
-  ).find((x) => impair.has(x));
-  if (midStream && lengthMistake)
-    throw new KnobError(
-      `--impair ${lengthMistake}: a sender mistake is diagnosed from the startup on (--start startup)`,
-    );
-  if (midStream && !k.crc)
-    throw new KnobError(
-      '--start mid-stream: finding FPDUs mid-stream needs --crc on (without CRC nothing confirms a boundary)',
-    );
-  // What the diagnosis reports depends on how much of the stream each segment shows (a difference
-  // between segmentations the round-trip test found): the truth is modelled for one FPDU per segment.
-  if (lengthMistake && k.segmentation !== 'one-per-segment')
-    throw new KnobError(
-      `--impair ${lengthMistake}: the truth of a sender mistake is modelled with --segmentation one-per-segment only`,
-    );
-  if (lengthMistake && mark[0])
-    throw new KnobError(
-      `--impair ${lengthMistake}: the truth of a length mistake is modelled without markers from the Initiator (--markers none or r2i)`,
-    );
-  if (lengthMistake) {
-    if (rtr !== 'none')
-      throw new KnobError(
-        `--impair ${lengthMistake}: modelled on the Initiator's first FPDU, which an RTR would be (--rtr none)`,
-      );
-    if (k.messages.some((m) => m === 'read' || m === 'atomic'))
-      throw new KnobError(
-        `--impair ${lengthMistake}: needs a --messages mix without read and atomic (requests held while framing is diagnosed reach DDP after their answers)`,
-      );
-    // Little-endian: 769 = 0x0301 read as 0x0103 = 259, an end inside the FPDU itself.
-    const L = lengthMistake === 'length-le' ? 769 : 265;
-    i2r.push({ ulpdu: send(nextMsn(0, 0), bytes(L - 18)), round: 0, kind: 'send', whole: true, first: true });
-  }
-  const own = k.messages.filter((m) => m !== 'read' && m !== 'atomic' && m !== 'terminate');
-  const mix = k.messages.filter((m) => m !== 'terminate');
-  const responderOwn: Array<{ round: number; kind: MessageKind }> = [];
-  const rounds = k.count;
-  for (let i = 0; i < Math.ceil(k.count / 2) && own.length > 0; i++)
-    responderOwn.push({ round: 1 + Math.floor(r() * Math.max(1, rounds)), kind: pick(own) });
-  responderOwn.sort((a, b) => a.round - b.round);
-  /** A message's DDP segments, in order. */
-  const addSegments = (list: PlannedFpdu[], segs: Uint8Array[], round: number, kind: PlannedFpdu['kind']) => {
-    segs.forEach((u, i) => {
-      list.push({ ulpdu: u, round, kind, whole: segs.length === 1, first: i === 0 });
-    });
-  };
-  const message = (dir: 0 | 1, list: PlannedFpdu[], kind: MessageKind, round: number, idx: number) => {
-    switch (kind) {
-      case 'send':
-      case 'send-se':
-      case 'send-inv': {
-        const o = kind === 'send-se' ? { se: true } : kind === 'send-inv' ? { invalidate: 0x5000 + idx } : {};
-        addSegments(list, sendSegments(nextMsn(dir, 0), bytes(size()), Math.max(1, room - 18), o), round, kind);
-        return;
-      }
-      case 'immediate':
-        addSegments(list, [immediate({ msn: nextMsn(dir, 0), data: BigInt(idx) * 0x1000001n })], round, kind);
-        return;
-      case 'write':
-        addSegments(
-          list,
-          taggedSegments(0x0, 0x100 + idx, BigInt(idx) << 20n, bytes(size()), Math.max(1, room - 14)),
-          round,
-          kind,
-        );
-        return;
-      case 'read': {
-        const n = Math.max(1, size());
-        const sinkStag = 0x2000 + idx;
-        const sinkTo = BigInt(idx) << 24n;
-        list.push({
-          ulpdu: readRequest({ msn: nextMsn(dir, 1), sinkStag, sinkTo, size: n, srcStag: 0x3000 + idx, srcTo: 0n }),
-          round,
-          kind,
-          whole: true,
-          first: true,
-        });
-        addSegments(
-          r2i,
-          taggedSegments(0x2, sinkStag, sinkTo, bytes(n), Math.max(1, room - 14)),
-          round,
-          'read-response',
-        );
-        return;
-      }
-      case 'atomic':
-        list.push({
-          ulpdu: atomicRequest({
-            msn: nextMsn(dir, 1),
-            atomicOpcode: 0,
-            requestId: idx + 1,
-            remoteStag: 0x4000 + idx,
-            remoteTo: BigInt(idx) * 8n,
-            data: 1n,
-          }),
-          round,
-          kind,
-          whole: true,
-          first: true,
-        });
-        r2i.push({
-          ulpdu: atomicResponse({ msn: nextMsn(1, 3), originalRequestId: idx + 1, value: BigInt(idx) }),
-          round,
-          kind: 'atomic-response',
-          whole: true,
-          first: true,
-        });
-        return;
-      case 'terminate':
-        list.push({
-          ulpdu: terminate({ layer: TERMINATE_LAYER_RDMAP, etype: 2, code: 0xff }),
-          round,
-          kind,
-          whole: true,
-          first: true,
-        });
-        return;
-    }
-  };
-  let ro = 0;
-  for (let i = 0; i < rounds; i++) {
-    const round = i + 1;
-    if (mix.length > 0) message(0, i2r, pick(mix), round, i);
-    // The Responder's own messages of this round follow its answers.
-    while (ro < responderOwn.length && responderOwn[ro]!.round <= round)
-      message(1, r2i, responderOwn[ro++]!.kind, round, 1000 + ro);
-  }
-  while (ro < responderOwn.length) message(1, r2i, responderOwn[ro++]!.kind, rounds + 1, 1000 + ro);
-  if (k.messages.includes('terminate')) message(0, i2r, 'terminate', rounds + 2, rounds);
+  const { i2r, r2i, rtr, lengthMistake } = planMessages(k, r, impair, mark, midStream);
   // --- startup frames (RFC 5044 §7.1.1, RFC 6581 §3) ---
   const p2p = rtr !== 'none';
   const rtrFlags = { send: rtr === 'send', write: rtr === 'write', read: rtr === 'read' };
@@ -310,28 +128,27 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   if (impair.has('length-counts-crc')) mistake.lengthCounts = 'crc';
   if (impair.has('length-le')) mistake.lengthLittleEndian = true;
   if (impair.has('marker-origin')) mistake.markerOrigin = -request.length;
-  const encode = (list: PlannedFpdu[], dir: 0 | 1) =>
-    encodeFpdus(
-      list.map((f): FpduSpec => ({ ulpdu: f.ulpdu, ...(f.fault ? { fault: f.fault } : {}) })),
-      { markers: mark[dir], crc: k.crc, ...(dir === 0 && Object.keys(mistake).length ? { mistake } : {}) },
-    );
-  let enc0 = encode(i2r, 0);
+  const encoding = (dir: 0 | 1): FpduEncoding => ({
+    markers: mark[dir],
+    crc: k.crc,
+    ...(dir === 0 && Object.keys(mistake).length ? { mistake } : {}),
+  });
+  // Where each FPDU falls: the one-FPDU faults below change octets, never a length or a marker's place.
+  const enc0 = new FpduLayout(i2r, encoding(0));
+  const enc1 = new FpduLayout(r2i, encoding(1));
   const findings: TruthFinding[] = [];
   const fpduFault = (['bad-crc', 'bad-fpduptr', 'pad-nonzero'] as const).filter((x) => impair.has(x));
   let target = -1;
   if (fpduFault.length > 0) {
-    const eligible = enc0.fpdus
-      .map((f, i) => ({ f, i }))
-      .filter(({ f, i }) => {
-        const p = i2r[i]!;
-        if (impair.has('bad-fpduptr') && f.markers === 0) return false;
-        if (impair.has('pad-nonzero') && (2 + f.ulpduLength) % 4 === 0) return false;
-        // A corrupted FPDU is left out by the receiver: keep what that does to DDP to a gap in one
-        // queue's MSNs (a whole single-segment Send), never a message cut short.
-        if (impair.has('bad-crc') && !(p.whole && onQn0(p, rtr))) return false;
-        return p.kind !== 'rtr';
-      })
-      .map(({ i }) => i);
+    const eligible: number[] = [];
+    for (let i = 0; i < enc0.length; i++) {
+      if (impair.has('bad-fpduptr') && enc0.markers(i) === 0) continue;
+      if (impair.has('pad-nonzero') && (2 + i2r.ulpduLength(i)) % 4 === 0) continue;
+      // A corrupted FPDU is left out by the receiver: keep what that does to DDP to a gap in one
+      // queue's MSNs (a whole single-segment Send), never a message cut short.
+      if (impair.has('bad-crc') && !(i2r.whole(i) && onQn0(i2r, i, rtr))) continue;
+      if (i2r.kind(i) !== 'rtr') eligible.push(i);
+    }
     if (eligible.length === 0)
       throw new KnobError(
         `--impair ${fpduFault.join(',')}: no Initiator FPDU can carry it (more --count, another --messages mix, or other --seed)`,
@@ -341,154 +158,172 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       throw new KnobError(
         `--at ${k.at}: that FPDU cannot carry ${fpduFault.join(',')} (eligible: ${eligible.slice(0, 10).join(', ')}${eligible.length > 10 ? ', ...' : ''})`,
       );
-    i2r[target]!.fault = {
+    i2r.faults.set(target, {
       ...(impair.has('bad-crc') ? { badCrc: true } : {}),
       ...(impair.has('bad-fpduptr') ? { fpduptrDelta: 8 } : {}),
       ...(impair.has('pad-nonzero') ? { padByte: 0xa5 } : {}),
-    };
-    enc0 = encode(i2r, 0);
+    });
   }
-  const enc1 = encode(r2i, 1);
   const enc = [enc0, enc1] as const;
   const planned = [i2r, r2i] as const;
 
-  // --- TCP segments per direction, each tagged with the round it is sent in ---
-  interface Piece {
-    dir: 0 | 1;
-    start: number;
-    end: number;
-    round: number;
-  }
-  const pieces: Piece[] = [];
+  // --- TCP segments per direction, each sent in a round ---
+  /**
+   * The segments ("pieces") of both directions, the Initiator's first: each one's end (its start is
+   * the end of the one before in its direction).
+   */
+  const ends = new Offsets();
+  /** Index of each direction's first piece. */
+  const firstPiece: [number, number] = [0, 0];
   for (const dir of [0, 1] as const) {
+    firstPiece[dir] = ends.length;
     const e = enc[dir];
-    const n = e.bytes.length;
-    const cuts: number[] = [];
-    const fp = e.fpdus;
-    if (k.segmentation === 'one-per-segment') for (const f of fp) cuts.push(f.endRel);
+    const n = e.bytes;
+    let prev = 0;
+    // The Responder's early Send is a segment of its own, sent first: one more cut, in its place.
+    let extra = dir === 1 && impair.has('responder-first') && e.length ? e.endRel(0) : -1;
+    const cut = (c: number) => {
+      if (extra >= 0 && extra <= c) {
+        if (extra > prev) ends.push((prev = extra));
+        extra = -1;
+      }
+      if (c > prev) ends.push((prev = c));
+    };
+    if (k.segmentation === 'one-per-segment') for (let i = 0; i < e.length; i++) cut(e.endRel(i));
     else if (k.segmentation === 'packed') {
       let segStart = 0;
-      for (const f of fp) {
-        if (f.endRel - segStart > k.mss && f.startRel > segStart) {
-          cuts.push(f.startRel);
-          segStart = f.startRel;
+      for (let i = 0; i < e.length; i++) {
+        if (e.endRel(i) - segStart > k.mss && e.startRel(i) > segStart) {
+          cut(e.startRel(i));
+          segStart = e.startRel(i);
         }
       }
-      cuts.push(n);
+      cut(n);
     } else if (k.segmentation === 'random') {
       for (let off = 0; off < n; ) {
         off = Math.min(n, off + 1 + Math.floor(r() * k.mss));
-        cuts.push(off);
+        cut(off);
       }
-    } else for (let off = k.mss; off < n + k.mss; off += k.mss) cuts.push(Math.min(off, n));
-    // The Responder's early Send is a segment of its own, sent first.
-    if (dir === 1 && impair.has('responder-first') && fp[0]) {
-      cuts.push(fp[0].endRel);
-      cuts.sort((x, y) => x - y);
-    }
-    // The round of an octet: that of the FPDU it belongs to. An Initiator segment goes out in its
-    // first octet's round (requests early), a Responder segment in its last octet's (answers late),
-    // so no answer precedes its request and no Responder FPDU the Initiator's first.
-    const roundAt = (rel: number) => {
-      let lo = 0;
-      while (lo < fp.length - 1 && fp[lo]!.endRel <= rel) lo++;
-      return planned[dir][lo]?.round ?? 0;
+    } else for (let off = k.mss; off < n + k.mss; off += k.mss) cut(Math.min(off, n));
+    if (extra > prev) ends.push(extra);
+  }
+  const pieceCount = ends.length;
+  const pEnd = ends.a;
+  const pDir = (p: number): 0 | 1 => (p < firstPiece[1] ? 0 : 1);
+  const pStart = (p: number) => (p === firstPiece[pDir(p)] ? 0 : pEnd[p - 1]!);
+  // The round of an octet: that of the FPDU it belongs to. An Initiator segment goes out in its
+  // first octet's round (requests early), a Responder segment in its last octet's (answers late),
+  // so no answer precedes its request and no Responder FPDU the Initiator's first. Asked for in
+  // each direction's order, so the search for the FPDU goes on from the last one found.
+  const roundOf = ([0, 1] as const).map((dir) => {
+    const e = enc[dir];
+    let lo = 0;
+    return (p: number) => {
+      const rel = dir === 0 ? pStart(p) : pEnd[p]! - 1;
+      while (lo < e.length - 1 && e.endRel(lo) <= rel) lo++;
+      return lo < planned[dir].length ? planned[dir].round(lo) : 0;
     };
-    let prev = 0;
-    for (const c of cuts) {
-      if (c <= prev) continue;
-      pieces.push({ dir, start: prev, end: c, round: roundAt(dir === 0 ? prev : c - 1) });
-      prev = c;
+  });
+  // Capture order: by round; in a round the Initiator's request before the Responder's answer
+  // (each direction's rounds only grow, so this merges the two in order).
+  const order = new Uint32Array(pieceCount);
+  {
+    let a = 0;
+    let b = firstPiece[1];
+    let ra = a < firstPiece[1] ? roundOf[0]!(a) : 0;
+    let rb = b < pieceCount ? roundOf[1]!(b) : 0;
+    let last = -Infinity;
+    for (let o = 0; o < pieceCount; o++) {
+      const takeA = a < firstPiece[1] && (b >= pieceCount || ra <= rb);
+      const round = takeA ? ra : rb;
+      if (round < last) throw new Error('generator: segments out of round order');
+      last = round;
+      if (takeA) {
+        order[o] = a++;
+        if (a < firstPiece[1]) ra = roundOf[0]!(a);
+      } else {
+        order[o] = b++;
+        if (b < pieceCount) rb = roundOf[1]!(b);
+      }
     }
   }
-  // Capture order: by round; in a round the Initiator's request before the Responder's answer.
-  const order = pieces
-    .map((p, i) => ({ p, i }))
-    .sort((a, b) => a.p.round - b.p.round || a.p.dir - b.p.dir || a.i - b.i)
-    .map((x) => x.p);
 
   // Mid-stream: the Initiator's capture starts at the first segment boundary that begins a message
   // after its second FPDU; the Responder's at the first message of that round or later, so every
   // answer captured has its request captured too, and the Initiator is seen first.
-  const firstKept: [number, number] = midStream ? [enc0.bytes.length, enc1.bytes.length] : [0, 0];
+  const firstKept: [number, number] = midStream ? [enc0.bytes, enc1.bytes] : [0, 0];
   if (midStream) {
     const startsMessage = (dir: 0 | 1, rel: number, ok: (i: number) => boolean) => {
-      const i = enc[dir].fpdus.findIndex((f) => f.startRel === rel);
-      return i >= 0 && planned[dir][i]!.first && ok(i);
+      const i = enc[dir].fpduStartingAt(rel);
+      return i >= 0 && planned[dir].first(i) && ok(i);
     };
     // No request among the first FPDUs (held until framing is found, they would reach DDP after their answers).
-    const b0 = pieces.find(
-      (p) =>
-        p.dir === 0 &&
-        startsMessage(
-          0,
-          p.start,
-          (i) => i >= 2 && i2r.slice(i, i + 4).every((x) => x.kind !== 'read' && x.kind !== 'atomic'),
-        ),
-    );
-    if (!b0)
+    const noRequest = (i: number) => {
+      for (let j = i; j < Math.min(i + 4, i2r.length); j++)
+        if (i2r.kind(j) === 'read' || i2r.kind(j) === 'atomic') return false;
+      return true;
+    };
+    let b0 = -1;
+    for (let p = firstPiece[0]; p < firstPiece[1] && b0 < 0; p++)
+      if (startsMessage(0, pStart(p), (i) => i >= 2 && noRequest(i))) b0 = p;
+    if (b0 < 0)
       throw new KnobError(
         '--start mid-stream: no message boundary to start the capture at (more --count, or another --seed)',
       );
-    {
-      firstKept[0] = b0.start;
-      const round = i2r[enc0.fpdus.findIndex((f) => f.startRel === b0.start)]!.round;
-      const b1 = pieces.find((p) => p.dir === 1 && startsMessage(1, p.start, (i) => r2i[i]!.round >= round));
-      if (b1) firstKept[1] = b1.start;
-    }
+    firstKept[0] = pStart(b0);
+    const round = i2r.round(enc0.fpduStartingAt(firstKept[0]));
+    for (let p = firstPiece[1]; p < pieceCount; p++)
+      if (startsMessage(1, pStart(p), (i) => r2i.round(i) >= round)) {
+        firstKept[1] = pStart(p);
+        break;
+      }
   }
+  /** FPDUs from the first one captured on (mid-stream: those after the capture starts). */
+  const firstCaptured = [0, 1].map((d) => {
+    let i = 0;
+    while (i < enc[d]!.length && enc[d]!.startRel(i) < firstKept[d]!) i++;
+    return i;
+  });
   if (midStream) {
     // Mid-stream framing is found on a few chained FPDUs (RFC 5044 §6): each direction needs three.
-    const kept = [0, 1].map((d) => enc[d]!.fpdus.filter((f) => f.startRel >= firstKept[d]!).length);
+    const kept = [0, 1].map((d) => enc[d]!.length - firstCaptured[d]!);
     if (kept[0]! < 3 || kept[1]! < 3)
       throw new KnobError(
         '--start mid-stream: fewer than three FPDUs after the capture starts (more --count, or another --seed)',
       );
   }
-  const sends: Send[] = [];
+  // The sends: the startup frames, then the pieces in capture order.
+  const startupFrames = midStream ? 0 : 2;
+  const dataFrames = startupFrames + pieceCount;
+  const dirOf = (i: number): 0 | 1 => (i < startupFrames ? (i as 0 | 1) : pDir(order[i - startupFrames]!));
   /** Stream offset (relative to SeqStart) of each send's first octet; -1 for startup frames. */
-  const relOf: number[] = [];
-  if (!midStream) {
-    sends.push({ dir: 0, bytes: request }, { dir: 1, bytes: reply });
-    relOf.push(-1, -1);
-  }
-  for (const p of order) {
-    sends.push({ dir: p.dir, bytes: enc[p.dir].bytes.subarray(p.start, p.end), cut: [p.end - p.start] });
-    relOf.push(p.start);
-  }
+  const relOf = (i: number) => (i < startupFrames ? -1 : pStart(order[i - startupFrames]!));
+  const lengthOf = (i: number) =>
+    i < startupFrames
+      ? (i === 0 ? request : reply).length
+      : pEnd[order[i - startupFrames]!]! - pStart(order[i - startupFrames]!);
   const isn: [number, number] = k.seqWrap
     ? [(2 ** 32 - 1 - request.length - 700) >>> 0, (2 ** 32 - 1 - reply.length - 300) >>> 0]
     : [1000 + Math.floor(r() * 1e6), 900000 + Math.floor(r() * 1e6)];
 
   // Impairments on the captured segments (data frame indexes in emission order).
-  const dataFrames = sends.length;
-  const startupFrames = midStream ? 0 : 2;
-  const skipped = (i: number) => midStream && relOf[i]! < firstKept[sends[i]!.dir];
-  const fpduOf = (dir: 0 | 1, rel: number) => enc[dir].fpdus.findIndex((f) => f.startRel <= rel && rel < f.endRel);
+  const skipped = (i: number) => midStream && relOf(i) < firstKept[dirOf(i)];
   // Loss: one Initiator segment after the startup that holds whole FPDUs only (so what is lost is clear).
   let lost = -1;
   if (impair.has('loss')) {
     const candidates: number[] = [];
     // A gap shows only after captured FPDUs.
-    const firstIdx0 = Math.max(
-      0,
-      enc0.fpdus.findIndex((f) => f.startRel >= firstKept[0]),
-    );
+    const firstIdx0 = firstCaptured[0]! < enc0.length ? firstCaptured[0]! : 0;
     for (let i = startupFrames; i < dataFrames; i++) {
-      const s = sends[i]!;
-      if (s.dir !== 0 || skipped(i)) continue;
-      const rel = relOf[i]!;
-      const a = fpduOf(0, rel);
-      const b = fpduOf(0, rel + s.bytes.length - 1);
+      if (dirOf(i) !== 0 || skipped(i)) continue;
+      const rel = relOf(i);
+      const len = lengthOf(i);
+      const a = enc0.fpduAt(rel);
+      const b = enc0.fpduAt(rel + len - 1);
       // Only whole Writes and whole QN 0 messages: what their loss does to DDP is one MSN gap at most.
-      const plain = i2r.slice(a, b + 1).every((p) => p.whole && (p.kind === 'write' || onQn0(p, rtr)));
-      if (
-        a > firstIdx0 &&
-        plain &&
-        enc0.fpdus[a]!.startRel === rel &&
-        enc0.fpdus[b]!.endRel === rel + s.bytes.length &&
-        b < enc0.fpdus.length - 1
-      )
+      let plain = true;
+      for (let j = a; j <= b && plain; j++) plain = i2r.whole(j) && (i2r.kind(j) === 'write' || onQn0(i2r, j, rtr));
+      if (a > firstIdx0 && plain && enc0.startRel(a) === rel && enc0.endRel(b) === rel + len && b < enc0.length - 1)
         candidates.push(i);
     }
     if (candidates.length === 0)
@@ -497,13 +332,18 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       );
     lost = candidates[Math.floor(r() * candidates.length)]!;
   }
-  const dropIdx = new Set<number>();
-  for (let i = 0; i < dataFrames; i++) if (skipped(i)) dropIdx.add(i);
-  if (lost >= 0) dropIdx.add(lost);
   const reorder = impair.has('reorder');
   const duplicate = impair.has('duplicate');
   const overlap = impair.has('overlap');
-  const res = buildScenario(sends, {
+  // A piece is one segment; a startup frame is cut by the MSS.
+  const shapes: SendShapes = {
+    length: dataFrames,
+    at: (i) =>
+      i < startupFrames
+        ? { dir: dirOf(i), length: lengthOf(i) }
+        : { dir: dirOf(i), length: lengthOf(i), cut: [lengthOf(i)] },
+  };
+  const res = scenarioStream(shapes, {
     client: { addr: addr[0], port: port[0] },
     server: { addr: addr[1], port: port[1] },
     isn,
@@ -511,7 +351,7 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     noHandshake: midStream,
     close: k.close,
     ...(k.vlan !== null ? { vlan: k.vlan } : {}),
-    drop: (i) => dropIdx.has(i),
+    drop: (i) => (i < dataFrames && skipped(i)) || i === lost,
     // Within a direction only, after the startup: reordering across directions changes what came first.
     swapWithNext: reorder ? (i, a, b) => i >= startupFrames && a === b && r() < 0.3 : () => false,
     duplicate: duplicate ? (i) => i >= startupFrames && r() < 0.2 : () => false,
@@ -520,41 +360,52 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
 
   // --- the truth ---
   const seqStart: [number, number] = [(res.dataSeq[0] + request.length) >>> 0, (res.dataSeq[1] + reply.length) >>> 0];
-  const seqOf = (dir: 0 | 1, f: EncodedFpdu) => (seqStart[dir] + f.lenRel) >>> 0;
+  const seqOf = (dir: 0 | 1, i: number) => (seqStart[dir] + enc[dir].lenRel(i)) >>> 0;
   const find = (rule: string, dir: 0 | 1 | null, seq: number | null) =>
     findings.push({ rule, from: dir === null ? null : ep[dir], seq });
-  // The FPDUs of the lost segment (Initiator's), by index.
-  const lostFpdus: number[] = [];
+  // The FPDUs of the lost segment (Initiator's), by index: a run [lostFirst, lostLast].
+  let lostFirst = -1;
+  let lostLast = -2;
   if (lost >= 0) {
-    const rel = relOf[lost]!;
-    const end = rel + sends[lost]!.bytes.length;
-    enc0.fpdus.forEach((f, i) => {
-      if (f.startRel >= rel && f.endRel <= end) lostFpdus.push(i);
-    });
+    const rel = relOf(lost);
+    const end = rel + lengthOf(lost);
+    for (let i = 0; i < enc0.length; i++)
+      if (enc0.startRel(i) >= rel && enc0.endRel(i) <= end) {
+        if (lostFirst < 0) lostFirst = i;
+        lostLast = i;
+      }
   }
-  const counted: [EncodedFpdu[], EncodedFpdu[]] = [
-    enc0.fpdus.filter((f, i) => f.startRel >= firstKept[0] && !lostFpdus.includes(i)),
-    enc1.fpdus.filter((f) => f.startRel >= firstKept[1]),
-  ];
+  const isLost = (i: number) => i >= lostFirst && i <= lostLast;
+  /** The FPDUs an analyzer counts, by index: captured and not lost (a few numbers, not a list). */
+  const counted = (dir: 0 | 1, each: (i: number) => void) => {
+    for (let i = firstCaptured[dir]!; i < enc[dir].length; i++) if (!(dir === 0 && isLost(i))) each(i);
+  };
+  const firstCounted = (dir: 0 | 1) => {
+    let i = firstCaptured[dir]!;
+    while (i < enc[dir].length && dir === 0 && isLost(i)) i++;
+    return i < enc[dir].length ? i : -1;
+  };
   // Framing is found where the first captured FPDU begins (a marker in front of its length field included).
   if (midStream)
     for (const dir of [0, 1] as const)
-      if (counted[dir].length) find('mpa.mid-stream', dir, (seqStart[dir] + counted[dir][0]!.startRel) >>> 0);
-  if (lostFpdus.length) {
-    const gapSeq = (seqStart[0] + relOf[lost]!) >>> 0;
-    const last = lostFpdus[lostFpdus.length - 1]!;
+      if (firstCounted(dir) >= 0)
+        find('mpa.mid-stream', dir, (seqStart[dir] + enc[dir].startRel(firstCounted(dir))) >>> 0);
+  if (lostFirst >= 0) {
+    const gapSeq = (seqStart[0] + relOf(lost)) >>> 0;
+    const last = lostLast;
     find('tcp.capture-loss', 0, gapSeq);
     find('mpa.fpdu-truncated-by-gap', 0, gapSeq);
-    find('mpa.resync', 0, seqOf(0, enc0.fpdus[last + 1]!));
+    find('mpa.resync', 0, seqOf(0, last + 1));
     // A lost QN 0 message shows as an MSN gap at the next one, explained by the capture loss.
-    if (lostFpdus.some((i) => onQn0(i2r[i]!, rtr))) {
-      const later = i2r.findIndex((p, i) => i > last && onQn0(p, rtr));
-      if (later >= 0) find('ddp.capture-loss', 0, seqOf(0, enc0.fpdus[later]!));
+    let qn0Lost = false;
+    for (let i = lostFirst; i <= lostLast; i++) qn0Lost ||= onQn0(i2r, i, rtr);
+    if (qn0Lost) {
+      const later = nextOnQn0(i2r, last, rtr);
+      if (later >= 0) find('ddp.capture-loss', 0, seqOf(0, later));
     }
   }
   if (lengthMistake && !midStream) {
-    const f0 = enc0.fpdus[0]!;
-    const L = f0.ulpduLength;
+    const L = i2r.ulpduLength(0);
     const field = impair.has('length-counts-header')
       ? L + 2
       : impair.has('length-counts-crc')
@@ -571,78 +422,120 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       'length-counts-crc': 'mpa.ulpdu-length-counts-crc',
       'length-le': 'mpa.ulpdu-length-byte-order',
     }[lengthMistake];
-    find(rule, 0, seqOf(0, f0));
-    find('mpa.framing-lost', 0, (seqStart[0] + f0.lenRel + rfcEnd) >>> 0);
+    find(rule, 0, seqOf(0, 0));
+    find('mpa.framing-lost', 0, (seqStart[0] + enc0.lenRel(0) + rfcEnd) >>> 0);
     if (lengthMistake === 'wrong-pad' && k.crc) {
       // The siw PAD (3 octets) is longer than the RFC's (1): the CRC is read from PAD and CRC octets.
-      find('mpa.crc-mismatch', 0, seqOf(0, f0));
-      if (enc0.fpdus[1]) find('mpa.after-error', 0, seqOf(0, enc0.fpdus[1]));
+      find('mpa.crc-mismatch', 0, seqOf(0, 0));
+      if (enc0.length > 1) find('mpa.after-error', 0, seqOf(0, 1));
       // The first Send is left out (its CRC failed): the next QN 0 message shows the MSN gap.
-      const later = i2r.findIndex((p, i) => i > 0 && onQn0(p, rtr));
-      if (later >= 0) find('ddp.capture-loss', 0, seqOf(0, enc0.fpdus[later]!));
+      const later = nextOnQn0(i2r, 0, rtr);
+      if (later >= 0) find('ddp.capture-loss', 0, seqOf(0, later));
     }
   }
-  if (impair.has('marker-origin') && !midStream && enc0.fpdus.length) {
+  if (impair.has('marker-origin') && !midStream && enc0.length) {
     // No marker at SeqStart where RFC 5044 §4.3 puts one: the length field is read 4 octets early.
-    find('mpa.marker-phase', 0, seqOf(0, enc0.fpdus[0]!));
-    find('mpa.framing-lost', 0, (seqOf(0, enc0.fpdus[0]!) + 4) >>> 0);
+    find('mpa.marker-phase', 0, seqOf(0, 0));
+    find('mpa.framing-lost', 0, (seqOf(0, 0) + 4) >>> 0);
   }
   if (impair.has('bad-key')) find('mpa.bad-key', 0, res.dataSeq[0]);
   if (impair.has('pd-too-long')) find('mpa.pd-length-too-long', 0, res.dataSeq[0]);
   if (impair.has('initiator-initiator')) {
     find('mpa.initiator-initiator', 1, res.dataSeq[1]);
     // Neither side saw a Reply, so each side's FPDUs come before one.
-    for (const dir of [0, 1] as const)
-      if (enc[dir].fpdus.length) find('mpa.initiator-before-reply', dir, seqOf(dir, enc[dir].fpdus[0]!));
+    for (const dir of [0, 1] as const) if (enc[dir].length) find('mpa.initiator-before-reply', dir, seqOf(dir, 0));
     // No Reply, so no peer-to-peer mode: a zero-length Write or Read first looks like an RTR without it
     // (a zero-length Send is an ordinary empty message).
-    if ((rtr === 'write' || rtr === 'read') && enc0.fpdus.length)
-      find('rdmap.rtr-without-p2p', 0, seqOf(0, enc0.fpdus[0]!));
+    if ((rtr === 'write' || rtr === 'read') && enc0.length) find('rdmap.rtr-without-p2p', 0, seqOf(0, 0));
   }
-  if (impair.has('responder-first')) find('mpa.responder-first', 1, seqOf(1, enc1.fpdus[0]!));
+  if (impair.has('responder-first')) find('mpa.responder-first', 1, seqOf(1, 0));
   if (target >= 0) {
-    const f = enc0.fpdus[target]!;
-    const next = enc0.fpdus[target + 1];
     if (impair.has('bad-crc')) {
-      find('mpa.crc-mismatch', 0, seqOf(0, f));
+      find('mpa.crc-mismatch', 0, seqOf(0, target));
       // The receiver leaves the FPDU out: the next Send on QN 0 shows an MSN gap that loss explains.
-      const later = i2r.findIndex((p, i) => i > target && onQn0(p, rtr));
-      if (later >= 0) find('ddp.after-crc-discard', 0, seqOf(0, enc0.fpdus[later]!));
+      const later = nextOnQn0(i2r, target, rtr);
+      if (later >= 0) find('ddp.after-crc-discard', 0, seqOf(0, later));
     }
-    if (impair.has('bad-fpduptr') && !impair.has('bad-crc')) find('mpa.fpduptr-mismatch', 0, seqOf(0, f));
-    if (impair.has('pad-nonzero')) find('mpa.pad-not-zero', 0, seqOf(0, f));
-    if ((impair.has('bad-crc') || impair.has('bad-fpduptr')) && next) find('mpa.after-error', 0, seqOf(0, next));
+    if (impair.has('bad-fpduptr') && !impair.has('bad-crc')) find('mpa.fpduptr-mismatch', 0, seqOf(0, target));
+    if (impair.has('pad-nonzero')) find('mpa.pad-not-zero', 0, seqOf(0, target));
+    if ((impair.has('bad-crc') || impair.has('bad-fpduptr')) && target + 1 < enc0.length)
+      find('mpa.after-error', 0, seqOf(0, target + 1));
   }
   // The EMSS is the MSS the receiver's SYN announced; only the first oversized FPDU per direction is listed.
   if (!midStream) {
     for (const dir of [0, 1] as const) {
-      const big = counted[dir].find((f) => f.endRel - f.startRel > k.mss);
-      if (big) find('mpa.fpdu-exceeds-emss', dir, seqOf(dir, big));
+      let big = -1;
+      counted(dir, (i) => {
+        if (big < 0 && enc[dir].endRel(i) - enc[dir].startRel(i) > k.mss) big = i;
+      });
+      if (big >= 0) find('mpa.fpdu-exceeds-emss', dir, seqOf(dir, big));
     }
   }
-  const term = i2r.findIndex((p) => p.kind === 'terminate');
-  if (term >= 0) find('rdmap.terminate', 0, seqOf(0, enc0.fpdus[term]!));
+  let term = -1;
+  for (let i = 0; i < i2r.length && term < 0; i++) if (i2r.kind(i) === 'terminate') term = i;
+  if (term >= 0) find('rdmap.terminate', 0, seqOf(0, term));
   if (k.close === 'fin') {
-    for (const dir of [0, 1] as const)
-      find('mpa.tcp-closed-between', dir, (seqStart[dir] + enc[dir].bytes.length) >>> 0);
+    for (const dir of [0, 1] as const) find('mpa.tcp-closed-between', dir, (seqStart[dir] + enc[dir].bytes) >>> 0);
   }
-  if (k.close === 'rst') find('mpa.tcp-closed-between', 0, (seqStart[0] + enc0.bytes.length) >>> 0);
+  if (k.close === 'rst') find('mpa.tcp-closed-between', 0, (seqStart[0] + enc0.bytes) >>> 0);
+  const fpduCounts = [0, 0];
+  const markerCounts = [0, 0];
+  for (const dir of [0, 1] as const)
+    counted(dir, (i) => {
+      fpduCounts[dir]++;
+      markerCounts[dir] += enc[dir].markers(i);
+    });
+  // Every FPDU's seq is a list as long as the capture has FPDUs: made when asked for (generate asks
+  // after the frames are written), so it is not held while they are.
+  let seqs: Record<string, number[]> | null = null;
+  const fpduSeqs = () => {
+    if (!seqs) {
+      const list = (dir: 0 | 1) => {
+        const out: number[] = [];
+        counted(dir, (i) => out.push(seqOf(dir, i)));
+        return out;
+      };
+      seqs = { [ep[0]]: list(0), [ep[1]]: list(1) };
+    }
+    return seqs;
+  };
   const dirTruth = (dir: 0 | 1): TruthDirection => ({
     from: ep[dir],
     to: ep[1 - dir]!,
     markers: mark[dir],
-    fpdus: counted[dir].length,
-    markerCount: counted[dir].reduce((n, f) => n + f.markers, 0),
+    fpdus: fpduCounts[dir]!,
+    markerCount: markerCounts[dir]!,
     crcErrors:
       (target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0) +
       (dir === 0 && lengthMistake === 'wrong-pad' && k.crc && !midStream ? 1 : 0),
     markerErrors: target >= 0 && dir === 0 && impair.has('bad-fpduptr') && !impair.has('bad-crc') ? 1 : 0,
   });
+  const streams = [new FpduStream(i2r, enc0, encoding(0)), new FpduStream(r2i, enc1, encoding(1))] as const;
   return {
-    frames: res.frames,
+    // Each send's octets in send order: the startup frames, then each piece from its direction's stream.
+    frames: () =>
+      res.frames((i) => {
+        if (i < startupFrames) return i === 0 ? request : reply;
+        const p = order[i - startupFrames]!;
+        return streams[pDir(p)].take(pStart(p), pEnd[p]!);
+      }),
     findings: sortFindings(findings),
     flows: [{ client: ep[0], server: ep[1], mpa: { directions: [dirTruth(0), dirTruth(1)] } }],
-    fpduSeqs: { [ep[0]]: counted[0].map((f) => seqOf(0, f)), [ep[1]]: counted[1].map((f) => seqOf(1, f)) },
+    get fpduSeqs() {
+      return fpduSeqs();
+    },
     args: [],
   };
+}
+
+/** The first message on QN 0 after FPDU `after`, or -1. */
+function nextOnQn0(l: FpduList, after: number, rtr: Knobs['rtr']): number {
+  for (let i = after + 1; i < l.length; i++) if (onQn0(l, i, rtr)) return i;
+  return -1;
+}
+
+/** The knob-driven connection with its frames made at once (scenarios that edit frames, tests). */
+export function buildKnobConnection(k: Knobs, seed: number): Generated {
+  const g = planKnobConnection(k, seed);
+  return { ...g, frames: [...g.frames()] };
 }

@@ -105,28 +105,77 @@ export interface EncodedFpdu {
   markers: number;
 }
 
+/** How a direction's FPDUs are encoded (`startRel` lets a stream continue from an earlier call). */
+export interface FpduEncoding {
+  markers: boolean;
+  crc: boolean;
+  startRel?: number;
+  mistake?: SenderMistakeSpec;
+  /** FPDUPTR counted from the FPDU's first octet (draft-ietf-rddp-mpa-00 §7.1, Rev 0 and pre-standard senders) instead of ULPDU_Length. */
+  fpduptrFrom?: 'length' | 'fpdu';
+}
+
 /**
  * Encodes FPDUs as the bytes a sender puts on the wire after its startup frame. `rel` 0 = SeqStart.
  * `startRel` lets a stream continue from an earlier call.
  */
 export function encodeFpdus(
-  fpdus: readonly FpduSpec[],
-  opts: {
-    markers: boolean;
-    crc: boolean;
-    startRel?: number;
-    mistake?: SenderMistakeSpec;
-    /** FPDUPTR counted from the FPDU's first octet (draft-ietf-rddp-mpa-00 §7.1, Rev 0 and pre-standard senders) instead of ULPDU_Length. */
-    fpduptrFrom?: 'length' | 'fpdu';
-  },
+  fpdus: Iterable<FpduSpec>,
+  opts: FpduEncoding,
+  /** Octets expected (a buffer of that size from the start, handed back without a copy when exact). */
+  expected = 4096,
 ): { bytes: Uint8Array; fpdus: EncodedFpdu[] } {
+  // Octets go straight into a growing buffer (a number per octet took 8 times the capture's size).
+  const out = new ByteOut(expected);
+  const infos: EncodedFpdu[] = [];
+  encodeInto(fpdus, opts, out, (lenRel, startRel, endRel, ulpduLength, markers) =>
+    infos.push({ lenRel, startRel, endRel, ulpduLength, markers }),
+  );
+  return { bytes: out.take(), fpdus: infos };
+}
+
+/**
+ * Where each FPDU of a stream falls, without its octets: the same walk as encodeFpdus (markers,
+ * PAD, CRC in the same places) over ULPDU lengths only, for a stream too large to hold.
+ */
+export function layoutFpdus(
+  count: number,
+  ulpduLength: (i: number) => number,
+  fault: (i: number) => FpduFault | undefined,
+  opts: FpduEncoding,
+  info: (lenRel: number, startRel: number, endRel: number, ulpduLength: number, markers: number) => void,
+): void {
+  let zeros = new Uint8Array(4096);
+  function* specs(): Generator<FpduSpec> {
+    for (let i = 0; i < count; i++) {
+      const n = ulpduLength(i);
+      if (n > zeros.length) zeros = new Uint8Array(n);
+      const f = fault(i);
+      yield f ? { ulpdu: zeros.subarray(0, n), fault: f } : { ulpdu: zeros.subarray(0, n) };
+    }
+  }
+  encodeInto(specs(), { ...opts, crc: false }, new OctetCount(), info);
+}
+
+/** Where encodeInto puts octets: a buffer, or a count of them (layoutFpdus). */
+interface OctetSink {
+  length: number;
+  push(b: number): void;
+  push4(a: number, b: number, c: number, d: number): void;
+  append(src: Uint8Array): void;
+  view(from: number): Uint8Array;
+}
+
+function encodeInto(
+  fpdus: Iterable<FpduSpec>,
+  opts: FpduEncoding,
+  out: OctetSink,
+  info: (lenRel: number, startRel: number, endRel: number, ulpduLength: number, markers: number) => void,
+): void {
   const mk = opts.mistake ?? {};
   const origin = mk.markerOrigin ?? 0;
   const phase = (r: number) => (((r - origin) % 512) + 512) % 512;
   const markerAt = (r: number) => opts.markers && phase(r) === 0;
-  // Octets go straight into a growing buffer (a number per octet took 8 times the capture's size).
-  const out = new ByteOut();
-  const infos: EncodedFpdu[] = [];
   let rel = opts.startRel ?? 0;
   for (const f of fpdus) {
     const fault = f.fault ?? {};
@@ -177,15 +226,35 @@ export function encodeFpdus(
     if (fault.crcByteSwap) out.push4((crc >>> 24) & 0xff, (crc >>> 16) & 0xff, (crc >>> 8) & 0xff, crc & 0xff);
     else out.push4(crc & 0xff, (crc >>> 8) & 0xff, (crc >>> 16) & 0xff, (crc >>> 24) & 0xff);
     rel += 4;
-    infos.push({ lenRel, startRel, endRel: rel, ulpduLength: len, markers });
+    info(lenRel, startRel, rel, len, markers);
   }
-  return { bytes: out.take(), fpdus: infos };
+}
+
+/** An OctetSink that only counts. */
+class OctetCount implements OctetSink {
+  length = 0;
+  push(): void {
+    this.length++;
+  }
+  push4(): void {
+    this.length += 4;
+  }
+  append(src: Uint8Array): void {
+    this.length += src.length;
+  }
+  view(): Uint8Array {
+    return new Uint8Array(0);
+  }
 }
 
 /** A growing octet buffer (values are taken modulo 256, as Uint8Array.from does). */
-class ByteOut {
-  private buf = new Uint8Array(4096);
+class ByteOut implements OctetSink {
+  private buf: Uint8Array;
   length = 0;
+
+  constructor(capacity: number) {
+    this.buf = new Uint8Array(Math.max(16, capacity));
+  }
 
   private room(n: number): void {
     if (this.length + n <= this.buf.length) return;
@@ -222,7 +291,7 @@ class ByteOut {
 
   /** The octets, in a buffer of their own size. */
   take(): Uint8Array {
-    return this.buf.slice(0, this.length);
+    return this.length === this.buf.length ? this.buf : this.buf.slice(0, this.length);
   }
 }
 
@@ -276,6 +345,17 @@ export function rng(seed: number): () => number {
 }
 
 export function patternBytes(n: number, seed: number): Uint8Array {
-  const r = rng(seed);
-  return Uint8Array.from({ length: n }, () => Math.floor(r() * 256));
+  // rng(seed)'s sequence inlined, each octet Math.floor(r() * 256) = the state's top 8 bits (r() is
+  // state / 2^32, exact in a double): Uint8Array.from with a callback took seconds per megabyte.
+  let s = seed >>> 0 || 1;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    out[i] = s >>> 24;
+  }
+  return out;
 }
