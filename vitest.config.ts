@@ -28,7 +28,7 @@ const E2E = [
   'test/capture/stdin.test.ts',
   'test/cli/*.test.ts',
   'test/corpus/*.test.ts',
-  'test/generate/cli.test.ts',
+  'test/generate/{cli,streaming}.test.ts',
   'test/live/*.test.ts',
   'test/mpa/{crc-tshark,rdmac,tshark}.test.ts',
   'test/parallel/threads-{equality,failures}.test.ts',
