@@ -161,12 +161,6 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     throw new KnobError(
       '--start mid-stream: finding FPDUs mid-stream needs --crc on (without CRC nothing confirms a boundary)',
     );
-  // What the diagnosis reports depends on how much of the stream each segment shows (a difference
-  // between segmentations the round-trip test found): the truth is modelled for one FPDU per segment.
-  if (lengthMistake && k.segmentation !== 'one-per-segment')
-    throw new KnobError(
-      `--impair ${lengthMistake}: the truth of a sender mistake is modelled with --segmentation one-per-segment only`,
-    );
   if (lengthMistake && mark[0])
     throw new KnobError(
       `--impair ${lengthMistake}: the truth of a length mistake is modelled without markers from the Initiator (--markers none or r2i)`,
@@ -571,16 +565,10 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       'length-counts-crc': 'mpa.ulpdu-length-counts-crc',
       'length-le': 'mpa.ulpdu-length-byte-order',
     }[lengthMistake];
+    // The first FPDU framed as the sender laid it out is whole and its CRC verifies: the mistake is
+    // reported, not a CRC error (which is only how RFC framing reads its misplaced CRC field).
     find(rule, 0, seqOf(0, f0));
     find('mpa.framing-lost', 0, (seqStart[0] + f0.lenRel + rfcEnd) >>> 0);
-    if (lengthMistake === 'wrong-pad' && k.crc) {
-      // The siw PAD (3 octets) is longer than the RFC's (1): the CRC is read from PAD and CRC octets.
-      find('mpa.crc-mismatch', 0, seqOf(0, f0));
-      if (enc0.fpdus[1]) find('mpa.after-error', 0, seqOf(0, enc0.fpdus[1]));
-      // The first Send is left out (its CRC failed): the next QN 0 message shows the MSN gap.
-      const later = i2r.findIndex((p, i) => i > 0 && onQn0(p, rtr));
-      if (later >= 0) find('ddp.capture-loss', 0, seqOf(0, enc0.fpdus[later]!));
-    }
   }
   if (impair.has('marker-origin') && !midStream && enc0.fpdus.length) {
     // No marker at SeqStart where RFC 5044 §4.3 puts one: the length field is read 4 octets early.
@@ -633,9 +621,7 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     markers: mark[dir],
     fpdus: counted[dir].length,
     markerCount: counted[dir].reduce((n, f) => n + f.markers, 0),
-    crcErrors:
-      (target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0) +
-      (dir === 0 && lengthMistake === 'wrong-pad' && k.crc && !midStream ? 1 : 0),
+    crcErrors: target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0,
     markerErrors: target >= 0 && dir === 0 && impair.has('bad-fpduptr') && !impair.has('bad-crc') ? 1 : 0,
   });
   return {

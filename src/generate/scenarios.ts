@@ -89,6 +89,12 @@ export const MPA_SCENARIOS: readonly Scenario[] = [
     knobs: { impair: 'loss', count: '12', messages: 'send,write', size: '800' },
   },
   {
+    name: 'loss-send',
+    summary:
+      'One Initiator segment with a Send missing from the capture: the next Send shows the MSN gap (RFC 5040 §5.1)',
+    knobs: { impair: 'loss', count: '12', messages: 'send', size: '800' },
+  },
+  {
     name: 'siw-pad',
     summary: 'Sender mistake (SoftUiWarp): PAD of (ULPDU_Length+2) mod 4 octets',
     knobs: { impair: 'wrong-pad', messages: 'send,write' },
