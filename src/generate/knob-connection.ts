@@ -157,10 +157,6 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     throw new KnobError(
       `--impair ${lengthMistake}: a sender mistake is diagnosed from the startup on (--start startup)`,
     );
-  if (midStream && !k.crc)
-    throw new KnobError(
-      '--start mid-stream: finding FPDUs mid-stream needs --crc on (without CRC nothing confirms a boundary)',
-    );
   if (lengthMistake && mark[0])
     throw new KnobError(
       `--impair ${lengthMistake}: the truth of a length mistake is modelled without markers from the Initiator (--markers none or r2i)`,
@@ -477,7 +473,8 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       // Only whole Writes and whole QN 0 messages: what their loss does to DDP is one MSN gap at most.
       const plain = i2r.slice(a, b + 1).every((p) => p.whole && (p.kind === 'write' || onQn0(p, rtr)));
       if (
-        a > firstIdx0 &&
+        // Mid-stream, framing is found on three chained FPDUs (as below): they come before the loss.
+        a >= firstIdx0 + (midStream ? 3 : 1) &&
         plain &&
         enc0.fpdus[a]!.startRel === rel &&
         enc0.fpdus[b]!.endRel === rel + s.bytes.length &&
@@ -497,6 +494,7 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
   const reorder = impair.has('reorder');
   const duplicate = impair.has('duplicate');
   const overlap = impair.has('overlap');
+  const seenDir = [false, false];
   const res = buildScenario(sends, {
     client: { addr: addr[0], port: port[0] },
     server: { addr: addr[1], port: port[1] },
@@ -507,7 +505,15 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     ...(k.vlan !== null ? { vlan: k.vlan } : {}),
     drop: (i) => dropIdx.has(i),
     // Within a direction only, after the startup: reordering across directions changes what came first.
-    swapWithNext: reorder ? (i, a, b) => i >= startupFrames && a === b && r() < 0.3 : () => false,
+    // Mid-stream, a direction's capture starts at its first captured segment: one sent before it
+    // but captured after it shows octets before the start (there is no SYN to place them).
+    swapWithNext: reorder
+      ? (i, a, b) => {
+          const first = !seenDir[a];
+          seenDir[a] = true;
+          return i >= startupFrames && a === b && !(midStream && first) && r() < 0.3;
+        }
+      : () => false,
     duplicate: duplicate ? (i) => i >= startupFrames && r() < 0.2 : () => false,
     overlap: overlap ? (i) => i >= startupFrames && r() < 0.3 : () => false,
   });
@@ -530,10 +536,24 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
     enc0.fpdus.filter((f, i) => f.startRel >= firstKept[0] && !lostFpdus.includes(i)),
     enc1.fpdus.filter((f) => f.startRel >= firstKept[1]),
   ];
-  // Framing is found where the first captured FPDU begins (a marker in front of its length field included).
+  // A marker in front of the first captured FPDU's length field (RFC 5044 §4.3: one at SeqStart +
+  // 512k that falls between FPDUs belongs to the next) shows when a CRC covers it, or when other
+  // markers put the grid there. Alone and without CRC, its four octets cannot be told from the CRC
+  // field of the FPDU before, whose content is then anything (§7.1.1: "the CRC field MUST be
+  // considered valid for FPDU checking regardless of its contents").
+  const leadingUnseen = (dir: 0 | 1) => {
+    const c = counted[dir];
+    if (!midStream || k.crc || c.length === 0 || c[0]!.lenRel === c[0]!.startRel) return 0;
+    return c.reduce((n, f) => n + f.markers, 0) === 1 ? 1 : 0;
+  };
+  // Framing is found where the first captured FPDU begins (a marker in front of its length field
+  // included, when it shows).
   if (midStream)
     for (const dir of [0, 1] as const)
-      if (counted[dir].length) find('mpa.mid-stream', dir, (seqStart[dir] + counted[dir][0]!.startRel) >>> 0);
+      if (counted[dir].length) {
+        const f0 = counted[dir][0]!;
+        find('mpa.mid-stream', dir, (seqStart[dir] + (leadingUnseen(dir) ? f0.lenRel : f0.startRel)) >>> 0);
+      }
   if (lostFpdus.length) {
     const gapSeq = (seqStart[0] + relOf[lost]!) >>> 0;
     const last = lostFpdus[lostFpdus.length - 1]!;
@@ -588,7 +608,9 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       find('rdmap.rtr-without-p2p', 0, seqOf(0, enc0.fpdus[0]!));
   }
   if (impair.has('responder-first')) find('mpa.responder-first', 1, seqOf(1, enc1.fpdus[0]!));
-  if (target >= 0) {
+  // A fault in an FPDU the capture does not hold (sent before a mid-stream capture began, or lost) shows nothing.
+  const faultSeen = target >= 0 && enc0.fpdus[target]!.startRel >= firstKept[0] && !lostFpdus.includes(target);
+  if (faultSeen) {
     const f = enc0.fpdus[target]!;
     const next = enc0.fpdus[target + 1];
     if (impair.has('bad-crc')) {
@@ -615,14 +637,19 @@ export function buildKnobConnection(k: Knobs, seed: number): Generated {
       find('mpa.tcp-closed-between', dir, (seqStart[dir] + enc[dir].bytes.length) >>> 0);
   }
   if (k.close === 'rst') find('mpa.tcp-closed-between', 0, (seqStart[0] + enc0.bytes.length) >>> 0);
+  const markersIn = (dir: 0 | 1) => counted[dir].reduce((n, f) => n + f.markers, 0) - leadingUnseen(dir);
+  // Markers are on where negotiated (RFC 5044 §7.1.1); captured mid-stream, with no startup frame,
+  // only a marker in the captured FPDUs shows them: where none of the slots every 512 octets from
+  // SeqStart (§4.3) falls in the octets captured, the capture shows FPDUs without markers.
+  const markersSeen = (dir: 0 | 1) => mark[dir] && (!midStream || markersIn(dir) > 0);
   const dirTruth = (dir: 0 | 1): TruthDirection => ({
     from: ep[dir],
     to: ep[1 - dir]!,
-    markers: mark[dir],
+    markers: markersSeen(dir),
     fpdus: counted[dir].length,
-    markerCount: counted[dir].reduce((n, f) => n + f.markers, 0),
-    crcErrors: target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0,
-    markerErrors: target >= 0 && dir === 0 && impair.has('bad-fpduptr') && !impair.has('bad-crc') ? 1 : 0,
+    markerCount: markersIn(dir),
+    crcErrors: faultSeen && dir === 0 && impair.has('bad-crc') ? 1 : 0,
+    markerErrors: faultSeen && dir === 0 && impair.has('bad-fpduptr') && !impair.has('bad-crc') ? 1 : 0,
   });
   return {
     frames: res.frames,

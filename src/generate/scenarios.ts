@@ -131,6 +131,17 @@ export const MPA_SCENARIOS: readonly Scenario[] = [
     knobs: { start: 'mid-stream', count: '12' },
   },
   {
+    name: 'mid-stream-crc-off',
+    summary: 'Captured mid-stream without CRC: framing found on chained DDP headers, markers both ways',
+    knobs: { start: 'mid-stream', count: '12', crc: 'off', markers: 'both' },
+  },
+  {
+    name: 'mid-stream-no-marker',
+    summary:
+      'Captured mid-stream without CRC, markers negotiated both ways but no marker position in the octets captured: FPDUs without markers is all the capture shows',
+    knobs: { start: 'mid-stream', crc: 'off', markers: 'both', count: '10', size: '0', messages: 'send' },
+  },
+  {
     name: 'ipv6-vlan',
     summary: 'IPv6 in an 802.1Q VLAN, markers both ways',
     knobs: { ip: '6', vlan: '100', markers: 'both' },
