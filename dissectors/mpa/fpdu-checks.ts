@@ -4,10 +4,10 @@
  * hand-off to the outputs and the layer above. Runs once per FPDU: beyond the ULPDU handed to the
  * layer above and the record an output asks for, it allocates only for findings.
  */
-import { byteSwap32 } from './crc32c.js';
+import { byteSwap32, crc32c, readWireCrc } from './crc32c.js';
 import { crcHex } from './fields.js';
 import type { FlowHost } from './flow-host.js';
-import type { FramedFpdu, MarkerInfo } from './framer.js';
+import { framedPad, framedUlpduLength, type FramedFpdu, type FramerParams, type MarkerInfo } from './framer.js';
 import { MAX_ULPDU_LENGTH } from './lock-on.js';
 import type { MpaDirection } from './mpa-direction.js';
 import type { FpduRecord } from './mpa-types.js';
@@ -45,6 +45,30 @@ export function checkFpdu(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boole
     // sender's mistake. Held, not reported yet, so that it is reported once and right.
     holdBreak(flow, d, f, true);
     return false;
+  } else if (
+    flow.detection !== 'forced' &&
+    (f.crcStatus === 'bad' || f.padNonZero) &&
+    !trusted &&
+    d.params?.markers === false &&
+    (f.crcStatus === 'bad' || successorUnseen(d, f))
+  ) {
+    // A bad CRC or a non-zero PAD is what a sender's PAD or length mistake looks like under RFC
+    // 5044 framing, and only the octets after the FPDU tell the two apart (sender-mistakes.ts): the
+    // verdict waits for them (settlePending says how many), so that it does not depend on where
+    // the segment happened to end. Without markers only: with them, markersImplausible decides.
+    d.brk = {
+      prevStart: d.lastStart,
+      prevSeq: d.lastSeq,
+      badStart: f.start,
+      badSeq: f.seq,
+      badFrames: f.frames,
+      headerOk: true,
+      what: '',
+      afterSeq: d.lastSeq,
+      pending: f,
+    };
+    d.stopKind = 'break';
+    return false;
   }
   notePlausible(flow, d, f);
   if (f.senderMistake) d.senderMistakeFpdus++;
@@ -60,13 +84,80 @@ function markersImplausible(f: FramedFpdu): boolean {
   return false;
 }
 
-/** The octets after `f` (when already held, and no marker can sit there) cannot start an FPDU. */
+/** Octets after an FPDU that show whether they can start one: ULPDU_Length and the DDP/RDMAP header octets judged. */
+const SUCCESSOR_PEEK = 2 + 18;
+
+/**
+ * The octets after `f` (when already held, and no marker can sit there) cannot start an FPDU, their
+ * ULPDU_Length read as the direction frames (under a diagnosed length mistake, as the sender meant it).
+ */
 function successorImplausible(flow: FlowHost, d: MpaDirection, f: FramedFpdu): boolean {
-  if (d.framer?.params.markers !== false) return false;
+  const p = d.params;
+  if (p?.markers !== false) return false;
   const at = f.start + f.wireSize - d.log.base;
   const b = d.log.bytes;
-  if (at < 0 || at + 2 + 18 > b.length) return false;
-  return !flow.framingPlausible(b.subarray(at + 2, at + 20), (b[at]! << 8) | b[at + 1]!);
+  if (at < 0 || at + SUCCESSOR_PEEK > b.length) return false;
+  return !flow.framingPlausible(
+    b.subarray(at + 2, at + SUCCESSOR_PEEK),
+    framedUlpduLength(p.mistake, b[at]!, b[at + 1]!),
+  );
+}
+
+/** Without markers, the octets after `f` that successorImplausible judges have not all arrived yet. */
+function successorUnseen(d: MpaDirection, f: FramedFpdu): boolean {
+  return d.params?.markers === false && f.start + f.wireSize + SUCCESSOR_PEEK > d.log.end;
+}
+
+/**
+ * Octets of the FPDU without markers whose ULPDU_Length field is `hi`, `lo` (RFC 5044 §4.1, §4.2),
+ * laid out as the direction frames (under a diagnosed mistake, as the sender lays it out).
+ */
+function wireSizeAt(p: FramerParams, hi: number, lo: number): number {
+  const len = framedUlpduLength(p.mistake, hi, lo);
+  return 2 + len + framedPad(p.mistake, len) + 4;
+}
+
+/**
+ * The FPDU at stream offset `at`, framed as the direction frames, fails its CRC, or (`final`: no
+ * more octets will come) announces more octets than the stream holds.
+ */
+function successorCrcFails(d: MpaDirection, at: number, final: boolean): boolean {
+  const b = d.log.bytes;
+  const i = at - d.log.base;
+  if (i < 0 || i + 2 > b.length) return false;
+  const n = wireSizeAt(d.params!, b[i]!, b[i + 1]!);
+  if (i + n > b.length) return final;
+  const computed = crc32c(b, i, i + n - 4);
+  const wire = readWireCrc(b[i + n - 4]!, b[i + n - 3]!, b[i + n - 2]!, b[i + n - 1]!);
+  return computed !== wire && byteSwap32(computed) !== wire;
+}
+
+/**
+ * The verdict on an FPDU held for the octets after it (checkFpdu): 'wait' until they are there (or
+ * the stream ends), then 'break' when they cannot start an FPDU (d.brk is then the break to
+ * diagnose, as if they had been there when the FPDU was framed), else 'frame': the FPDU is framed
+ * as it is, its findings reported.
+ */
+export function settlePending(flow: FlowHost, d: MpaDirection, final: boolean): 'wait' | 'break' | 'frame' {
+  const f = d.brk!.pending!;
+  const at = f.start + f.wireSize;
+  // With CRC, a bad one is judged by the FPDU after it as RFC 5044 §4 frames it: a DDP header can
+  // pass by chance (a short ULPDU_Length reads as DDP control 0), its CRC cannot. At most one more
+  // FPDU is held (ULPDU_Length is 16 bits).
+  const byCrc = f.crcStatus === 'bad' && d.params!.crc;
+  let need = at + SUCCESSOR_PEEK;
+  const i = at - d.log.base;
+  const b = d.log.bytes;
+  if (byCrc && i >= 0 && i + 2 <= b.length) need = Math.max(need, at + wireSizeAt(d.params!, b[i]!, b[i + 1]!));
+  if (!final && need > d.log.end) return 'wait';
+  if (successorImplausible(flow, d, f) || (byCrc && successorCrcFails(d, at, final))) {
+    holdBreak(flow, d, f, true);
+    d.stopKind = 'resync';
+    return 'break';
+  }
+  d.brk = null;
+  d.exemptStart = f.start;
+  return 'frame';
 }
 
 export function flushPendingPad(flow: FlowHost, d: MpaDirection, drop = false): void {

@@ -100,6 +100,19 @@ export function rfcPad(len: number): number {
   return (4 - ((2 + len) % 4)) % 4;
 }
 
+/** ULPDU octets a ULPDU_Length field of octets `hi`, `lo` announces, read as the sender's mistake (if any) says. */
+export function framedUlpduLength(mk: FramingMistake | null | undefined, hi: number, lo: number): number {
+  if (!mk) return (hi << 8) | lo;
+  const raw = mk.lengthLittleEndian ? (lo << 8) | hi : (hi << 8) | lo;
+  return Math.max(0, raw - mk.lengthExtra);
+}
+
+/** PAD octets after a ULPDU of `len` octets, as the sender's mistake (if any) lays them out. */
+export function framedPad(mk: FramingMistake | null | undefined, len: number): number {
+  if (!mk || mk.pad === 'rfc') return rfcPad(len);
+  return mk.pad === 'len-plus-2' ? (2 + len) % 4 : 0;
+}
+
 /** The ULPDU_Length field as sent (a record without lengthField was framed as its field says). */
 export function lengthFieldOf(f: FramedFpdu): number {
   return f.lengthField ?? f.ulpduLength;
@@ -358,10 +371,10 @@ export class FpduFramer {
   /** ULPDU_Length and PAD as a sender with this mistake meant them (second length octet `lo`). */
   private lengthUnder(mk: FramingMistake, lo: number): void {
     const raw = mk.lengthLittleEndian ? (lo << 8) | this.lenHi : (this.lenHi << 8) | lo;
-    const len = Math.max(0, raw - mk.lengthExtra);
+    const len = framedUlpduLength(mk, this.lenHi, lo);
     const padRfc = rfcPad(len);
     this.ulpduLength = len;
-    this.pad = mk.pad === 'len-plus-2' ? (2 + len) % 4 : mk.pad === 'none' ? 0 : padRfc;
+    this.pad = framedPad(mk, len);
     this.mistaken = mk.always || this.pad !== padRfc || raw !== len || (mk.lengthLittleEndian && lo !== this.lenHi);
   }
 

@@ -3,7 +3,7 @@
  * from the last plausible FPDU on until sender-mistakes.ts can tell one bad FPDU from a sender's
  * systematic mistake, then frames on under the right reading, or hunts for boundaries again.
  */
-import { flushPendingPad } from './fpdu-checks.js';
+import { flushPendingPad, settlePending } from './fpdu-checks.js';
 import type { FlowHost } from './flow-host.js';
 import type { FramedFpdu, FramerParams } from './framer.js';
 import type { MpaDirection } from './mpa-direction.js';
@@ -31,6 +31,16 @@ export function framerStopped(d: MpaDirection): void {
 
 /** Waits for enough octets after a break to tell a bad FPDU from a sender mistake (sender-mistakes.ts). */
 export function stepDiagnose(flow: FlowHost, d: MpaDirection, final: boolean): void {
+  if (d.brk!.pending) {
+    const v = settlePending(flow, d, final);
+    if (v === 'wait') return;
+    if (v === 'frame') {
+      // The octets after it start an FPDU: a bad FPDU on its own, framed as it is.
+      d.resetHuntTries();
+      restartAt(d, d.params!, d.exemptStart!);
+      return;
+    }
+  }
   const b = d.brk!;
   if (!final && !d.shouldTryHunt(false) && d.log.length <= DIAGNOSE_HOLD) return;
   const rfc = d.rfcParams ?? d.params!;

@@ -65,7 +65,7 @@ export function handleGap(flow: FlowHost, d: MpaDirection, offset: number, lengt
       d.log.reset(end);
       return;
     case 'diagnose':
-      stepDiagnose(flow, d, true);
+      settleDiagnosis(flow, d);
       if ((d.state as State) !== 'diagnose') {
         handleGap(flow, d, offset, length, cut);
         return;
@@ -108,6 +108,7 @@ export function endDirection(flow: FlowHost, d: MpaDirection, reason: EndReason,
     frame = rst;
   }
   flow.progress(d, true);
+  if (d.state === 'diagnose') settleDiagnosis(flow, d);
   if (d.state === 'await' || d.state === 'hunt' || d.state === 'diagnose') flow.progress(d, true);
   flushPendingPad(flow, d);
   if (d.state === 'frame' && !d.framer!.atBoundary) diagnoseCut(flow, d);
@@ -156,4 +157,19 @@ export function endDirection(flow: FlowHost, d: MpaDirection, reason: EndReason,
   // Appendix C.2.2: a non-permissive Initiator shows itself by closing (not by the capture ending).
   if (flow.negotiation && flow.request?.dir === d.dir && reason !== 'eof') flow.negotiation.initiatorClosed = true;
   d.state = 'ended';
+}
+
+/**
+ * Diagnoses what is held with no more octets to come. Framing restarted after a diagnosis can meet
+ * the next break (or the next FPDU whose verdict waits for its successor) in the same octets: each
+ * is settled in turn, so no FPDU held at the end is left unframed. Each round frames at least one
+ * FPDU or settles another break; the guard only bounds a bug.
+ */
+function settleDiagnosis(flow: FlowHost, d: MpaDirection): void {
+  for (let guard = 0; guard < 1 << 20 && d.state === 'diagnose'; guard++) {
+    const brk = d.brk;
+    const fpdus = d.fpdus;
+    stepDiagnose(flow, d, true);
+    if ((d.state as State) === 'diagnose' && d.brk === brk && d.fpdus === fpdus) return;
+  }
 }

@@ -43,6 +43,11 @@ export interface FramingBreak {
   what: string;
   /** The FPDU the chain broke after (in the finding's words), when there is one. */
   afterSeq: number | null;
+  /**
+   * Set while the verdict on this FPDU waits for the octets after it (fpdu-checks.ts): its CRC or
+   * PAD failed, and whether a sender mistake explains that shows only where the next FPDU starts.
+   */
+  pending?: FramedFpdu | undefined;
 }
 
 /**

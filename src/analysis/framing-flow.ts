@@ -9,6 +9,8 @@ import type { DirectionConsumer, EndReason, FlowConsumer, StreamChunk } from '..
 import type { MpaFlow } from '../../dissectors/mpa/mpa-flow.js';
 import type { TufFlow } from '../../dissectors/tuf/tuf-flow.js';
 import { crc32c, readWireCrc } from '../../dissectors/mpa/crc32c.js';
+import { ULPDU_HEADER_BYTES } from '../../dissectors/mpa/ulpdu.js';
+import { plausibleDdpSegmentStart } from '../../dissectors/ddp-rdmap/plausible.js';
 
 export class FramingFlow implements FlowConsumer {
   private readonly tee0: Tee;
@@ -82,10 +84,18 @@ class Tee implements DirectionConsumer {
  * TUF's test for a candidate framing PDU that is really an MPA FPDU: an FPDU with CRC whose
  * ULPDU_Length is a multiple of 4 is exactly ULPDU_Length + 8 octets long (2 + ULPDU + 2 PAD +
  * 4 CRC), so it passes TUF's receiver test (§5.4) with the DDP header's first octets as a "key".
- * Its last four octets are then the CRC32c of the rest (RFC 5044 §6).
+ * Its last four octets are then the CRC32c of the rest (RFC 5044 §6); without CRC, its PAD and DDP
+ * header show it.
  */
 export function looksLikeMpaFpdu(pdu: Uint8Array): boolean {
   const n = pdu.length;
   if (n < 8) return false;
-  return crc32c(pdu, 0, n - 4) === readWireCrc(pdu[n - 4]!, pdu[n - 3]!, pdu[n - 2]!, pdu[n - 1]!);
+  if (crc32c(pdu, 0, n - 4) === readWireCrc(pdu[n - 4]!, pdu[n - 3]!, pdu[n - 2]!, pdu[n - 1]!)) return true;
+  // Without CRC (C=0 both ways) the CRC field may hold anything (RFC 5044 §7.1.1): an FPDU still has
+  // its two PAD octets zero (§4.2) and a DDP segment header at the ULPDU's start (RFC 5041 §4).
+  return (
+    pdu[n - 6] === 0 &&
+    pdu[n - 5] === 0 &&
+    plausibleDdpSegmentStart(pdu.subarray(2, Math.min(n - 6, 2 + ULPDU_HEADER_BYTES)), n - 8)
+  );
 }

@@ -323,7 +323,14 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
       // Only whole Writes and whole QN 0 messages: what their loss does to DDP is one MSN gap at most.
       let plain = true;
       for (let j = a; j <= b && plain; j++) plain = i2r.whole(j) && (i2r.kind(j) === 'write' || onQn0(i2r, j, rtr));
-      if (a > firstIdx0 && plain && enc0.startRel(a) === rel && enc0.endRel(b) === rel + len && b < enc0.length - 1)
+      if (
+        // Mid-stream, framing is found on three chained FPDUs (as below): they come before the loss.
+        a >= firstIdx0 + (midStream ? 3 : 1) &&
+        plain &&
+        enc0.startRel(a) === rel &&
+        enc0.endRel(b) === rel + len &&
+        b < enc0.length - 1
+      )
         candidates.push(i);
     }
     if (candidates.length === 0)
@@ -343,6 +350,7 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
         ? { dir: dirOf(i), length: lengthOf(i) }
         : { dir: dirOf(i), length: lengthOf(i), cut: [lengthOf(i)] },
   };
+  const seenDir = [false, false];
   const res = scenarioStream(shapes, {
     client: { addr: addr[0], port: port[0] },
     server: { addr: addr[1], port: port[1] },
@@ -353,7 +361,15 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
     ...(k.vlan !== null ? { vlan: k.vlan } : {}),
     drop: (i) => (i < dataFrames && skipped(i)) || i === lost,
     // Within a direction only, after the startup: reordering across directions changes what came first.
-    swapWithNext: reorder ? (i, a, b) => i >= startupFrames && a === b && r() < 0.3 : () => false,
+    // Mid-stream, a direction's capture starts at its first captured segment: one sent before it
+    // but captured after it shows octets before the start (there is no SYN to place them).
+    swapWithNext: reorder
+      ? (i, a, b) => {
+          const first = !seenDir[a];
+          seenDir[a] = true;
+          return i >= startupFrames && a === b && !(midStream && first) && r() < 0.3;
+        }
+      : () => false,
     duplicate: duplicate ? (i) => i >= startupFrames && r() < 0.2 : () => false,
     overlap: overlap ? (i) => i >= startupFrames && r() < 0.3 : () => false,
   });
@@ -385,11 +401,35 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
     while (i < enc[dir].length && dir === 0 && isLost(i)) i++;
     return i < enc[dir].length ? i : -1;
   };
-  // Framing is found where the first captured FPDU begins (a marker in front of its length field included).
+  const markersCounted = (dir: 0 | 1) => {
+    let n = 0;
+    counted(dir, (i) => {
+      n += enc[dir].markers(i);
+    });
+    return n;
+  };
+  // A marker in front of the first captured FPDU's length field (RFC 5044 §4.3: one at SeqStart +
+  // 512k that falls between FPDUs belongs to the next) shows when a CRC covers it, or when other
+  // markers put the grid there. Alone and without CRC, its four octets cannot be told from the CRC
+  // field of the FPDU before, whose content is then anything (§7.1.1: "the CRC field MUST be
+  // considered valid for FPDU checking regardless of its contents").
+  const leadingUnseen = (dir: 0 | 1) => {
+    const c0 = firstCounted(dir);
+    if (!midStream || k.crc || c0 < 0 || enc[dir].lenRel(c0) === enc[dir].startRel(c0)) return 0;
+    return markersCounted(dir) === 1 ? 1 : 0;
+  };
+  // Framing is found where the first captured FPDU begins (a marker in front of its length field
+  // included, when it shows).
   if (midStream)
-    for (const dir of [0, 1] as const)
-      if (firstCounted(dir) >= 0)
-        find('mpa.mid-stream', dir, (seqStart[dir] + enc[dir].startRel(firstCounted(dir))) >>> 0);
+    for (const dir of [0, 1] as const) {
+      const c0 = firstCounted(dir);
+      if (c0 >= 0)
+        find(
+          'mpa.mid-stream',
+          dir,
+          (seqStart[dir] + (leadingUnseen(dir) ? enc[dir].lenRel(c0) : enc[dir].startRel(c0))) >>> 0,
+        );
+    }
   if (lostFirst >= 0) {
     const gapSeq = (seqStart[0] + relOf(lost)) >>> 0;
     const last = lostLast;
@@ -422,16 +462,10 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
       'length-counts-crc': 'mpa.ulpdu-length-counts-crc',
       'length-le': 'mpa.ulpdu-length-byte-order',
     }[lengthMistake];
+    // The first FPDU framed as the sender laid it out is whole and its CRC verifies: the mistake is
+    // reported, not a CRC error (which is only how RFC framing reads its misplaced CRC field).
     find(rule, 0, seqOf(0, 0));
     find('mpa.framing-lost', 0, (seqStart[0] + enc0.lenRel(0) + rfcEnd) >>> 0);
-    if (lengthMistake === 'wrong-pad' && k.crc) {
-      // The siw PAD (3 octets) is longer than the RFC's (1): the CRC is read from PAD and CRC octets.
-      find('mpa.crc-mismatch', 0, seqOf(0, 0));
-      if (enc0.length > 1) find('mpa.after-error', 0, seqOf(0, 1));
-      // The first Send is left out (its CRC failed): the next QN 0 message shows the MSN gap.
-      const later = nextOnQn0(i2r, 0, rtr);
-      if (later >= 0) find('ddp.capture-loss', 0, seqOf(0, later));
-    }
   }
   if (impair.has('marker-origin') && !midStream && enc0.length) {
     // No marker at SeqStart where RFC 5044 §4.3 puts one: the length field is read 4 octets early.
@@ -449,7 +483,9 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
     if ((rtr === 'write' || rtr === 'read') && enc0.length) find('rdmap.rtr-without-p2p', 0, seqOf(0, 0));
   }
   if (impair.has('responder-first')) find('mpa.responder-first', 1, seqOf(1, 0));
-  if (target >= 0) {
+  // A fault in an FPDU the capture does not hold (sent before a mid-stream capture began, or lost) shows nothing.
+  const faultSeen = target >= 0 && target >= firstCaptured[0]! && !(lostFirst >= 0 && isLost(target));
+  if (faultSeen) {
     if (impair.has('bad-crc')) {
       find('mpa.crc-mismatch', 0, seqOf(0, target));
       // The receiver leaves the FPDU out: the next Send on QN 0 shows an MSN gap that loss explains.
@@ -479,12 +515,15 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
   }
   if (k.close === 'rst') find('mpa.tcp-closed-between', 0, (seqStart[0] + enc0.bytes) >>> 0);
   const fpduCounts = [0, 0];
-  const markerCounts = [0, 0];
   for (const dir of [0, 1] as const)
-    counted(dir, (i) => {
+    counted(dir, () => {
       fpduCounts[dir]++;
-      markerCounts[dir] += enc[dir].markers(i);
     });
+  const markersIn = (dir: 0 | 1) => markersCounted(dir) - leadingUnseen(dir);
+  // Markers are on where negotiated (RFC 5044 §7.1.1); captured mid-stream, with no startup frame,
+  // only a marker in the captured FPDUs shows them: where none of the slots every 512 octets from
+  // SeqStart (§4.3) falls in the octets captured, the capture shows FPDUs without markers.
+  const markersSeen = (dir: 0 | 1) => mark[dir] && (!midStream || markersIn(dir) > 0);
   // Every FPDU's seq is a list as long as the capture has FPDUs: made when asked for (generate asks
   // after the frames are written), so it is not held while they are.
   let seqs: Record<string, number[]> | null = null;
@@ -502,13 +541,11 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
   const dirTruth = (dir: 0 | 1): TruthDirection => ({
     from: ep[dir],
     to: ep[1 - dir]!,
-    markers: mark[dir],
+    markers: markersSeen(dir),
     fpdus: fpduCounts[dir]!,
-    markerCount: markerCounts[dir]!,
-    crcErrors:
-      (target >= 0 && dir === 0 && impair.has('bad-crc') ? 1 : 0) +
-      (dir === 0 && lengthMistake === 'wrong-pad' && k.crc && !midStream ? 1 : 0),
-    markerErrors: target >= 0 && dir === 0 && impair.has('bad-fpduptr') && !impair.has('bad-crc') ? 1 : 0,
+    markerCount: markersIn(dir),
+    crcErrors: faultSeen && dir === 0 && impair.has('bad-crc') ? 1 : 0,
+    markerErrors: faultSeen && dir === 0 && impair.has('bad-fpduptr') && !impair.has('bad-crc') ? 1 : 0,
   });
   const streams = [new FpduStream(i2r, enc0, encoding(0)), new FpduStream(r2i, enc1, encoding(1))] as const;
   return {

@@ -73,16 +73,6 @@ export function planMessages(
     throw new KnobError(
       `--impair ${lengthMistake}: a sender mistake is diagnosed from the startup on (--start startup)`,
     );
-  if (midStream && !k.crc)
-    throw new KnobError(
-      '--start mid-stream: finding FPDUs mid-stream needs --crc on (without CRC nothing confirms a boundary)',
-    );
-  // What the diagnosis reports depends on how much of the stream each segment shows (a difference
-  // between segmentations the round-trip test found): the truth is modelled for one FPDU per segment.
-  if (lengthMistake && k.segmentation !== 'one-per-segment')
-    throw new KnobError(
-      `--impair ${lengthMistake}: the truth of a sender mistake is modelled with --segmentation one-per-segment only`,
-    );
   if (lengthMistake && mark[0])
     throw new KnobError(
       `--impair ${lengthMistake}: the truth of a length mistake is modelled without markers from the Initiator (--markers none or r2i)`,

@@ -89,6 +89,12 @@ export const MPA_SCENARIOS: readonly Scenario[] = [
     knobs: { impair: 'loss', count: '12', messages: 'send,write', size: '800' },
   },
   {
+    name: 'loss-send',
+    summary:
+      'One Initiator segment with a Send missing from the capture: the next Send shows the MSN gap (RFC 5040 §5.1)',
+    knobs: { impair: 'loss', count: '12', messages: 'send', size: '800' },
+  },
+  {
     name: 'siw-pad',
     summary: 'Sender mistake (SoftUiWarp): PAD of (ULPDU_Length+2) mod 4 octets',
     knobs: { impair: 'wrong-pad', messages: 'send,write' },
@@ -123,6 +129,17 @@ export const MPA_SCENARIOS: readonly Scenario[] = [
     name: 'mid-stream',
     summary: 'Capture started mid-stream: no handshake, no startup frames',
     knobs: { start: 'mid-stream', count: '12' },
+  },
+  {
+    name: 'mid-stream-crc-off',
+    summary: 'Captured mid-stream without CRC: framing found on chained DDP headers, markers both ways',
+    knobs: { start: 'mid-stream', count: '12', crc: 'off', markers: 'both' },
+  },
+  {
+    name: 'mid-stream-no-marker',
+    summary:
+      'Captured mid-stream without CRC, markers negotiated both ways but no marker position in the octets captured: FPDUs without markers is all the capture shows',
+    knobs: { start: 'mid-stream', crc: 'off', markers: 'both', count: '10', size: '0', messages: 'send' },
   },
   {
     name: 'ipv6-vlan',

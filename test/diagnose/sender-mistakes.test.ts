@@ -124,6 +124,33 @@ describe('sender mistakes that break the ULPDU_Length chain are diagnosed, and f
     expect(r.report.findings.filter((f) => f.severity !== 'info')).toEqual([]);
   });
 
+  it.each([
+    ['mpa.pad-miscomputed', { pad: 'len-plus-2' } as MistakeOption],
+    ['mpa.pad-omitted', { pad: 'none' } as MistakeOption],
+    ['mpa.ulpdu-length-counts-crc', { lengthCounts: 'crc' } as MistakeOption],
+  ])('%s with CRC: the same findings whatever the segmentation (issue 21)', async (rule, mistake) => {
+    // A bad CRC under RFC framing waits for the FPDU after it: judged before it arrived, the first
+    // FPDU was reported as a CRC mismatch with a non-zero PAD beside the diagnosis.
+    const fpdus = sends(PAYLOADS);
+    const found = async (cut: Parameters<typeof buildMpaConnection>[0]['cutI2r']) => {
+      const c = buildMpaConnection({
+        request: { m: false, c: true },
+        reply: { m: false, c: true },
+        i2r: fpdus,
+        r2i: sends([8]),
+        senderMistake: [mistake, undefined],
+        ...(cut ? { cutI2r: cut } : {}),
+      });
+      const r = await analyzeBytes(c.pcap, { upper: defaultUpper });
+      return r.report.findings.map((f) => `${f.rule} ${f.seq}`).sort();
+    };
+    const whole = await found([1 << 20]);
+    const rules = whole.map((x) => x.split(' ')[0]).filter((x) => x !== 'mpa.tcp-closed-between');
+    expect(rules.sort()).toEqual(['mpa.framing-lost', rule].sort());
+    for (const cut of [undefined, [1, 2, 3, 5, 7, 11, 13, 17, 19, 23], { random: 1, seed: 5, max: 40 }] as const)
+      expect(await found(cut as Parameters<typeof buildMpaConnection>[0]['cutI2r'])).toEqual(whole);
+  });
+
   it('one FPDU with a garbage header amid good ones is not a sender mistake: framing stays', async () => {
     const fpdus = sends(PAYLOADS);
     fpdus[3]!.ulpdu[1] = 0x4c; // unassigned opcode 0xC

@@ -66,7 +66,6 @@ function randomSettings(seed: number): Record<string, string> {
         .filter((m) => m !== 'read' && m !== 'atomic')
         .join(',') || 'send';
     o['rtr'] = 'none';
-    o['segmentation'] = 'one-per-segment';
     // With tiny FPDUs after the first, which finding the diagnosis gives first varies (reported).
     if (Number(o['size']) < 500) o['size'] = '1500';
     o['start'] = 'startup';

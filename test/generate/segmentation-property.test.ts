@@ -4,12 +4,9 @@
  * rebuilt with every segment of it cut again at random points (the same octets, the same ISNs, the
  * same order of the two directions' sends), and both captures must give the same findings (rule,
  * sender, seq), the same FPDUs at the same seqs and the same per-direction counts.
- *
  * Sender mistakes of the length and PAD kind (wrong-pad, no-pad, length-counts-*, length-le) are
- * left out: their diagnosis still depends on the segmentation (issue 21, open). Cut again, an FPDU
- * whose ULPDU_Length counts its CRC, or that omits its PAD, is first checked before the octets after
- * it arrive, and is reported as a CRC mismatch with a non-zero PAD beside the diagnosis (seed 34 and
- * 54 of this test with those impairments drawn show it).
+ * among the impairments: a bad CRC or non-zero PAD waits for the octets after its FPDU before it is
+ * judged, so the diagnosis does not depend on where a segment ended.
  */
 import { describe, expect, it } from 'vitest';
 import { readCaptureStream } from '../../src/capture/read-capture.js';
@@ -21,7 +18,21 @@ import { PacketDecoder } from '../../src/net/decoder.js';
 import { TCP_FIN, TCP_RST, TCP_SYN } from '../../src/net/segment.js';
 import { analyzedWithSeqs } from './helpers.js';
 
-const IMPAIR = ['', '', 'bad-crc', 'bad-fpduptr', 'pad-nonzero', 'marker-origin', 'bad-key', 'responder-first'];
+const IMPAIR = [
+  '',
+  '',
+  'bad-crc',
+  'bad-fpduptr',
+  'pad-nonzero',
+  'marker-origin',
+  'bad-key',
+  'responder-first',
+  'wrong-pad',
+  'no-pad',
+  'length-counts-header',
+  'length-counts-crc',
+  'length-le',
+];
 
 function settings(seed: number): Record<string, string> {
   const r = rng(seed * 104729 + 7);

@@ -79,6 +79,29 @@ describe('never TUF', () => {
     noTuf(await runTuf(c.pcap)); // without the DDP layer either: the CRC says MPA
   });
 
+  it('MPA without CRC captured mid-stream, same look-alike FPDUs: not TUF (PAD and DDP header say MPA)', async () => {
+    // C=0: the CRC field may hold anything (RFC 5044 §7.1.1), so only PAD (zero, §4.2) and the DDP
+    // segment header at the ULPDU's start tell an FPDU from a TUF framing PDU.
+    const { bytes, fpdus } = encodeFpdus(lookalikes, { markers: false, crc: false });
+    const seg = bytes.subarray(fpdus[0]!.lenRel, fpdus[1]!.lenRel);
+    expect(looksLikeMpaFpdu(seg)).toBe(true);
+    const tufLike = seg.slice();
+    tufLike[seg.length - 6] = 0x5a; // a non-zero octet where MPA's PAD is
+    expect(looksLikeMpaFpdu(tufLike)).toBe(false);
+    const c = buildMpaConnection({
+      request: null,
+      reply: null,
+      i2r: lookalikes,
+      r2i: lookalikes.slice(0, 5),
+      encodeCrc: false,
+      encodeMarkers: [false, false],
+      scenario: { noHandshake: true },
+    });
+    const r = await runTuf(c.pcap, { upper: defaultUpper });
+    noTuf(r);
+    expect(r.report.flows[0]!.mpa).not.toBeNull();
+  });
+
   it('MPA with markers (zero marker at SeqStart, 512-octet grid): not TUF marker mode', async () => {
     const sends = Array.from({ length: 10 }, (_, i) => ({ ulpdu: send(i + 1, randomBytes(900 + i * 13, 40 + i)) }));
     const c = buildMpaConnection({
