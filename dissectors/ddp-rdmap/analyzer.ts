@@ -186,7 +186,7 @@ export class DdpFlowAnalyzer extends FlowCore {
       pdu.kind === 'untagged' ? untaggedSegment(this, u, st, pdu, rec) : taggedSegment(this, u, st, pdu, rec);
     if (this.ulp !== null) {
       if (pdu.kind === 'untagged') this.ulp.segment(u, pdu);
-      else if (this.ulp.ledger.keeping(u.dir)) this.ulp.tagged(u, pdu);
+      else if (this.ulp.keeping(u.dir)) this.ulp.tagged(u, pdu);
     }
     if (ended !== null) {
       messageEnded(this, u, st, ended, pdu);

@@ -107,7 +107,11 @@ export class UlpHandoff {
   /** The upper layer decoded, and how it was chosen (for the report). */
   spec: UpperLayerSpec | null = null;
   basis: UlpSelection['basis'] | 'heuristic' = null;
-  readonly ledger: BufferLedger;
+  /**
+   * Made on first use (an upper layer chosen, or a capture loss): 100,000 connections that carry
+   * no upper layer, or have not reached their first message, hold no ledger and its maps.
+   */
+  private ledgerOf: BufferLedger | null = null;
   private pending: [Map<number, PendingSend> | null, Map<number, PendingSend> | null] = [null, null];
   private tagPending: [Map<number, PendingTagged> | null, Map<number, PendingTagged> | null] = [null, null];
   /** Directions whose octets the capture lost before the upper layer was chosen. */
@@ -121,7 +125,15 @@ export class UlpHandoff {
     private readonly chooser: UlpChooser,
     private readonly connection: () => UlpConnection,
   ) {
-    this.ledger = new BufferLedger(flow, sink);
+  }
+
+  get ledger(): BufferLedger {
+    return (this.ledgerOf ??= new BufferLedger(this.flow, this.sink));
+  }
+
+  /** True while the ledger waits for data direction `dir` places or returns (no ledger: false). */
+  keeping(dir: 0 | 1): boolean {
+    return this.ledgerOf !== null && this.ledgerOf.keeping(dir);
   }
 
   /** Octets of each untagged ULPDU MPA should keep whole: the bound while an upper layer may use them. */
@@ -131,7 +143,7 @@ export class UlpHandoff {
 
   /** Octets of each tagged ULPDU of `dir` MPA should keep: only while a ledger entry waits for placed data. */
   taggedBytes(dir: 0 | 1): number {
-    return this.state === 'active' && this.ledger.keeping(dir) ? TAGGED_KEEP_BOUND + DDP_TAGGED : 0;
+    return this.state === 'active' && this.keeping(dir) ? TAGGED_KEEP_BOUND + DDP_TAGGED : 0;
   }
 
   /**

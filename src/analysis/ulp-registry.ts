@@ -9,7 +9,7 @@
 import type { MpaFlow } from '../../dissectors/mpa/mpa-flow.js';
 import type { MpaContext } from '../../dissectors/mpa/ulpdu.js';
 import type { UlpChooser, UlpSelection } from '../../dissectors/ddp-rdmap/ulp-handoff.js';
-import type { RequestTiming, UlpConnection } from '../../dissectors/ddp-rdmap/ulp-contract.js';
+import type { RequestTiming, UlpConnection, UpperLayerSpec } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import { portOf } from '../net/segment.js';
 import { ULP_SPECS, ulpSpec } from './ulp-specs.js';
 import type { FlowHandle } from '../tcp/stream.js';
@@ -86,6 +86,9 @@ export class UlpRegistry implements UlpChooser {
     return { select: (c) => this.selectFor(c, forced), timing: this.timing, clock: this.clock, shared: this.shared };
   }
 
+  /** Candidate lists by server port (null: unknown), shared by the flows on it: read only. */
+  private readonly byPort = new Map<number | null, readonly UpperLayerSpec[]>();
+
   private selectFor(c: UlpConnection, forced: UlpOverride | undefined): UlpSelection {
     if (forced) {
       if (forced.proto === 'none') return { spec: null, basis: null, candidates: [] };
@@ -93,7 +96,12 @@ export class UlpRegistry implements UlpChooser {
     }
     for (const s of ULP_SPECS) if (s.privateData(c)) return { spec: s, basis: 'private-data', candidates: [] };
     const port = c.serverPort;
-    const onPort = ULP_SPECS.filter((s) => port !== null && s.ports.includes(port));
-    return { spec: null, basis: null, candidates: [...onPort, ...ULP_SPECS.filter((s) => !onPort.includes(s))] };
+    let candidates = this.byPort.get(port);
+    if (candidates === undefined) {
+      const onPort = ULP_SPECS.filter((s) => port !== null && s.ports.includes(port));
+      candidates = [...onPort, ...ULP_SPECS.filter((s) => !onPort.includes(s))];
+      this.byPort.set(port, candidates);
+    }
+    return { spec: null, basis: null, candidates };
   }
 }
