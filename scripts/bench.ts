@@ -15,6 +15,9 @@
  * (i) 1 GiB of NVMe/RDMA on 16 I/O queues (4 KiB and 128 KiB Reads and Writes), timed the same
  * way; (j) 10,000 NVMe/RDMA queues open at once (peak RSS under 400 MB).
  * `--cases` runs only the cases named. Each generated file is deleted once its case is measured.
+ * Then the regression gate (bench-gate.ts): a case whose CPU time or peak RSS grew by more than 10 %
+ * against the newest committed results of the same machine class fails the run (exit 1), named on
+ * its own line; `--no-gate` reports without failing.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -32,6 +35,7 @@ import { generateSmbdCapture } from './bench-smbd-generate.js';
 import { generateNvmeCapture, generateNvmeQueuesCapture } from './bench-nvme-generate.js';
 import { writePrefix } from './bench-walk.js';
 import { crc32cImplementation } from '../dissectors/mpa/crc32c.js';
+import { committedResults, gate, type GateResults } from './bench-gate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -40,6 +44,7 @@ const WALK = join(here, 'bench-walk.js');
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const extras = argv.includes('--extras');
+const noGate = argv.includes('--no-gate');
 const runsIdx = argv.indexOf('--runs');
 const RUNS = runsIdx >= 0 ? Math.max(1, Number(argv[runsIdx + 1])) : 1;
 const casesIdx = argv.indexOf('--cases');
@@ -420,37 +425,42 @@ try {
   const outDir = join(root, 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const out = join(outDir, `${id}${quick ? '-quick' : ''}${only ? `-cases-${[...only].join('')}` : ''}.json`);
-  writeFileSync(
-    out,
-    JSON.stringify(
-      {
-        commit: id,
-        date: new Date().toISOString(),
-        quick,
-        runs: RUNS,
-        node: process.versions.node,
-        loadAverage: loadavg(),
-        cores,
-        crc32c: crc32cImplementation(),
-        startup: {
-          seconds: startup.seconds,
-          cpuSeconds: startup.cpuSeconds,
-          nodeSeconds: bare.seconds,
-          nodeCpuSeconds: bare.cpuSeconds,
-          fixedMs,
-          fixedCpuMs,
-          rssMB: startup.rssMB,
-        },
-        threadsOption: hasThreads,
-        tshark: hasTshark,
-        cases: results,
-        totalSeconds: (Date.now() - started) / 1000,
-      },
-      null,
-      1,
-    ) + '\n',
-  );
+  const doc = {
+    commit: id,
+    date: new Date().toISOString(),
+    quick,
+    runs: RUNS,
+    node: process.versions.node,
+    loadAverage: loadavg(),
+    cores,
+    crc32c: crc32cImplementation(),
+    startup: {
+      seconds: startup.seconds,
+      cpuSeconds: startup.cpuSeconds,
+      nodeSeconds: bare.seconds,
+      nodeCpuSeconds: bare.cpuSeconds,
+      fixedMs,
+      fixedCpuMs,
+      rssMB: startup.rssMB,
+    },
+    threadsOption: hasThreads,
+    tshark: hasTshark,
+    cases: results,
+    totalSeconds: (Date.now() - started) / 1000,
+  };
+  writeFileSync(out, JSON.stringify(doc, null, 1) + '\n');
   console.log(`wrote ${out} (whole bench ${fmt((Date.now() - started) / 1000)} s)`);
+
+  // The regression gate: against the newest committed results of this machine class.
+  const gated = gate(doc as GateResults, committedResults(root));
+  for (const n of gated.notes) console.log(`gate: ${n}`);
+  for (const line of gated.regressions) console.error(line);
+  if (gated.regressions.length > 0) {
+    console.error(
+      `bench: ${gated.regressions.length} regression(s) over 10% against the committed results${noGate ? ' (--no-gate: not failing)' : ''}`,
+    );
+    if (!noGate) process.exitCode = 1;
+  } else console.log('gate: no case regressed by more than 10%');
 
   if (extras) {
     // The older benches: terminal UI model, output into a stalled pipe, 100,000 one-segment flows.
