@@ -133,7 +133,7 @@ export class UlpHandoff {
 
   /** True while the ledger waits for data direction `dir` places or returns (no ledger: false). */
   keeping(dir: 0 | 1): boolean {
-    return this.ledgerOf !== null && this.ledgerOf.keeping(dir);
+    return this.ledgerOf?.keeping(dir) === true;
   }
 
   /** Octets of each untagged ULPDU MPA should keep whole: the bound while an upper layer may use them. */
