@@ -124,8 +124,7 @@ export class UlpHandoff {
     private readonly sink: FindingSink,
     private readonly chooser: UlpChooser,
     private readonly connection: () => UlpConnection,
-  ) {
-  }
+  ) {}
 
   get ledger(): BufferLedger {
     return (this.ledgerOf ??= new BufferLedger(this.flow, this.sink));
