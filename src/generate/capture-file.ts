@@ -25,18 +25,28 @@ function block(type: number, body: Uint8Array): Uint8Array {
   return b;
 }
 
-function pcapng(linkType: number, frames: readonly PcapFrame[]): Uint8Array {
+/** The pcapng Section Header Block's body: little-endian, version 1.0, section length unknown. */
+export function sectionHeaderBody(): Uint8Array {
   const shb = new Uint8Array(16);
   const sv = new DataView(shb.buffer);
   sv.setUint32(0, 0x1a2b3c4d, true); // byte-order magic
   sv.setUint16(4, 1, true);
   sv.setUint16(6, 0, true);
   sv.setBigInt64(8, -1n, true); // section length unknown
+  return shb;
+}
+
+/** The pcapng Interface Description Block's body for one link type. */
+export function interfaceBody(linkType: number): Uint8Array {
   const idb = new Uint8Array(8);
   const iv = new DataView(idb.buffer);
   iv.setUint16(0, linkType, true);
   iv.setUint32(4, 262144, true); // snaplen
-  const parts: Uint8Array[] = [block(0x0a0d0d0a, shb), block(1, idb)];
+  return idb;
+}
+
+function pcapng(linkType: number, frames: readonly PcapFrame[]): Uint8Array {
+  const parts: Uint8Array[] = [block(0x0a0d0d0a, sectionHeaderBody()), block(1, interfaceBody(linkType))];
   for (const f of frames) {
     const body = new Uint8Array(20 + f.data.length);
     const v = new DataView(body.buffer);

@@ -6,7 +6,7 @@
  * Packet Block per frame (pcapng draft, sections 4.1, 4.2, 4.3), little-endian.
  */
 import { pcapHeader, type PcapFrame } from '../report/pcap-writer.js';
-import type { CaptureFormat } from './capture-file.js';
+import { type CaptureFormat, interfaceBody, sectionHeaderBody } from './capture-file.js';
 
 const BLOCK = 1 << 20;
 
@@ -23,18 +23,8 @@ export class CaptureWriter {
   ) {
     if (format === 'pcap') this.put(pcapHeader(linkType));
     else {
-      const shb = new Uint8Array(16);
-      const sv = new DataView(shb.buffer);
-      sv.setUint32(0, 0x1a2b3c4d, true); // byte-order magic
-      sv.setUint16(4, 1, true);
-      sv.setUint16(6, 0, true);
-      sv.setBigInt64(8, -1n, true); // section length unknown
-      this.block(0x0a0d0d0a, shb);
-      const idb = new Uint8Array(8);
-      const iv = new DataView(idb.buffer);
-      iv.setUint16(0, linkType, true);
-      iv.setUint32(4, 262144, true); // snaplen
-      this.block(1, idb);
+      this.block(0x0a0d0d0a, sectionHeaderBody());
+      this.block(1, interfaceBody(linkType));
     }
   }
 

@@ -218,35 +218,9 @@ export function scenarioStream(shapes: SendShapes, o: ScenarioOptions = {}): Sce
         o.vlan,
       );
     if (!o.noHandshake) {
-      yield frame(
-        tcpFrame(
-          {
-            src: ep[0].addr,
-            dst: ep[1].addr,
-            sport: ep[0].port,
-            dport: ep[1].port,
-            seq: isn[0],
-            flags: SYN,
-            options: mssOption(mss),
-          },
-          o.vlan,
-        ),
-      );
-      yield frame(
-        tcpFrame(
-          {
-            src: ep[1].addr,
-            dst: ep[0].addr,
-            sport: ep[1].port,
-            dport: ep[0].port,
-            seq: isn[1],
-            ack: seq[0],
-            flags: SYN | ACK,
-            options: mssOption(mss),
-          },
-          o.vlan,
-        ),
-      );
+      // An absent ack is written as 0 (tcpFrame): the SYN's.
+      yield frame(seg(0, SYN, isn[0], 0, undefined, mssOption(mss)));
+      yield frame(seg(1, SYN | ACK, isn[1], seq[0], undefined, mssOption(mss)));
       yield frame(seg(0, ACK, seq[0], seq[1]));
     }
     /** The kept data segments in send order; each one's frame acknowledges what the peer had sent by then. */
