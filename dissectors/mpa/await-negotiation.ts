@@ -63,6 +63,9 @@ export function leaveAwait(flow: FlowHost, d: MpaDirection, final: boolean): voi
   const ss = d.seqStartOffset!;
   const params = flow.negotiation?.negotiated(d) ?? null;
   if (params) {
+    // Both ends sent a Request: no Reply will come, so the first octets a direction sends are early
+    // (RFC 5044 §7.1.2); they are waited for to be named.
+    if (d.log.length === 0 && !final && d.startupRec?.kind === 'request' && !flow.reply) return;
     reportEarly(flow, d, params.markers, params.markerBase);
     d.startFramer(params, ss);
     if (d.log.length > 0) d.replayInto(Math.max(ss, d.log.base));

@@ -82,6 +82,17 @@ export function handleGap(flow: FlowHost, d: MpaDirection, offset: number, lengt
       d.log.reset(end);
       d.resetHuntTries();
       return;
+    case 'scan':
+      // The octets held before the hole are all this stretch of the stream will have: they are
+      // searched for MPA as at the stream's end (else FPDUs before a loss in a capture that starts
+      // mid-stream are dropped unframed, with the hole itself unreported).
+      flow.progress(d, true);
+      if ((d.state as State) !== 'scan') {
+        handleGap(flow, d, offset, length, cut);
+        return;
+      }
+      d.log.reset(end);
+      return;
     case 'startup':
       flow.find(
         d,

@@ -243,6 +243,19 @@ function markerPhases(q: LockQuery, s: LockSearch): number[] {
   return out;
 }
 
+/** Marker phases with one slot only in the held bytes: each such slot shaped like a marker. */
+function singleSlotPhases(q: LockQuery, s: LockSearch): number[] {
+  const b = q.bytes;
+  const out: number[] = [];
+  // Phases from here on have one slot in the held bytes (fewer than 1028 octets held).
+  for (let p = Math.max(0, b.length - 4 - MARKER_INTERVAL + 1); p < MARKER_INTERVAL && p + 4 <= b.length; p++) {
+    if (!s.charge(1)) throw new OutOfBudget(q.base + p);
+    if (q.alignBase !== null && mod(q.base + p - q.alignBase, 4) !== 0) continue;
+    if (b[p] === 0 && b[p + 1] === 0 && (b[p + 3]! & 3) === 0) out.push(mod(q.base + p, MARKER_INTERVAL));
+  }
+  return out;
+}
+
 /** With markers at a known phase: lock through the first marker whose FPDUPTR leads to a verified FPDU. */
 function lockViaMarkers(
   q: LockQuery,
@@ -283,11 +296,15 @@ function lockViaMarkers(
         } else {
           const r = probe(q, s, target, params, need);
           if (accepted(r, need, q.final)) {
-            // Mid-stream (phase found from the bytes, not known), the FPDUs before the first marker
-            // are framed too when a chain from the first held octet (where a capture that starts
-            // mid-stream usually starts an FPDU) verifies just as well: the marker grid now known
-            // checks them, and their CRCs.
-            if (q.markerBase === null && !q.preferStart && target > q.base && !tried.has(q.base)) {
+            // The FPDUs before the first marker are framed too when a chain from the first held
+            // octet (where a capture that starts mid-stream, or resumes after a hole, usually starts
+            // an FPDU) verifies just as well: the marker grid checks them, and their CRCs.
+            if (
+              !q.preferStart &&
+              target > q.base &&
+              !tried.has(q.base) &&
+              (q.alignBase === null || mod(q.base - q.alignBase, 4) === 0)
+            ) {
               const first = probe(q, s, q.base, params, need);
               tried.set(q.base, first.bad);
               if (!first.bad && accepted(first, need, q.final))
@@ -321,21 +338,26 @@ function lockViaMarkers(
 }
 
 /** Without markers: the first offset where ULPDU_Length chains across `need` verified FPDUs. */
-/** End of stream, markers at a known phase, no marker slot left: a CRC-verified chain up to the last octet. */
-function lockViaMarkedChain(q: LockQuery, s: LockSearch, markerBase: number): LockResult | null {
-  const params: FramerParams = { markers: true, markerBase, crc: true };
+/**
+ * End of stream (or of the octets before a hole), markers at a known phase, no marker slot left: a
+ * chain up to the last octet whose FPDUs all vouch (CRCs, or without CRC plausible DDP headers),
+ * from the first aligned offset on.
+ */
+function lockViaMarkedChain(q: LockQuery, s: LockSearch, markerBase: number, crc: boolean): LockResult | null {
+  const params: FramerParams = { markers: true, markerBase, crc };
   const b = q.bytes;
   const step = q.alignBase === null ? 1 : 4;
   const first = q.alignBase === null ? 0 : mod(q.alignBase - q.base, 4);
   for (let i = first; i + 8 <= b.length; i += step) {
     if (!s.charge(16)) throw new OutOfBudget(q.base + i);
-    const r = probe(q, s, q.base + i, params, 2);
+    // Framed to the end (a probe stops at `need` FPDUs): every FPDU up to the last octet must verify.
+    const r = probe(q, s, q.base + i, params, Number.MAX_SAFE_INTEGER);
     if (!r.bad && r.count >= 1 && r.endsAtEnd)
       return {
         offset: q.base + i,
         params,
         fpdus: r.count,
-        evidence: `${r.count} FPDU${r.count === 1 ? '' : 's'} with valid CRCs up to the end of the stream`,
+        evidence: `${r.count} FPDU${r.count === 1 ? '' : 's'} with ${crc ? 'valid CRCs' : 'plausible DDP headers'} up to the end of the stream`,
       };
   }
   return null;
@@ -404,6 +426,35 @@ function lockViaChain(q: LockQuery, s: LockSearch, crc: boolean, need: number): 
   return null;
 }
 
+/**
+ * A CRC-verified chain found past the first held octet, in a search that knows nothing of where FPDUs
+ * start (mid-stream, SeqStart unknown): when ULPDU_Length chains from the first held octet (where a
+ * capture that starts mid-stream usually starts an FPDU) land exactly on the chain found, and the
+ * first of those FPDUs' CRC verifies, framing starts there. The FPDUs between are framed too, and a
+ * bad CRC among them is reported as one (RFC 5044 §8: a CRC error, not lost framing), rather than
+ * skipped as octets that never framed.
+ */
+function backToFirstOctet(q: LockQuery, s: LockSearch, r: LockResult): LockResult {
+  if (r.offset <= q.base || q.markerBase !== null || q.alignBase !== null || q.preferStart) return r;
+  let first = true;
+  let vouched = false;
+  let landed = false;
+  const fr = new FpduFramer(r.params, q.base, q.baseSeq, {
+    onFpdu: (f) => {
+      if (first) vouched = vouches(f, true, q.plausible);
+      first = false;
+      const end = f.start + f.wireSize;
+      if (!vouched || f.ulpduLength > MAX_ULPDU_LENGTH || end > r.offset) return false;
+      landed = end === r.offset;
+      return !landed;
+    },
+  });
+  fr.push(q.bytes, q.base, 0, false, false, 0, r.offset - q.base);
+  if (!s.charge(64 + fr.position - q.base)) throw new OutOfBudget(q.base);
+  if (!landed) return r;
+  return { ...r, offset: q.base, evidence: `${r.evidence}, FPDUs before them chained from the first octet` };
+}
+
 /** The CRC field after [i, covEnd) matches the CRC of those octets, as sent or byte-swapped. */
 function crcMatches(b: Uint8Array, i: number, covEnd: number): boolean {
   const computed = PREFIX.span(i, covEnd);
@@ -442,12 +493,25 @@ function search(q: LockQuery, s: LockSearch): LockResult | null {
         if (r) return r;
       }
     }
+    // Phases with a single marker slot among the held bytes (a short stretch before a stream's end
+    // or a hole), phase unknown: each such slot shaped like a marker is tried, with CRC only. A marker's FPDUPTR must
+    // lead to FPDUs whose CRCs verify with that marker taken out (RFC 5044 §4.3, §4.4), which octets
+    // that merely look like a marker do not give; a chain framed without markers would take the
+    // marker for ULPDU octets and fail the CRC of the FPDU it sits in.
+    if (q.markers === null && q.markerBase === null && crcs.includes(true)) {
+      for (const ph of singleSlotPhases(q, s)) {
+        const r = lockViaMarkers(q, s, ph, true, 2);
+        if (r) return r;
+      }
+    }
     // The stream ended with the marker phase known but no marker slot among the octets held since
-    // framing was lost (fewer than 512): FPDUs whose CRCs verify up to the stream's last octet are
-    // found again without one. Before the end, the next marker is worth waiting for.
-    if (q.final && q.markers === true && q.markerBase !== null && crcs.includes(true)) {
-      const r = lockViaMarkedChain(q, s, mod(q.markerBase, MARKER_INTERVAL));
-      if (r) return r;
+    // framing was lost (fewer than 512): FPDUs that vouch for themselves up to the stream's last
+    // octet are found again without one. Before the end, the next marker is worth waiting for.
+    if (q.final && q.markers === true && q.markerBase !== null) {
+      for (const crc of crcs) {
+        const r = lockViaMarkedChain(q, s, mod(q.markerBase, MARKER_INTERVAL), crc);
+        if (r) return r;
+      }
     }
   }
   if (q.markers !== true) {
@@ -459,7 +523,7 @@ function search(q: LockQuery, s: LockSearch): LockResult | null {
           return { offset: q.base, params, fpdus: r.count, evidence: 'framing continues where it was' };
       }
       const r = lockViaChain(q, s, crc, 3);
-      if (r) return r;
+      if (r) return crc ? backToFirstOctet(q, s, r) : r;
     }
   }
   return null;

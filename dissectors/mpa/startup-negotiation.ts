@@ -279,6 +279,12 @@ export interface NegotiationHost {
 export class StartupNegotiation {
   request: StartupRecord | null = null;
   reply: StartupRecord | null = null;
+  /**
+   * The Responder's Request when both ends sent one (MPA error 4): no Reply will come, but its M and
+   * C bits still say what its sender requires of the octets it receives (RFC 5044 §7.1.1), so each
+   * direction frames as the two frames ask, as it would have after a Reply.
+   */
+  private secondRequest: StartupRecord | null = null;
   rejected = false;
   /** RFC 5044 Appendix C outcome when an RDMAC RNIC took part. */
   rdmac: RdmacInterop | null = null;
@@ -400,6 +406,7 @@ export class StartupNegotiation {
           [...this.request.frames, ...frames],
           `both ends sent an MPA Request (frames ${this.request.frame} and ${rec.frame})`,
         );
+        this.secondRequest ??= rec;
       } else if (this.request) {
         this.host.find(d, 'mpa.startup-after-mpa', seq, frames, `second MPA Request in the same direction`);
       } else this.request = rec;
@@ -440,8 +447,9 @@ export class StartupNegotiation {
       }
     }
     // Negotiation: once both frames are known, both directions can frame.
-    if (this.request && this.reply && this.request.dir !== this.reply.dir) {
-      this.host.crc = negotiatedCrc(this.request, this.reply);
+    const answer = this.reply ?? this.secondRequest;
+    if (this.request && answer && this.request.dir !== answer.dir) {
+      this.host.crc = negotiatedCrc(this.request, answer);
       for (const x of [this.host.direction(0), this.host.direction(1)]) {
         if (x.state === 'await') this.host.resolveAwait(x, false);
       }
@@ -450,9 +458,10 @@ export class StartupNegotiation {
 
   /** Negotiated framing parameters of a direction, or null while unknown. */
   negotiated(d: MpaDirection): FramerParams | null {
-    if (!this.request || !this.reply || this.request.dir === this.reply.dir || d.seqStartOffset === null) return null;
-    const own = d.dir === this.request.dir ? this.request : this.reply;
-    const peer = own === this.request ? this.reply : this.request;
+    const answer = this.reply ?? this.secondRequest;
+    if (!this.request || !answer || this.request.dir === answer.dir || d.seqStartOffset === null) return null;
+    const own = d.dir === this.request.dir ? this.request : answer;
+    const peer = own === this.request ? answer : this.request;
     return negotiatedParams(own, peer, d.seqStartOffset);
   }
 

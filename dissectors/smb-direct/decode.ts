@@ -136,6 +136,16 @@ export function isValidNegotiateRequest(b: Uint8Array, length: number): boolean 
   );
 }
 
+/**
+ * The first-Send heuristic (no private data, port or option said SMB Direct): a Negotiate Request the
+ * listener accepts whose version range starts at 0x0100, the only version MS-SMBD defines (2.2.1).
+ * A range starting below 0x0100 names no version of the protocol, and random octets pass the
+ * receiver's checks alone about once in 256 Sends.
+ */
+export function looksLikeNegotiateRequest(b: Uint8Array, length: number): boolean {
+  return isValidNegotiateRequest(b, length) && decodeNegotiateRequest(b)!.minVersion === SMBD_VERSION_1;
+}
+
 /** The data payload of a Data Transfer within `b`, cut to the octets present. */
 export function dataPayload(b: Uint8Array, d: DataTransfer): Uint8Array {
   if (d.dataLength === 0 || d.dataOffset >= b.length) return b.subarray(0, 0);

@@ -4,7 +4,7 @@
  */
 import { PORT_SMB_DIRECT } from '../ddp-rdmap/upper-layer.js';
 import { initiatorOf, type UpperLayerSpec } from '../ddp-rdmap/ulp-contract.js';
-import { isValidNegotiateRequest } from './decode.js';
+import { looksLikeNegotiateRequest } from './decode.js';
 import { SmbDirectDissector } from './dissector.js';
 import { SMB_DIRECT_ALL_FIELDS } from './fields.js';
 import { hasSmbdPrivateData } from './private-data.js';
@@ -16,8 +16,8 @@ export const SMB_DIRECT: UpperLayerSpec = {
   ports: [PORT_SMB_DIRECT],
   privateData: hasSmbdPrivateData,
   // As Wireshark's heuristic (a Negotiate Request first), but by the receiver's checks of MS-SMBD
-  // 3.1.5.6 rather than Wireshark's exact 20 octets with MinVersion = MaxVersion = 0x0100.
-  firstMessage: (m, c) => m.dir === initiatorOf(c) && isValidNegotiateRequest(m.payload, m.length),
+  // 3.1.5.6 and MinVersion 0x0100 rather than Wireshark's exact 20 octets with MaxVersion 0x0100 too.
+  firstMessage: (m, c) => m.dir === initiatorOf(c) && looksLikeNegotiateRequest(m.payload, m.length),
   fields: SMB_DIRECT_ALL_FIELDS,
   rules: SMB_DIRECT_RULES,
   create: (env) => new SmbDirectDissector(env),

@@ -489,8 +489,11 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
     if (impair.has('bad-crc')) {
       find('mpa.crc-mismatch', 0, seqOf(0, target));
       // The receiver leaves the FPDU out: the next Send on QN 0 shows an MSN gap that loss explains.
+      // Only once a Send on QN 0 was captured before it: a capture that starts mid-stream knows no
+      // MSN to expect until it has seen one (RFC 5040 §5: MSNs start at 1 when the stream starts).
       const later = nextOnQn0(i2r, target, rtr);
-      if (later >= 0) find('ddp.after-crc-discard', 0, seqOf(0, later));
+      const msnKnown = !midStream || qn0Between(i2r, firstCaptured[0]!, target, rtr);
+      if (later >= 0 && msnKnown) find('ddp.after-crc-discard', 0, seqOf(0, later));
     }
     if (impair.has('bad-fpduptr') && !impair.has('bad-crc')) find('mpa.fpduptr-mismatch', 0, seqOf(0, target));
     if (impair.has('pad-nonzero')) find('mpa.pad-not-zero', 0, seqOf(0, target));
@@ -569,6 +572,12 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
 function nextOnQn0(l: FpduList, after: number, rtr: Knobs['rtr']): number {
   for (let i = after + 1; i < l.length; i++) if (onQn0(l, i, rtr)) return i;
   return -1;
+}
+
+/** Whether an FPDU of a message on QN 0 lies in [from, to). */
+function qn0Between(l: FpduList, from: number, to: number, rtr: Knobs['rtr']): boolean {
+  for (let i = from; i < to; i++) if (onQn0(l, i, rtr)) return true;
+  return false;
 }
 
 /** The knob-driven connection with its frames made at once (scenarios that edit frames, tests). */

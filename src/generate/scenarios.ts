@@ -142,6 +142,56 @@ export const MPA_SCENARIOS: readonly Scenario[] = [
     knobs: { start: 'mid-stream', crc: 'off', markers: 'both', count: '10', size: '0', messages: 'send' },
   },
   {
+    name: 'mid-stream-loss',
+    summary:
+      'Captured mid-stream without CRC, a segment lost from the capture before the stream had said it was MPA: the FPDUs before the hole are framed from the octets held',
+    knobs: {
+      start: 'mid-stream',
+      crc: 'off',
+      markers: 'none',
+      count: '15',
+      size: '0',
+      messages: 'send-se,immediate',
+      segmentation: 'one-per-segment',
+      impair: 'loss',
+      close: 'fin',
+    },
+  },
+  {
+    name: 'mid-stream-bad-crc',
+    summary:
+      "Captured mid-stream with CRC, the second FPDU's CRC bad: framing starts at the first octet, whose FPDU chains to the verified ones, and the bad one is a CRC error",
+    knobs: {
+      start: 'mid-stream',
+      crc: 'on',
+      markers: 'none',
+      count: '9',
+      size: '500',
+      'max-ulpdu': '256',
+      impair: 'bad-crc',
+    },
+  },
+  {
+    name: 'mid-stream-one-marker',
+    summary:
+      'Captured mid-stream with CRC and markers, one marker position in the octets of a direction: its FPDUPTR and the CRCs show markers are on',
+    knobs: {
+      start: 'mid-stream',
+      crc: 'on',
+      markers: 'both',
+      count: '10',
+      size: '64',
+      mss: '9000',
+      segmentation: 'one-per-segment',
+    },
+  },
+  {
+    name: 'loss-markers',
+    summary:
+      'A segment lost from the capture with markers on: framing resumes at the first octet after the hole, chained to the FPDU the next marker points to',
+    knobs: { markers: 'i2r', crc: 'on', count: '6', size: '500', impair: 'loss', segmentation: 'one-per-segment' },
+  },
+  {
     name: 'ipv6-vlan',
     summary: 'IPv6 in an 802.1Q VLAN, markers both ways',
     knobs: { ip: '6', vlan: '100', markers: 'both' },

@@ -4,6 +4,7 @@
  * direction the FPDU, marker, CRC-error and marker-error counts. Settings a scenario cannot carry (a KnobError, e.g.
  * bad-fpduptr without markers) are drawn again.
  */
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/generate/generate.js';
 import { KnobError, MESSAGE_KINDS } from '../../src/generate/knobs.js';
@@ -73,12 +74,22 @@ function randomSettings(seed: number): Record<string, string> {
   return o;
 }
 
+/**
+ * How many settings the round trip draws: 300 by default; ROUND_TRIP_SETTINGS=3000 for a longer
+ * search (the seeds are the same, so a longer run extends the default one). ROUND_TRIP_FAILURES=FILE
+ * writes every failure there, not just the first three.
+ */
+const SETTINGS = Number(process.env['ROUND_TRIP_SETTINGS'] ?? 300);
+const FAILURES_FILE = process.env['ROUND_TRIP_FAILURES'];
+
 describe('round trip: analysing a generated capture gives its ground truth', () => {
-  it('300 random settings, each exactly as the generator says', { timeout: 120_000 }, async () => {
+  it(`${SETTINGS} random settings, each exactly as the generator says`, {
+    timeout: 120_000 * Math.max(1, SETTINGS / 300),
+  }, async () => {
     let ran = 0;
     const failures: string[] = [];
     const impairments = new Set<string>();
-    for (let seed = 1; ran < 300 && seed < 2000; seed++) {
+    for (let seed = 1; ran < SETTINGS && seed < SETTINGS * 7; seed++) {
       const o = randomSettings(seed);
       let g;
       try {
@@ -106,8 +117,9 @@ describe('round trip: analysing a generated capture gives its ground truth', () 
         );
       }
     }
+    if (FAILURES_FILE) writeFileSync(FAILURES_FILE, failures.join('\n'));
     expect(failures.slice(0, 3).join('\n')).toBe('');
-    expect(ran).toBe(300);
+    expect(ran).toBe(SETTINGS);
     // Every impairment was among them.
     expect([...impairments].sort()).toEqual([...new Set(IMPAIR)].sort());
   });

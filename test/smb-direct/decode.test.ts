@@ -286,6 +286,22 @@ describe('SMB_DIRECT registration', () => {
     expect(
       SMB_DIRECT.firstMessage(send(dataTransfer({ data: bare({ command: 0, messageId: 0 }) })), connection()),
     ).toBe(false);
+    // A range from 0x0100 up is still one (longer than 20 octets too, as 3.1.5.6 allows).
+    const wide = new Uint8Array(64);
+    wide.set(negotiateRequest({ minVersion: 0x0100, maxVersion: 0x0200 }));
+    expect(SMB_DIRECT.firstMessage(send(wide), connection())).toBe(true);
+  });
+
+  it('does not take a range that starts below 0x0100 as the first message (random octets pass it once in 256)', () => {
+    // The listener would accept it (3.1.5.6), but it names no version of the protocol: the
+    // round trip found random Send payloads decoded as SMB Direct this way.
+    expect(isValidNegotiateRequest(negotiateRequest({ minVersion: 0x0067, maxVersion: 0xb492 }), 20)).toBe(true);
+    expect(
+      SMB_DIRECT.firstMessage(send(negotiateRequest({ minVersion: 0x0067, maxVersion: 0xb492 })), connection()),
+    ).toBe(false);
+    expect(
+      SMB_DIRECT.firstMessage(send(negotiateRequest({ minVersion: 0x00ff, maxVersion: 0x0100 })), connection()),
+    ).toBe(false);
   });
 
   it('claims the MS-SMBD IRD/ORD private data on port 5445 only', () => {
