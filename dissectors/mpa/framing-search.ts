@@ -23,7 +23,9 @@ export function stepScan(flow: FlowHost, d: MpaDirection, final: boolean): void 
     d.beginStartup(at);
     return;
   }
-  if (d.huntScanned < flow.huntBudget && d.log.length >= 64 && d.shouldTryHunt(final)) {
+  // Fewer than 64 octets are looked at only once they are all there will be (a direction of a few
+  // tiny FPDUs); before that, more are worth waiting for.
+  if (d.huntScanned < flow.huntBudget && (d.log.length >= 64 || final) && d.shouldTryHunt(final)) {
     const open = enablementOpen(flow, d);
     if (open) {
       const q: EnablementQuery = {

@@ -105,6 +105,29 @@ describe('mid-stream lock-on and resync: the analysis is the generator truth', (
     expect(rulesAt(got, 'mpa.framing-lost')).toEqual([]);
   });
 
+  it('a direction of three tiny FPDUs (60 octets) captured mid-stream: framed once the stream ends', async () => {
+    const got = await roundTrip(
+      'clean',
+      {
+        rev: '2',
+        rtr: 'read',
+        markers: 'i2r',
+        messages: 'write',
+        count: '5',
+        size: '0',
+        segmentation: 'one-per-segment',
+        impair: 'marker-origin',
+        ip: '6',
+        'seq-wrap': 'yes',
+        start: 'mid-stream',
+        close: 'fin',
+      },
+      4057,
+    );
+    expect(rulesAt(got, 'mpa.mid-stream').length).toBe(2);
+    expect(got.flows[0]!.mpa!.directions[1]!.fpdus).toBe(3);
+  });
+
   it('both ends send a Request: each direction frames as the two Requests ask, and both are early', async () => {
     const got = await roundTrip(
       'clean',
