@@ -13,6 +13,7 @@ import { KNOBS, KnobError } from '../src/generate/knobs.js';
 import { allScenarios } from '../src/generate/registry.js';
 import { UsageError } from './options.js';
 import { namesSameFile } from './output-paths.js';
+import { ReaderGone } from './output.js';
 
 /** `generate --list`: scenarios (name, what it shows, its presets), then the knobs. */
 export function listText(): string {
@@ -119,8 +120,16 @@ export async function runGenerateCli(argv: string[], out: (s: string | Uint8Arra
   }
   try {
     // Written as it is made: a capture of a gigabyte is never held in memory.
-    if (a.o === '-') res.write(out);
-    else {
+    if (a.o === '-') {
+      try {
+        res.write(out);
+      } catch (e) {
+        // A reader that went away (`| head`) is not an error: the truth is still written, exit 0.
+        if (!(e instanceof ReaderGone || (e as NodeJS.ErrnoException).code === 'EPIPE')) throw e;
+        if (a.truth !== undefined) writeFileSync(a.truth, JSON.stringify(res.truth, null, 1) + '\n');
+        throw new ReaderGone('EPIPE');
+      }
+    } else {
       const fd = openSync(a.o, 'w');
       try {
         res.write((b) => {
@@ -132,6 +141,7 @@ export async function runGenerateCli(argv: string[], out: (s: string | Uint8Arra
     }
     if (a.truth !== undefined) writeFileSync(a.truth, JSON.stringify(res.truth, null, 1) + '\n');
   } catch (e) {
+    if (e instanceof ReaderGone) throw e;
     throw new UsageError(`generate: cannot write: ${e instanceof Error ? e.message : String(e)}`);
   }
   return 0;

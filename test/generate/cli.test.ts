@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { KNOBS } from '../../src/generate/knobs.js';
 import { allScenarios } from '../../src/generate/registry.js';
 import { truthOfReport } from '../../src/generate/truth.js';
-import { cli } from '../cli/helpers.js';
+import { spawnSync } from 'node:child_process';
+import { CLI, cli } from '../cli/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mpa-generate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,5 +67,21 @@ describe('mpa-dissect generate', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(msg);
+  });
+
+  it('-o - into a reader that goes away (| head): exit 0, nothing on standard error, the truth written', () => {
+    const truth = join(dir, 'head-truth.json');
+    // A real pipe: head closes it after 100 octets while the generator has megabytes left to write.
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `"${process.execPath}" "${CLI}" generate clean --count 300 --size 4000 -o - --truth "${truth}" | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('0');
+    expect(JSON.parse(readFileSync(truth, 'utf8')).scenario).toBe('clean');
   });
 });
