@@ -169,6 +169,8 @@ export interface LockResult {
 
 interface ProbeResult {
   count: number;
+  /** Markers inside the FPDUs counted. */
+  markers: number;
   endsAtEnd: boolean;
   /** An FPDU without its own evidence was found: this start is ruled out whatever follows. */
   bad: boolean;
@@ -188,9 +190,21 @@ export function vouches(
   return plausible(f.head, f.ulpduLength);
 }
 
-/** Frames from `offset` with `params` and counts consecutive FPDUs that carry their own evidence. */
-function probe(q: LockQuery, s: LockSearch, offset: number, params: FramerParams, need: number): ProbeResult {
+/**
+ * Frames from `offset` with `params` and counts consecutive FPDUs that carry their own evidence (and
+ * the markers among them, all pointing where they must); with `untilMarker`, framing goes on past
+ * `need` FPDUs until one marker is among them.
+ */
+function probe(
+  q: LockQuery,
+  s: LockSearch,
+  offset: number,
+  params: FramerParams,
+  need: number,
+  untilMarker = false,
+): ProbeResult {
   let count = 0;
+  let markers = 0;
   let bad = false;
   const check = (f: FramedFpdu): boolean => {
     if (!vouches(f, params.crc, q.plausible)) bad = true;
@@ -204,13 +218,14 @@ function probe(q: LockQuery, s: LockSearch, offset: number, params: FramerParams
     }
     if (bad) return false;
     count++;
-    return count < need;
+    markers += f.markers.length;
+    return count < need || (untilMarker && markers === 0);
   };
   const fr = new FpduFramer(params, offset, q.baseSeq, { onFpdu: check });
   const from = offset - q.base;
   fr.push(q.bytes, offset, 0, false, false, from, q.bytes.length);
   if (!s.charge(64 + fr.position - offset)) throw new OutOfBudget(offset);
-  return { count, bad, endsAtEnd: !bad && fr.atBoundary && fr.position === q.base + q.bytes.length };
+  return { count, markers, bad, endsAtEnd: !bad && fr.atBoundary && fr.position === q.base + q.bytes.length };
 }
 
 function accepted(r: ProbeResult, need: number, final: boolean): boolean {
@@ -334,6 +349,19 @@ function lockViaMarkers(
   } finally {
     s.ruleOutBefore(key, rejectedTo);
   }
+  // No marker's own FPDU could vouch yet (it runs past the held octets, or too few follow it): a
+  // chain from the first held octet through at least one marker of this phase is evidence enough,
+  // where a chain without markers would stop short of the marker.
+  if (q.markerBase === null && !q.preferStart && !tried.has(q.base)) {
+    const r = probe(q, s, q.base, params, need, true);
+    if (!r.bad && r.markers > 0 && accepted(r, need, q.final))
+      return {
+        offset: q.base,
+        params,
+        fpdus: r.count,
+        evidence: `${r.count} FPDUs chained from the first octet through ${r.markers} marker${r.markers === 1 ? '' : 's'}`,
+      };
+  }
   return null;
 }
 
@@ -429,22 +457,21 @@ function lockViaChain(q: LockQuery, s: LockSearch, crc: boolean, need: number): 
 /**
  * A CRC-verified chain found past the first held octet, in a search that knows nothing of where FPDUs
  * start (mid-stream, SeqStart unknown): when ULPDU_Length chains from the first held octet (where a
- * capture that starts mid-stream usually starts an FPDU) land exactly on the chain found, and the
- * first of those FPDUs' CRC verifies, framing starts there. The FPDUs between are framed too, and a
+ * capture that starts mid-stream usually starts an FPDU) land exactly on the chain found, through
+ * FPDUs that each verify or start like a DDP segment, framing starts there. The FPDUs between are framed too, and a
  * bad CRC among them is reported as one (RFC 5044 §8: a CRC error, not lost framing), rather than
  * skipped as octets that never framed.
  */
 function backToFirstOctet(q: LockQuery, s: LockSearch, r: LockResult): LockResult {
   if (r.offset <= q.base || q.markerBase !== null || q.alignBase !== null || q.preferStart) return r;
-  let first = true;
-  let vouched = false;
   let landed = false;
   const fr = new FpduFramer(r.params, q.base, q.baseSeq, {
     onFpdu: (f) => {
-      if (first) vouched = vouches(f, true, q.plausible);
-      first = false;
+      // Each FPDU's CRC verifies, or it at least starts like a DDP segment (a bad CRC then is one).
+      const ok =
+        vouches(f, true, q.plausible) || (f.ulpduLength <= MAX_ULPDU_LENGTH && q.plausible(f.head, f.ulpduLength));
       const end = f.start + f.wireSize;
-      if (!vouched || f.ulpduLength > MAX_ULPDU_LENGTH || end > r.offset) return false;
+      if (!ok || end > r.offset) return false;
       landed = end === r.offset;
       return !landed;
     },
@@ -494,11 +521,14 @@ function search(q: LockQuery, s: LockSearch): LockResult | null {
       }
     }
     // Phases with a single marker slot among the held bytes (a short stretch before a stream's end
-    // or a hole), phase unknown: each such slot shaped like a marker is tried, with CRC only. A marker's FPDUPTR must
+    // or a hole), phase unknown: each such slot shaped like a marker is tried. A marker's FPDUPTR must
     // lead to FPDUs whose CRCs verify with that marker taken out (RFC 5044 §4.3, §4.4), which octets
     // that merely look like a marker do not give; a chain framed without markers would take the
     // marker for ULPDU octets and fail the CRC of the FPDU it sits in.
     if (q.markers === null && q.markerBase === null && crcs.includes(true)) {
+      // With CRC only: without it, a CRC field of zeros in front of an FPDU reads as a marker with
+      // FPDUPTR 0 (RFC 5044 §7.1.1 lets it hold anything when CRCs are off), and a lone slot cannot
+      // tell the two apart.
       for (const ph of singleSlotPhases(q, s)) {
         const r = lockViaMarkers(q, s, ph, true, 2);
         if (r) return r;

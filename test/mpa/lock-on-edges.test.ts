@@ -105,6 +105,48 @@ describe('mid-stream lock-on and resync: the analysis is the generator truth', (
     expect(rulesAt(got, 'mpa.framing-lost')).toEqual([]);
   });
 
+  it('the first captured FPDU has a bad CRC but chains onto verified ones: framed from it, a CRC error', async () => {
+    const got = await roundTrip(
+      'clean',
+      {
+        markers: 'r2i',
+        messages: 'send-se,send-inv,read,atomic,immediate',
+        count: '7',
+        size: '4000',
+        'max-ulpdu': '4000',
+        segmentation: 'packed',
+        mss: '1460',
+        close: 'none',
+        impair: 'bad-crc',
+        ip: '6',
+        start: 'mid-stream',
+      },
+      11021,
+    );
+    const seqs = got.fpduSeqs['[fd00::1]:40001']!;
+    expect(rulesAt(got, 'mpa.crc-mismatch').map((f) => f.seq)).toEqual([seqs[0]]);
+  });
+
+  it("CRC off, markers on: the first marker's FPDU runs past the octets held, the chain from the first octet through it shows markers", async () => {
+    const got = await roundTrip(
+      'clean',
+      {
+        markers: 'r2i',
+        crc: 'off',
+        messages: 'send,write,atomic,immediate',
+        count: '11',
+        size: '4000',
+        segmentation: 'one-per-segment',
+        mss: '9000',
+        impair: 'overlap',
+        ip: '6',
+        start: 'mid-stream',
+      },
+      12279,
+    );
+    expect(got.flows[0]!.mpa!.directions[1]!.markers).toBe(true);
+  });
+
   it('a direction of three tiny FPDUs (60 octets) captured mid-stream: framed once the stream ends', async () => {
     const got = await roundTrip(
       'clean',
