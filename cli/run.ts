@@ -275,11 +275,15 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
 
   const flows = new Map<number, { client: string; server: string }>();
   // Per-frame facts (frame.time*, tcp.seq, ...) cost a second TCP header decode per packet: only
-  // when -T fields or a filter names one of them.
-  const factsMod = await import('../src/report/frame-facts.js');
+  // when -T fields or a filter names one of them (the module itself only when there is one).
+  const factsMod =
+    fieldsFmt || o.displayFilter !== null || o.writeFilter !== null
+      ? await import('../src/report/frame-facts.js')
+      : null;
   const wantsFacts =
-    (fieldsFmt?.fields.some((x) => factsMod.isFrameFact(x.abbrev)) ?? false) ||
-    [o.displayFilter, o.writeFilter].some((t) => t !== null && factsMod.namesFrameFact(t));
+    factsMod !== null &&
+    ((fieldsFmt?.fields.some((x) => factsMod.isFrameFact(x.abbrev)) ?? false) ||
+      [o.displayFilter, o.writeFilter].some((t) => t !== null && factsMod.namesFrameFact(t)));
   const facts: FrameFacts | null = wantsFacts ? new factsMod.FrameFacts(o.relativeSeq !== false) : null;
   const fields =
     display || writeFilter || fieldsFmt

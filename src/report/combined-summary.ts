@@ -19,6 +19,7 @@ import { TOOL } from './json-report.js';
 import type { JUnitOptions } from './junit.js';
 import { allRules } from '../analysis/rules-catalog.js';
 import { plural, ruleCountLines, table, type Style } from './text.js';
+import { compareRuleIds } from './rule-order.js';
 
 /** The schema id of the document `--json` prints for several captures (and `merge --json`). */
 export const COMBINED_SCHEMA = 'mpa-dissect/reports/v1';
@@ -106,7 +107,7 @@ export function combine(
   }
   s.byRule = [...rules.values()].sort(
     (a, b) =>
-      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.count - a.count || a.rule.localeCompare(b.rule),
+      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.count - a.count || compareRuleIds(a.rule, b.rule),
   );
   return s;
 }

@@ -7,6 +7,7 @@ import type { FpduRecord } from '../../dissectors/mpa/mpa-flow.js';
 import { SEVERITY_RANK } from '../vocabulary/findings.js';
 import { RULES } from '../analysis/rules-catalog.js';
 import { plural, streamNumber, table } from './text.js';
+import { compareRuleIds } from './rule-order.js';
 
 export const STAT_NAMES = ['conv', 'fpdu-sizes', 'alignment', 'opcodes', 'rules'] as const;
 export type StatName = (typeof STAT_NAMES)[number];
@@ -252,7 +253,7 @@ function rules(r: AnalysisResult): string {
     return rule ? SEVERITY_RANK[r.findings.severityOf(rule)] : 0;
   };
   const entries = [...r.findings.byRule.entries()].sort(
-    (a, b) => rank(b[0]) - rank(a[0]) || b[1] - a[1] || a[0].localeCompare(b[0]),
+    (a, b) => rank(b[0]) - rank(a[0]) || b[1] - a[1] || compareRuleIds(a[0], b[0]),
   );
   for (const [id, n] of entries) {
     const rule = RULES.get(id);

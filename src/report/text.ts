@@ -7,6 +7,7 @@ import { lengthFieldOf } from '../../dissectors/mpa/framer.js';
 import type { FieldDef } from '../vocabulary/fields.js';
 import type { TufRecord } from '../../dissectors/tuf/types.js';
 import { printable } from './printable.js';
+import { compareRuleIds } from './rule-order.js';
 
 /** ANSI colours, only when the output is a terminal and NO_COLOR is unset. */
 export interface Style {
@@ -402,7 +403,7 @@ export function ruleCountLines(
 ): string[] {
   const byRule = [...rows].sort(
     (a, b) =>
-      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.count - a.count || a.rule.localeCompare(b.rule),
+      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.count - a.count || compareRuleIds(a.rule, b.rule),
   );
   if (byRule.length === 0) return ['  none'];
   let w = 0; // a loop, not Math.max(...): 150,000 rules (a merged report) overflow a spread's stack
