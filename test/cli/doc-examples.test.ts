@@ -6,7 +6,7 @@
  * finding), never 2 (a usage error, an unknown field, a missing option). Commands that need a
  * network interface or a second process (live capture, -D, the peer) are listed as skipped, with why.
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
@@ -141,6 +141,26 @@ function workspace(cmd: string, n: number): [string, string] {
   return [dir, out];
 }
 
+/**
+ * An example's run, once per command: the same command shown in several documents (the README and
+ * its topic page, --help) runs in a workspace made from the command alone, so it gives the same.
+ */
+const runs = new Map<string, [string, SpawnSyncReturns<string>]>();
+function ranOnce(cmd: string, n: number): [string, SpawnSyncReturns<string>] {
+  const known = runs.get(cmd);
+  if (known) return known;
+  const [dir, line] = workspace(cmd, n);
+  const r = spawnSync('sh', ['-c', line], {
+    cwd: dir,
+    encoding: 'utf8',
+    input: '',
+    env: { PATH: `${bin}:${process.env['PATH'] ?? ''}`, NO_COLOR: '1', HOME: dir },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  runs.set(cmd, [line, r]);
+  return [line, r];
+}
+
 requireBuilt();
 describe('every example of --help and of the documentation runs', () => {
   expect(commands.filter(([from]) => from === '--help').length).toBeGreaterThan(10);
@@ -155,14 +175,7 @@ describe('every example of --help and of the documentation runs', () => {
       return;
     }
     it(`${from}: ${cmd}`, () => {
-      const [dir, line] = workspace(cmd, n);
-      const r = spawnSync('sh', ['-c', line], {
-        cwd: dir,
-        encoding: 'utf8',
-        input: '',
-        env: { PATH: `${bin}:${process.env['PATH'] ?? ''}`, NO_COLOR: '1', HOME: dir },
-        maxBuffer: 64 * 1024 * 1024,
-      });
+      const [line, r] = ranOnce(cmd, n);
       expect(r.status, `${line}\n${r.stderr}`).not.toBeNull();
       expect(r.status, `${line}\n${r.stderr}`).toBeLessThan(2);
       expect(r.stderr, line).not.toMatch(/mpa-dissect: .*(unknown|aren't valid|not supported|needs )/);

@@ -27,6 +27,18 @@ beforeAll(() => {
   writeFileSync(join(dir, 'cut.pcap'), sample().subarray(0, 24 + 16 + 10)); // unreadable at frame 1
 });
 
+/**
+ * cli() for a command line that only reads captures of the repository and writes no file: run once
+ * per file, however many tests read its output (a CLI run is a third of a CPU second).
+ */
+const known = new Map<string, ReturnType<typeof cli>>();
+function ran(args: readonly string[], env?: Record<string, string>): ReturnType<typeof cli> {
+  const key = JSON.stringify([args, env ?? null]);
+  let r = known.get(key);
+  if (r === undefined) known.set(key, (r = cli(args, env ? { env } : {})));
+  return r;
+}
+
 /** Exactly one line on stderr, the program's, no stack trace. */
 function oneLine(stderr: string): void {
   const lines = stderr.trimEnd().split('\n');
@@ -167,7 +179,7 @@ describe('unreadable or non-capture input: one line, exit 2, no report', () => {
 
 describe('gzip-compressed captures, as tshark reads them', () => {
   it('from a file and from standard input, the same analysis as uncompressed', () => {
-    const plain = cli(['--json', 'sample.pcap']);
+    const plain = ran(['--json', 'sample.pcap']);
     const fromFile = cli(['--json', join(dir, 'sample.pcap.gz')]);
     const fromStdin = cli(['--json'], { input: readFileSync(join(dir, 'sample.pcap.gz')) });
     const strip = (s: string) => {
@@ -287,7 +299,7 @@ describe('tshark habits', () => {
     expect(cli(['-T', 'json', 'golden.pcap']).stderr).toMatch(/use --json/);
   });
   it('-n and -2 are accepted silently (no name resolution here, every record settled before it is shown)', () => {
-    const plain = cli(['golden.pcap']);
+    const plain = ran(['golden.pcap']);
     for (const args of [['-n'], ['-2'], ['-2', '-n'], ['-n', '-V'], ['-qn']]) {
       const r = cli([...args, 'golden.pcap']);
       expect(r.stderr, args.join(' ')).toBe('');
@@ -298,7 +310,7 @@ describe('tshark habits', () => {
     expect(cli(['-Y', '-2', 'golden.pcap']).stderr).toMatch(/-Y: column 1/);
   });
   it('-o tcp.relative_sequence_numbers:FALSE shows absolute sequence numbers; any other preference is one line', () => {
-    const rel = cli(['golden.pcap']).stdout;
+    const rel = ran(['golden.pcap']).stdout;
     const abs = cli(['-o', 'tcp.relative_sequence_numbers:FALSE', 'golden.pcap']).stdout;
     expect(rel).toContain('FPDU seq=181 len=418');
     expect(abs).toContain('FPDU seq=1181 len=418');
@@ -316,7 +328,7 @@ describe('tshark habits', () => {
   });
   it("-t: the time column in tshark's formats; an unknown one is one line listing them", () => {
     const col = (args: string[]) =>
-      cli([...args, '-Y', 'iwarp_mpa', 'golden.pcap'], { env: { TZ: 'UTC' } })
+      ran([...args, '-Y', 'iwarp_mpa', 'golden.pcap'], { TZ: 'UTC' })
         .stdout.split('\n\n')[0]!
         .split('\n')
         .filter((l) => /^\s*\d/.test(l) && / → /.test(l))
@@ -337,23 +349,48 @@ describe('tshark habits', () => {
     expect(bad.stderr).toMatch(/-t: invalid time stamp type "x"; it must be one of a \(absolute\), ad .* udoy/);
   });
   it.skipIf(!HAVE_TSHARK)('-t: each event line shows the time tshark shows for the frame it was completed in', () => {
-    for (const t of ['r', 'a', 'ad', 'adoy', 'e', 'u', 'ud', 'udoy', 'd']) {
-      const ts = spawnSync(
-        'tshark',
-        ['-t', t, '-r', 'golden.pcap', '-T', 'fields', '-e', 'frame.number', '-e', '_ws.col.Time'],
-        {
-          cwd: CAPTURES,
-          encoding: 'utf8',
-          env: { ...process.env, TZ: 'UTC' },
-        },
-      );
-      const theirs = new Map(
-        ts.stdout
-          .trimEnd()
-          .split('\n')
-          .map((l) => l.split('\t') as [string, string]),
-      );
-      const lines = cli(['-t', t, 'golden.pcap'], { env: { TZ: 'UTC' } }).stdout.split('\n');
+    // tshark's time column in every format at once, one column per -t letter: the column formats
+    // that -t chooses for its Time column (%t with -t e gives epoch, which has no format of its own);
+    // each column is the string `tshark -t X` shows.
+    const formats = [
+      ['e', '%t'],
+      ['r', '%Rt'],
+      ['a', '%At'],
+      ['ad', '%Yt'],
+      ['adoy', '%YDOYt'],
+      ['u', '%Aut'],
+      ['ud', '%Yut'],
+      ['udoy', '%YDOYut'],
+      ['d', '%Tt'],
+    ] as const;
+    const ts = spawnSync(
+      'tshark',
+      [
+        '-t',
+        'e',
+        '-o',
+        `gui.column.format:${formats.map(([t, f]) => `"${t}","${f}"`).join(',')}`,
+        '-r',
+        'golden.pcap',
+        '-T',
+        'fields',
+        '-e',
+        'frame.number',
+        ...formats.flatMap(([t]) => ['-e', `_ws.col.${t}`]),
+      ],
+      { cwd: CAPTURES, encoding: 'utf8', env: { ...process.env, TZ: 'UTC' } },
+    );
+    const rows = ts.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    for (const [i, [t]] of formats.entries()) {
+      const theirs = new Map(rows.map((r) => [r[0]!, r[i + 1]!]));
+      expect(theirs.get('1'), `tshark's ${t} column`).toMatch(/\d/);
+      // The FPDU lines -Y iwarp_mpa keeps are those checked (the lines of the -t test above: run once).
+      const lines = ran(['-t', t, '-Y', 'iwarp_mpa', 'golden.pcap'], {
+        TZ: 'UTC',
+      }).stdout.split('\n');
       let n = 0;
       for (const l of lines) {
         const m = /^\s*(?:\d+-)?(\d+)\s+(.+?)\s+10\.0\.0\.\d+:\d+ → .*FPDU seq=/.exec(l);
@@ -374,7 +411,7 @@ describe('tshark habits', () => {
     for (const row of protos) expect(row).toHaveLength(3);
     expect(protos).toContainEqual(['iWARP Marker Protocol data unit Aligned framing', 'IWARP_MPA', 'iwarp_mpa']);
     expect(protos).toContainEqual(['Expert Info', 'Expert', '_ws.expert']);
-    const fieldsOut = cli(['-G', 'fields'])
+    const fieldsOut = ran(['-G', 'fields'])
       .stdout.trimEnd()
       .split('\n')
       .map((l) => l.split('\t'));
@@ -400,7 +437,7 @@ describe('tshark habits', () => {
     expect(cli(['-G', 'nope']).stderr).toMatch(/choose from fields, protocols, values/);
   });
   it("-G fields: tshark's tab-separated glossary (P and F lines)", () => {
-    const r = cli(['-G', 'fields']);
+    const r = ran(['-G', 'fields']);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toContain('P\tiWARP Marker Protocol data unit Aligned framing\tiwarp_mpa');
@@ -453,7 +490,7 @@ describe('tshark habits', () => {
 describe('the flow table', () => {
   it('fits 100 columns by default; --wide has every column', () => {
     for (const f of ['golden.pcap', 'sample.pcap', 'errors.pcap']) {
-      const r = cli([f]);
+      const r = ran([f]);
       const table = r.stdout.slice(r.stdout.indexOf('Flows\n'), r.stdout.indexOf('Findings by rule'));
       for (const l of table.split('\n')) expect([...l].length, l).toBeLessThanOrEqual(100);
     }
@@ -478,17 +515,17 @@ describe('the flow table', () => {
     expect(wide).toMatch(/Frames +Bytes c→s\/s→c .* Aligned c→s\/s→c +Gaps +Closed/);
   });
   it("numbers flows as Wireshark's tcp.stream, from 0", () => {
-    const r = cli(['golden.pcap']).stdout;
+    const r = ran(['golden.pcap']).stdout;
     expect(r).toMatch(/^Stream +Client → Server/m);
     expect(r).toMatch(/^ +0 +10\.0\.0\.1:40001 → 10\.0\.0\.2:4420/m);
     expect(r).toMatch(/^ +1 +10\.0\.0\.3:40002 → 10\.0\.0\.2:80/m);
     expect(r).toContain('mpa.crc-mismatch [MPA error 2] stream 0 frames 9');
     // The JSON report keeps its ids (a public contract).
-    const doc = JSON.parse(cli(['--json', 'golden.pcap']).stdout) as { flows: Array<{ id: number }> };
+    const doc = JSON.parse(ran(['--json', 'golden.pcap']).stdout) as { flows: Array<{ id: number }> };
     expect(doc.flows.map((f) => f.id)).toEqual([1, 2]);
   });
   it('a clean FIN between FPDUs is in the Closed column, not an event line; -V, --rules and the JSON keep it', () => {
-    const plain = cli(['sample.pcap']);
+    const plain = ran(['sample.pcap']);
     expect(plain.stdout).not.toMatch(/^\s+info\s+mpa\.tcp-closed-between/m);
     expect(plain.stdout).toMatch(/^ +0 .* fin\/fin$/m);
     expect(plain.stdout).toContain('2  info     mpa.tcp-closed-between'); // still counted by rule
@@ -499,12 +536,12 @@ describe('the flow table', () => {
     expect(cli(['-Y', 'finding.rule == "mpa.tcp-closed-between"', 'sample.pcap']).stdout).toMatch(
       /^\s+info\s+mpa\.tcp-closed-between/m,
     );
-    const doc = JSON.parse(cli(['--json', 'sample.pcap']).stdout) as { findings: Array<{ rule: string }> };
+    const doc = JSON.parse(ran(['--json', 'sample.pcap']).stdout) as { findings: Array<{ rule: string }> };
     expect(doc.findings.filter((f) => f.rule === 'mpa.tcp-closed-between')).toHaveLength(2);
   });
   it('plurals: 1 TCP flow, 1 warning; 2 TCP flows, 2 errors', () => {
-    expect(cli(['sample.pcap']).stdout).toMatch(/^25 packets, 1 TCP flow, 1 MPA; 0 errors, 0 warnings, 2 infos$/m);
-    expect(cli(['golden.pcap']).stdout).toMatch(/^19 packets, 2 TCP flows, 1 MPA; 2 errors, 1 warning, 3 infos$/m);
+    expect(ran(['sample.pcap']).stdout).toMatch(/^25 packets, 1 TCP flow, 1 MPA; 0 errors, 0 warnings, 2 infos$/m);
+    expect(ran(['golden.pcap']).stdout).toMatch(/^19 packets, 2 TCP flows, 1 MPA; 2 errors, 1 warning, 3 infos$/m);
   });
 });
 
@@ -581,7 +618,8 @@ describe.skipIf(process.platform !== 'linux')('bounded memory', () => {
   it('1,000,000 empty records: findings are not held, --ndjson and text stay small', async () => {
     requireBuilt();
     // Ethernet records of 0 octets: each a net.link-malformed finding with no flow.
-    const frames = Array.from({ length: 1_000_000 }, (_, i) => ({ tsSec: i, tsNsec: 0, data: new Uint8Array(0) }));
+    const none = new Uint8Array(0); // one empty view for all (a million of them cost a second)
+    const frames = Array.from({ length: 1_000_000 }, (_, i) => ({ tsSec: i, tsNsec: 0, data: none }));
     const f = join(dir, 'empty-records.pcap');
     writeFileSync(f, buildPcap(1, frames));
     for (const args of [['--ndjson', f], [f]]) {

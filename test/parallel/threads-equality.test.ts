@@ -2,8 +2,9 @@
  * `--threads N` changes nothing a user sees: every sample, reference and real capture, and
  * generated many-flow captures (with port reuse, a retransmitted SYN, a capture cut mid-record),
  * run through the real CLI with one thread and with 2 and 3 workers, compared byte for byte in
- * each output mode (text, -V -x, --json, --ndjson, -T fields, --junit, -z, -w) with exit status
- * and standard error. The runs are independent processes: tests run concurrently (describe.concurrent),
+ * each output mode (text, -V -x, --json, --ndjson, -T fields, -Y, --junit, -z, -w) with exit
+ * status and standard error: each capture alone in the outputs of one capture (-T fields, -w), and
+ * all of them in one run in the others. The runs are independent processes: tests run concurrently (describe.concurrent),
  * each with its one-thread and its N-thread run at once, so this long file keeps the cores busy.
  */
 import {
@@ -114,68 +115,67 @@ interface Mode {
   files?: string[];
 }
 
-/** The output modes compared. JUnit's time attribute is wall clock: it is blanked. */
-const MODES: readonly Mode[] = [
+/** Every statistics table. */
+const Z_ALL = ['-z', 'conv,fpdu-sizes,alignment,opcodes,rules'];
+
+/**
+ * What one capture's run compares: the outputs that are one capture's and cannot be given several
+ * captures (-w, -T fields), with every other output that combines with them in the same run (the
+ * statistics, JUnit, --fail-on warning's exit status), so each capture costs one process each way.
+ * The fields are those of the stream, MPA and finding columns, and the per-frame facts that read
+ * packet bytes in onPacket (copied across the workers' turn) and relative sequence numbers.
+ */
+const PER_CAPTURE: Mode = {
+  name: '-T fields (stream, MPA, finding, frame and TCP facts) -z (all) --junit -w',
+  args: [
+    '-T',
+    'fields',
+    ...[
+      'frame.number',
+      'tcp.stream',
+      'iwarp_mpa.ulpdu_length',
+      'finding.rule',
+      'tcp.seq',
+      'tcp.ack',
+      'frame.time_relative',
+      '_ws.expert.severity',
+    ].flatMap((f) => ['-e', f]),
+    ...Z_ALL,
+    '--junit',
+    '@j.xml',
+    '-w',
+    '@w.pcap',
+    '--fail-on',
+    'warning',
+  ],
+  files: ['j.xml', 'w.pcap'],
+};
+
+/**
+ * The modes a run over several captures takes (cli/multi.ts: each capture analysed as alone, its
+ * output printed in turn), comparing every capture at once: one process each way instead of one
+ * per capture, since starting a process costs more than analysing a small capture. -Y is a filter
+ * of what the records say (evaluated on the main thread), shown here on the event lines.
+ */
+const MULTI_MODES: readonly Mode[] = [
   { name: 'text', args: [] },
   {
-    name: '-V -x -z (all) --junit -w',
-    args: [
-      '-V',
-      '-x',
-      '-z',
-      'conv,fpdu-sizes,alignment,opcodes,rules',
-      '--junit',
-      '@j.xml',
-      '-w',
-      '@w.pcap',
-      '--fail-on',
-      'warning',
-    ],
-    files: ['j.xml', 'w.pcap'],
+    name: '-V -x -z (all) --junit',
+    args: ['-V', '-x', ...Z_ALL, '--junit', '@j.xml', '--fail-on', 'warning'],
+    files: ['j.xml'],
   },
   { name: '--json', args: ['--json'] },
   { name: '--ndjson', args: ['--ndjson'] },
-  {
-    name: '-T fields -Y',
-    args: [
-      '-T',
-      'fields',
-      '-e',
-      'frame.number',
-      '-e',
-      'tcp.stream',
-      '-e',
-      'iwarp_mpa.ulpdu_length',
-      '-e',
-      'finding.rule',
-      '-Y',
-      'tcp.stream >= 1',
-    ],
-  },
-  {
-    // Per-frame facts read packet bytes in onPacket (copied across the workers' turn) and relative seq.
-    name: '-T fields, frame and TCP facts',
-    args: [
-      '-T',
-      'fields',
-      '-e',
-      'frame.number',
-      '-e',
-      'tcp.seq',
-      '-e',
-      'tcp.ack',
-      '-e',
-      'frame.time_relative',
-      '-e',
-      '_ws.expert.severity',
-    ],
-  },
 ];
+const ALL_AT_ONCE: readonly Mode[] = [...MULTI_MODES, { name: '-Y tcp.stream >= 1', args: ['-Y', 'tcp.stream >= 1'] }];
 
 /** One-thread outcomes, computed once per command line (the 2- and 3-worker runs compare with the same). */
 const oneThread = new Map<string, Promise<Outcome>>();
 
-/** Concurrent tests assert with their own `expect` (the test context's). */
+/**
+ * Compares the one-thread and the N-thread run of a mode. Concurrent tests assert with their own
+ * `expect` (the test context's). JUnit's time attribute is wall clock: it is blanked.
+ */
 async function same(expect: ExpectStatic, mode: Mode, threads: number): Promise<void> {
   const key = mode.args.join('\0');
   const oneRun = oneThread.get(key) ?? run(mode.args, 1, mode.files);
@@ -196,21 +196,10 @@ async function same(expect: ExpectStatic, mode: Mode, threads: number): Promise<
   expect(n.files).toEqual(one.files);
 }
 
-// The samples one by one; the corpus (captures/corpus/, about a hundred small captures) as one
-// directory run per mode, which compares every capture's output in one process each way.
+// The samples, reference and real captures each alone and all in one run; the corpus
+// (captures/corpus/, a few hundred small captures) as one directory run per mode.
 const shipped = pcapsIn(CAPTURES, false);
 const CORPUS = join(CAPTURES, 'corpus');
-/** The modes a run over several captures takes (-w and -T fields are one capture's outputs). */
-const MULTI_MODES: readonly Mode[] = [
-  MODES[0]!,
-  {
-    name: '-V -x -z (all) --junit',
-    args: ['-V', '-x', '-z', 'conv,fpdu-sizes,alignment,opcodes,rules', '--junit', '@j.xml', '--fail-on', 'warning'],
-    files: ['j.xml'],
-  },
-  MODES[2]!,
-  MODES[3]!,
-];
 const reference = pcapsIn(resolve(ROOT, '../shared/captures/reference'));
 const real = pcapsIn(resolve(ROOT, '../shared/captures/real'));
 
@@ -219,30 +208,26 @@ const CONCURRENT = { timeout: 300_000 };
 /** A run over the whole corpus with 2 threads per capture takes tens of CPU seconds. */
 const CORPUS_RUN = { timeout: 600_000 };
 
-/**
- * The modes a run over several captures takes compare every capture at once (one process each way
- * instead of one per capture: starting a process costs more than analysing a small capture); the
- * modes of one capture's output (-w, -T fields) run capture by capture.
- */
-const BATCHED = new Set(['text', '--json', '--ndjson']);
-const PER_CAPTURE = MODES.filter((m) => !BATCHED.has(m.name));
-const ALL_AT_ONCE = MODES.filter((m) => BATCHED.has(m.name));
 const label = (c: string) =>
   c.startsWith(tmp) ? `generated ${c.slice(tmp.length + 1)}` : c.slice(resolve(ROOT, '..').length + 1);
 
-/** Each capture alone in the per-capture modes, and all of them in one run per batched mode. */
-function compareAll(captures: string[], threads: number): void {
+/** Each capture alone in its run, and all of `together` in one run per mode of several captures. */
+function compareAll(captures: string[], together: string[], threads: number): void {
   for (const c of captures)
-    for (const m of PER_CAPTURE)
-      it(`${label(c)}: ${m.name}`, ({ expect }) => same(expect, { ...m, args: [...m.args, c] }, threads));
+    it(`${label(c)}: ${PER_CAPTURE.name}`, ({ expect }) =>
+      same(expect, { ...PER_CAPTURE, args: [...PER_CAPTURE.args, c] }, threads));
   for (const m of ALL_AT_ONCE)
-    it(`every capture above, one run: ${m.name}`, CORPUS_RUN, ({ expect }) =>
-      same(expect, { ...m, args: [...m.args, ...captures] }, threads),
+    it(
+      `${together.length} captures (samples, reference, real, generated), one run: ${m.name}`,
+      CORPUS_RUN,
+      ({ expect }) => same(expect, { ...m, args: [...m.args, ...together] }, threads),
     );
 }
 
+const everyCapture = [...shipped, ...reference, ...real, many, reuse, cut];
+
 describe.concurrent('--threads 2 gives byte-identical output', CONCURRENT, () => {
-  compareAll([...shipped, ...reference, ...real, many, reuse, cut], 2);
+  compareAll(everyCapture, everyCapture, 2);
   if (existsSync(CORPUS))
     for (const m of MULTI_MODES)
       it(`captures/corpus/ (every capture, one run): ${m.name}`, CORPUS_RUN, ({ expect }) =>
@@ -254,7 +239,9 @@ describe.concurrent('--threads 2 gives byte-identical output', CONCURRENT, () =>
 });
 
 describe.concurrent('--threads 3 gives byte-identical output', CONCURRENT, () => {
-  compareAll([many, reuse, cut, ...reference.slice(0, 2)], 3);
+  // Its one-thread runs are those of the 2-thread comparison (computed once): the runs over several
+  // captures take them all, the captures alone the generated ones and two reference captures.
+  compareAll([many, reuse, cut, ...reference.slice(0, 2)], everyCapture, 3);
 });
 
 describe.concurrent('the generated captures exercise what they are meant to', CONCURRENT, () => {
