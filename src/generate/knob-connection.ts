@@ -485,6 +485,14 @@ export function planKnobConnection(k: Knobs, seed: number): StreamedGenerated {
   if (impair.has('responder-first')) find('mpa.responder-first', 1, seqOf(1, 0));
   // A fault in an FPDU the capture does not hold (sent before a mid-stream capture began, or lost) shows nothing.
   const faultSeen = target >= 0 && target >= firstCaptured[0]! && !(lostFirst >= 0 && isLost(target));
+  // Captured mid-stream, a wrong marker that is the only one the Initiator's octets hold says
+  // nothing the capture can check: its FPDUPTR leads nowhere, and since the CRC covers markers (RFC
+  // 5044 §4.1), taking any other four octets of its FPDU out as the marker verifies alike. No truth
+  // can say where it was, so such a capture is not made.
+  if (midStream && faultSeen && impair.has('bad-fpduptr') && markersCounted(0) - leadingUnseen(0) === 1)
+    throw new KnobError(
+      '--impair bad-fpduptr: captured mid-stream, the wrong marker would be the only one from the Initiator, and where it sits cannot be told from the capture (more --count, a larger --size, or another --seed)',
+    );
   if (faultSeen) {
     if (impair.has('bad-crc')) {
       find('mpa.crc-mismatch', 0, seqOf(0, target));

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/generate/generate.js';
+import { KnobError } from '../../src/generate/knobs.js';
 import { analyzedWithSeqs } from '../generate/helpers.js';
 
 async function roundTrip(scenario: string, knobs: Record<string, string>, seed: number) {
@@ -145,6 +146,42 @@ describe('mid-stream lock-on and resync: the analysis is the generator truth', (
       12279,
     );
     expect(got.flows[0]!.mpa!.directions[1]!.markers).toBe(true);
+  });
+
+  it('a wrong FPDUPTR in the one marker a mid-stream capture holds: no truth can place it, so no such capture is made', () => {
+    const knobs = {
+      markers: 'i2r',
+      messages: 'send,send-se,send-inv,write,immediate',
+      count: '15',
+      size: '64',
+      'max-ulpdu': '4000',
+      segmentation: 'one-per-segment',
+      mss: '536',
+      impair: 'bad-fpduptr',
+      start: 'mid-stream',
+    };
+    expect(() => generate('clean', knobs, 8421, 'pcap')).toThrow(KnobError);
+    expect(() => generate('clean', knobs, 8421, 'pcap')).toThrow(/only one from the Initiator/);
+  });
+
+  it('a wrong FPDUPTR mid-stream among other markers: the marker grid places it, an FPDUPTR error', async () => {
+    const got = await roundTrip(
+      'clean',
+      {
+        markers: 'i2r',
+        messages: 'send,send-se,send-inv,write,immediate',
+        count: '15',
+        size: '1500',
+        'max-ulpdu': '4000',
+        segmentation: 'one-per-segment',
+        mss: '536',
+        impair: 'bad-fpduptr',
+        start: 'mid-stream',
+      },
+      8421,
+    );
+    expect(rulesAt(got, 'mpa.fpduptr-mismatch').length).toBe(1);
+    expect(got.flows[0]!.mpa!.directions[0]!.markers).toBe(true);
   });
 
   it('a direction of three tiny FPDUs (60 octets) captured mid-stream: framed once the stream ends', async () => {
