@@ -80,7 +80,7 @@ describe('mid-stream lock-on and resync: the analysis is the generator truth', (
     const seqs = got.fpduSeqs[initiator]!;
     expect(seqs).toContain(resync.seq);
     // Nothing framed was skipped between the hole and the resync.
-    expect(seqs.filter((s) => s > gap.seq && s < resync.seq)).toEqual([]);
+    expect(seqs.filter((s) => s > gap.seq! && s < resync.seq!)).toEqual([]);
   });
 
   it('a hole near the end with markers on and CRC off: FPDUs up to the last octet resume framing', async () => {
