@@ -32,15 +32,17 @@ function peakOf(args: string[]): { rss: number; code: number | null; stderr: str
 }
 
 describe('generate as a stream', () => {
-  it('peak memory does not follow the capture size (26 MB and 104 MB captures)', { timeout: 60_000 }, () => {
+  it('peak memory does not follow the capture size (26 MB and 173 MB captures)', { timeout: 60_000 }, () => {
     const small = join(dir, 'small.pcap');
     const large = join(dir, 'large.pcap');
     // Past the first megabytes (the JavaScript heap growing to its working size), so what is compared is what the capture adds.
     const a = peakOf(['clean', '--count', '30', '--size', '1048576', '-o', small]);
-    const b = peakOf(['clean', '--count', '120', '--size', '1048576', '-o', large]);
+    // A large step, so the garbage collector's timing on a busy machine (tens of MB of peak either
+    // way) stays well inside the bound.
+    const b = peakOf(['clean', '--count', '200', '--size', '1048576', '-o', large]);
     expect([a.code, b.code]).toEqual([0, 0]);
     const grown = statSync(large).size - statSync(small).size;
-    expect(grown).toBeGreaterThan(70e6);
+    expect(grown).toBeGreaterThan(140e6);
     // Holding the capture costs at least its size once more (the whole-file build took 6 times it);
     // streaming costs a few bytes per FPDU: far less than half of what the capture grew.
     expect(b.rss - a.rss, `peak ${a.rss} then ${b.rss} octets for ${grown} more captured`).toBeLessThan(grown / 2);
