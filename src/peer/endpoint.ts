@@ -21,7 +21,7 @@ import {
   terminateUlpdu,
 } from '../generate/rdmap.js';
 import { Deframer, MAX_PD_LENGTH, type ReceivedStartup } from './deframer.js';
-import type { Faults, Step } from './script.js';
+import { MAX_MESSAGE, type Faults, type Step } from './script.js';
 
 export type Rtr = 'send' | 'write' | 'read';
 
@@ -277,6 +277,14 @@ class Connection {
     const tagged = (u[0]! & 0x80) !== 0;
     const last = (u[0]! & 0x40) !== 0;
     const rr = parseReadRequest(u);
+    if (rr && rr.size > MAX_MESSAGE) {
+      // A hostile or broken other side can ask for up to 4 GiB: the peer serves no buffer that large.
+      if (this.warnings.length < 16)
+        this.warnings.push(
+          `Read Request for ${rr.size} octets not answered: over the ${MAX_MESSAGE} a peer message may carry`,
+        );
+      return;
+    }
     if (rr) {
       // Answer at once with the Read Response: the requested octets to the Data Sink's STag and TO.
       const segs = taggedSegments(

@@ -6,6 +6,9 @@
  *           responder-first (the Responder sends its first FPDU with its Reply, before the
  *           Initiator's first FPDU: RFC 5044 §7.1.2 forbids it). K counts this side's FPDUs from 1.
  */
+/** The most a message the peer sends may carry: a --script step, or a Read Response it answers with. */
+export const MAX_MESSAGE = 16 * 1024 * 1024;
+
 export type Step = { op: 'send' | 'write' | 'read'; size: number } | { op: 'terminate' } | { op: 'pause'; ms: number };
 
 export interface Faults {
@@ -35,7 +38,7 @@ export function parseScript(text: string): Step[] {
       if (n > 3_600_000) throw new ScriptError(`--script: ${s}: at most 3600000 ms per pause`);
       steps.push({ op: 'pause', ms: n });
     } else {
-      if (n > 16 * 1024 * 1024) throw new ScriptError(`--script: ${s}: at most 16 MiB per message`);
+      if (n > MAX_MESSAGE) throw new ScriptError(`--script: ${s}: at most 16 MiB per message`);
       steps.push({ op: m[1] as 'send' | 'write' | 'read', size: n });
     }
   }

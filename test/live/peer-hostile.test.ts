@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { connect, createServer, type Socket } from 'node:net';
 import { encodeFpdus, startupFrame } from '../../src/generate/mpa-encoder.js';
-import { payload, sendSegments } from '../../src/generate/rdmap.js';
+import { payload, readRequestUlpdu, sendSegments } from '../../src/generate/rdmap.js';
 import { Deframer } from '../../src/peer/deframer.js';
 import { startupProblem } from '../../src/peer/endpoint.js';
 import { CLI, requireBuilt } from '../cli/helpers.js';
@@ -123,6 +123,24 @@ describe.concurrent('mpa-dissect peer: --timeout holds in every state', () => {
     // Garbage frames as FPDUs of any length; the Responder runs its script and closes its side, then waits for our FIN.
     expect(r.stderr).toMatch(timedOut('closing: 1 FPDUs sent, \\d+ received'));
     expect(r.took).toBeLessThan(TIMEOUT_S * 1000 + MARGIN_MS);
+  }, 20_000);
+
+  it('a Read Request for 4 GiB: not answered (over the 16 MiB a peer message carries), the run ends at its timeout', async () => {
+    requireBuilt();
+    const rr = readRequestUlpdu(1, { sinkStag: 1, sinkTo: 0n, size: 0xffffffff, srcStag: 2, srcTo: 0n });
+    const fpdu = encodeFpdus([{ ulpdu: rr }], { markers: false, crc: true });
+    const run = startPeer(['--listen', '127.0.0.1:0', '--script', 'send:64']);
+    const s = await open(await run.port);
+    // Counts what the peer sends back: its startup frame and one small Send, never gigabytes.
+    let back = 0;
+    s.on('data', (b: Buffer) => (back += b.length));
+    const at = Date.now();
+    s.write(Buffer.concat([request(), fpdu.bytes]));
+    const r = await run.done;
+    s.destroy();
+    expect(r.code).toBe(2);
+    expect(r.endedAt - at).toBeLessThan(TIMEOUT_S * 1000 + MARGIN_MS);
+    expect(back).toBeLessThan(4096);
   }, 20_000);
 
   it('no connection at all, and an Initiator whose Responder says nothing', async () => {
