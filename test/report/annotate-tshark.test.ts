@@ -5,38 +5,44 @@
  * shows for the input. Also -Y with -w, where tshark's own -Y -w is the oracle (issue 22).
  */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll } from 'vitest';
-import { CAPTURES, cli } from '../cli/helpers.js';
+import { CAPTURES, cliAsync as cli } from '../cli/helpers.js';
 import { HAVE_TSHARK } from '../helpers/tools.js';
 
 const CORPUS = join(CAPTURES, 'corpus');
 /** Wireshark finds MPA by its TCP heuristic; as test/corpus/tshark.test.ts runs it. */
 const TSHARK_MPA = ['-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp'];
 
-/** What tshark said of a capture of the repository (never rewritten during the run), by command line. */
-const ofInputs = new Map<string, string>();
+/** What tshark says of a capture of the repository (never rewritten during the run), by command line. */
+const ofInputs = new Map<string, Promise<string>>();
 
-function tshark(args: readonly string[]): string {
+/** tshark, without blocking the worker: the tests of this file run concurrently. */
+function tshark(args: readonly string[]): Promise<string> {
   // tshark takes most of a CPU second to start: a corpus capture read the same way twice is read once.
   const input = args.some((a) => a.startsWith(CAPTURES)) && !args.includes('-w');
   const key = args.join('\0');
   const known = input ? ofInputs.get(key) : undefined;
   if (known !== undefined) return known;
-  const r = spawnSync('tshark', args, { encoding: 'utf8', maxBuffer: 256 << 20 });
-  if (r.status !== 0) throw new Error(`tshark ${args.join(' ')}: ${r.stderr}`);
-  if (input) ofInputs.set(key, r.stdout);
-  return r.stdout;
+  const run = new Promise<string>((resolve, reject) => {
+    execFile('tshark', args, { encoding: 'utf8', maxBuffer: 256 << 20 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`tshark ${args.join(' ')}: ${stderr || err.message}`));
+      else resolve(stdout);
+    });
+  });
+  if (input) ofInputs.set(key, run);
+  return run;
 }
 
 /** frame.number → its comments, as tshark reads them. */
-function commentsOf(file: string): Map<number, string[]> {
+async function commentsOf(file: string): Promise<Map<number, string[]>> {
   const doc = JSON.parse(
-    tshark(['-r', file, '-Y', 'frame.comment', '-T', 'json', '-e', 'frame.number', '-e', 'frame.comment']) || '[]',
+    (await tshark(['-r', file, '-Y', 'frame.comment', '-T', 'json', '-e', 'frame.number', '-e', 'frame.comment'])) ||
+      '[]',
   ) as Array<{ _source: { layers: Record<string, string[]> } }>;
   const m = new Map<number, string[]>();
   for (const p of doc)
@@ -80,7 +86,7 @@ function expectedComments(ndjson: string, keep: (frame: number) => boolean = () 
 }
 
 /** tshark's PDML of a file, as read with MPA on. */
-function pdml(file: string): string {
+function pdml(file: string): Promise<string> {
   return tshark([...TSHARK_MPA, '-r', file, '-T', 'pdml']);
 }
 
@@ -130,22 +136,24 @@ function commentsOfPdml(doc: string): Map<number, string[]> {
  * The frames of a file as `time_epoch len cap_len protocols` (or without protocols), one line each.
  * Without protocols, the same tshark run with its last column dropped (one run serves both).
  */
-function frameList(file: string, protocols = true): string[] {
-  const lines = tshark([
-    ...TSHARK_MPA,
-    '-r',
-    file,
-    '-T',
-    'fields',
-    '-e',
-    'frame.time_epoch',
-    '-e',
-    'frame.len',
-    '-e',
-    'frame.cap_len',
-    '-e',
-    'frame.protocols',
-  ])
+async function frameList(file: string, protocols = true): Promise<string[]> {
+  const lines = (
+    await tshark([
+      ...TSHARK_MPA,
+      '-r',
+      file,
+      '-T',
+      'fields',
+      '-e',
+      'frame.time_epoch',
+      '-e',
+      'frame.len',
+      '-e',
+      'frame.cap_len',
+      '-e',
+      'frame.protocols',
+    ])
+  )
     .trim()
     .split('\n')
     .filter((l) => l !== '');
@@ -159,9 +167,10 @@ let dir = '';
 /** A pcapng with two interfaces, one of them in nanoseconds: mergecap of a pcap and a nanosecond pcap shifted by 1000.000000123 s. */
 let multi: string | null = null;
 
-if (!HAVE_TSHARK) it.skip('tshark is not installed: annotated pcapng checks skipped (.ci/run installs it)', () => {});
+if (!HAVE_TSHARK)
+  it.skip('tshark is not installed: annotated pcapng checks skipped (.ci/run installs it)', async () => {});
 
-describe.skipIf(!HAVE_TSHARK)('annotated pcapng read by tshark', () => {
+describe.skipIf(!HAVE_TSHARK)('annotated pcapng read by tshark', async () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'mpa-annotate-'));
     const ns = join(dir, 'ns.pcap');
@@ -184,20 +193,20 @@ describe.skipIf(!HAVE_TSHARK)('annotated pcapng read by tshark', () => {
 
   it.each([...files, 'multi', 'gzip'])(
     '--annotate %s: our findings as comments, every other field unchanged',
-    (name) => {
+    async (name) => {
       const input = name === 'multi' ? multi : name === 'gzip' ? join(dir, 'bad-crc.pcap.gz') : join(CORPUS, name);
       if (input === null) return expect.fail('editcap/mergecap could not build the two-interface capture');
       const out = join(dir, `${name}.annotated.pcapng`);
-      const r = cli(['--ndjson', '--fail-on', 'never', '--annotate', out, input]);
+      const r = await cli(['--ndjson', '--fail-on', 'never', '--annotate', out, input]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const want = expectedComments(r.stdout);
       if (name !== 'clean-rev2-markers-both-crc-on.pcapng') expect(want.size).toBeGreaterThan(0);
       // One PDML run gives both the comments and every other field (tshark costs most of a CPU second to start).
-      const doc = pdml(out);
+      const doc = await pdml(out);
       expect(commentsOfPdml(doc)).toEqual(want);
       // The command the issue names: the same frames, one row each.
-      const rows = tshark([
+      const rows = await tshark([
         '-r',
         out,
         '-Y',
@@ -217,17 +226,17 @@ describe.skipIf(!HAVE_TSHARK)('annotated pcapng read by tshark', () => {
           .map((l) => Number(l.split('\t')[0])),
       ).toEqual([...want.keys()].sort((a, b) => a - b));
       const plain = name === 'gzip' ? join(CORPUS, 'bad-crc.pcap') : input;
-      expect(framesPdml(doc)).toEqual(framesPdml(pdml(plain)));
+      expect(framesPdml(doc)).toEqual(framesPdml(await pdml(plain)));
     },
   );
 
-  it('a pcapng input keeps its interfaces, nanosecond timestamps and section layout', () => {
+  it('a pcapng input keeps its interfaces, nanosecond timestamps and section layout', async () => {
     if (multi === null) return expect.fail('editcap/mergecap could not build the two-interface capture');
     const out = join(dir, 'multi-keep.pcapng');
-    cli(['-q', '--annotate', out, multi]);
+    await cli(['-q', '--annotate', out, multi]);
     const fields = ['-T', 'fields', '-e', 'frame.interface_id', '-e', 'frame.interface_name', '-e', 'frame.time_epoch'];
-    const a = tshark(['-r', multi, ...fields]);
-    expect(tshark(['-r', out, ...fields])).toBe(a);
+    const a = await tshark(['-r', multi, ...fields]);
+    expect(await tshark(['-r', out, ...fields])).toBe(a);
     expect(a).toMatch(/\t1700001000\.000\d+123\n/); // the nanosecond interface's digits survive
     expect(
       new Set(
@@ -239,48 +248,48 @@ describe.skipIf(!HAVE_TSHARK)('annotated pcapng read by tshark', () => {
     ).toEqual(new Set(['0', '1']));
   });
 
-  it('standard input: the same comments; timestamps (ns), lengths and protocols unchanged', () => {
+  it('standard input: the same comments; timestamps (ns), lengths and protocols unchanged', async () => {
     for (const input of [join(CORPUS, 'bad-crc.pcap'), multi!]) {
       const out = join(dir, 'stdin.pcapng');
-      const r = cli(['--ndjson', '--fail-on', 'never', '--annotate', out, '-'], { input: readFileSync(input) });
+      const r = await cli(['--ndjson', '--fail-on', 'never', '--annotate', out, '-'], { input: readFileSync(input) });
       expect(r.stderr).toBe('');
-      expect(commentsOf(out)).toEqual(expectedComments(r.stdout));
-      expect(frameList(out)).toEqual(frameList(input));
+      expect(await commentsOf(out)).toEqual(expectedComments(r.stdout));
+      expect(await frameList(out)).toEqual(await frameList(input));
     }
   });
 
-  it("Wireshark's Expert Information lists them under Comments (tshark -z expert)", () => {
+  it("Wireshark's Expert Information lists them under Comments (tshark -z expert)", async () => {
     const out = join(dir, 'expert.pcapng');
-    const r = cli(['--ndjson', '--fail-on', 'never', '--annotate', out, join(CORPUS, 'bad-crc.pcap')]);
+    const r = await cli(['--ndjson', '--fail-on', 'never', '--annotate', out, join(CORPUS, 'bad-crc.pcap')]);
     const texts = [...expectedComments(r.stdout).values()].flat();
-    const expert = tshark(['-r', out, '-q', '-z', 'expert']);
+    const expert = await tshark(['-r', out, '-q', '-z', 'expert']);
     expect(expert).toContain(`Comments (${texts.length})`);
     for (const t of texts) expect(expert).toContain(`Comment              Frame  ${t}`);
   });
 
-  it('-c N: the first N frames, as the analysis read them', () => {
+  it('-c N: the first N frames, as the analysis read them', async () => {
     const out = join(dir, 'c5.pcapng');
-    cli(['-q', '-c', '12', '--annotate', out, join(CORPUS, 'bad-crc.pcap')]);
-    expect(frameList(out)).toEqual(frameList(join(CORPUS, 'bad-crc.pcap')).slice(0, 12));
-    expect([...commentsOf(out).keys()]).toEqual([11, 12]);
+    await cli(['-q', '-c', '12', '--annotate', out, join(CORPUS, 'bad-crc.pcap')]);
+    expect(await frameList(out)).toEqual((await frameList(join(CORPUS, 'bad-crc.pcap'))).slice(0, 12));
+    expect([...(await commentsOf(out)).keys()]).toEqual([11, 12]);
   });
 
   it.each(['bad-crc.pcap', 'loss.pcap', 'rule-read-unanswered.pcap'])(
     '-w %s.pcapng: the frames -w picks (those of classic -w), each with its findings',
-    (name) => {
+    async (name) => {
       const input = join(CORPUS, name);
       const classic = join(dir, `${name}.w.pcap`);
       const ng = join(dir, `${name}.w.pcapng`);
       const ng2 = join(dir, `${name}.w.F`);
-      const r = cli(['--ndjson', '--fail-on', 'never', '-w', ng, input]);
-      cli(['-q', '--fail-on', 'never', '-w', classic, input]);
-      cli(['-q', '--fail-on', 'never', '-w', ng2, '-F', 'pcapng', input]);
-      const ngFrames = frameList(ng);
-      expect(ngFrames).toEqual(frameList(classic));
+      const r = await cli(['--ndjson', '--fail-on', 'never', '-w', ng, input]);
+      await cli(['-q', '--fail-on', 'never', '-w', classic, input]);
+      await cli(['-q', '--fail-on', 'never', '-w', ng2, '-F', 'pcapng', input]);
+      const ngFrames = await frameList(ng);
+      expect(ngFrames).toEqual(await frameList(classic));
       expect(readFileSync(ng2)).toEqual(readFileSync(ng));
       // Output frame numbers are renumbered: map them back through their timestamps (unique here).
       const times = new Map(
-        tshark(['-r', input, '-T', 'fields', '-e', 'frame.time_epoch', '-e', 'frame.number'])
+        (await tshark(['-r', input, '-T', 'fields', '-e', 'frame.time_epoch', '-e', 'frame.number']))
           .trim()
           .split('\n')
           .map((l) => l.split('\t') as [string, string]),
@@ -288,24 +297,24 @@ describe.skipIf(!HAVE_TSHARK)('annotated pcapng read by tshark', () => {
       // frame.time_epoch of each frame written: the first column of its frame list.
       const outFrames = ngFrames.map((l) => Number(times.get(l.slice(0, l.indexOf('\t')))));
       const written = new Set(outFrames);
-      const got = new Map([...commentsOf(ng)].map(([n, c]) => [outFrames[n - 1]!, c]));
+      const got = new Map([...(await commentsOf(ng))].map(([n, c]) => [outFrames[n - 1]!, c]));
       expect(got).toEqual(expectedComments(r.stdout, (f) => written.has(f)));
       expect(got.size).toBeGreaterThan(0);
     },
   );
 
-  it('standard input, -w FILE.pcapng: the same frames and comments as from the file', () => {
+  it('standard input, -w FILE.pcapng: the same frames and comments as from the file', async () => {
     const input = join(CORPUS, 'bad-crc.pcap');
     const a = join(dir, 'w-file.pcapng');
     const b = join(dir, 'w-stdin.pcapng');
-    cli(['-q', '-w', a, input]);
-    cli(['-q', '-w', b, '-'], { input: readFileSync(input) });
-    expect(frameList(b)).toEqual(frameList(a));
-    expect(commentsOf(b)).toEqual(commentsOf(a));
+    await cli(['-q', '-w', a, input]);
+    await cli(['-q', '-w', b, '-'], { input: readFileSync(input) });
+    expect(await frameList(b)).toEqual(await frameList(a));
+    expect(await commentsOf(b)).toEqual(await commentsOf(a));
   });
 });
 
-describe.skipIf(!HAVE_TSHARK)('-Y FILTER -w FILE writes what -Y displays, as tshark -Y -w', () => {
+describe.skipIf(!HAVE_TSHARK)('-Y FILTER -w FILE writes what -Y displays, as tshark -Y -w', async () => {
   const cases: Array<[string, string]> = [
     ['bad-crc.pcap', 'iwarp_mpa'],
     ['bad-crc.pcap', 'iwarp_rdma.opcode == 0'],
@@ -314,23 +323,23 @@ describe.skipIf(!HAVE_TSHARK)('-Y FILTER -w FILE writes what -Y displays, as tsh
     ['packed.pcap', 'iwarp_mpa'],
     ['clean-rev1-markers-none-crc-on.pcap', 'iwarp_rdma.opcode == 0 && tcp.dstport == 4420'],
   ];
-  it.each(cases)('%s, -Y %s: the frame set tshark writes', (name, filter) => {
+  it.each(cases)('%s, -Y %s: the frame set tshark writes', async (name, filter) => {
     const d = mkdtempSync(join(tmpdir(), 'mpa-yw-'));
     try {
       const input = join(CORPUS, name);
       const theirs = join(d, 't.pcap');
       const ours = join(d, 'o.pcap');
-      tshark([...TSHARK_MPA, '-r', input, '-Y', filter, '-w', theirs]);
-      cli(['-q', '--fail-on', 'never', '-Y', filter, '-w', ours, input]);
-      const mine = frameList(ours);
+      await tshark([...TSHARK_MPA, '-r', input, '-Y', filter, '-w', theirs]);
+      await cli(['-q', '--fail-on', 'never', '-Y', filter, '-w', ours, input]);
+      const mine = await frameList(ours);
       expect(mine.length).toBeGreaterThan(0);
-      expect(mine).toEqual(frameList(theirs));
+      expect(mine).toEqual(await frameList(theirs));
     } finally {
       rmSync(d, { recursive: true, force: true });
     }
   });
 
-  it('our own fields: the frames of the records and findings -Y displays, and no startup frames added', () => {
+  it('our own fields: the frames of the records and findings -Y displays, and no startup frames added', async () => {
     const d = mkdtempSync(join(tmpdir(), 'mpa-yw-'));
     try {
       for (const [name, filter] of [
@@ -340,56 +349,57 @@ describe.skipIf(!HAVE_TSHARK)('-Y FILTER -w FILE writes what -Y displays, as tsh
       ] as const) {
         const input = join(CORPUS, name);
         const ours = join(d, 'o.pcap');
-        cli(['-q', '--fail-on', 'never', '-Y', filter, '-w', ours, input]);
-        const shown = cli(['--fail-on', 'never', '-Y', filter, '-T', 'fields', '-e', 'frame.number', input]).stdout;
+        await cli(['-q', '--fail-on', 'never', '-Y', filter, '-w', ours, input]);
+        const shown = (await cli(['--fail-on', 'never', '-Y', filter, '-T', 'fields', '-e', 'frame.number', input]))
+          .stdout;
         const frames = new Set(shown.split(/[\n,]/).filter(Boolean).map(Number));
         // Without its flow's startup frames Wireshark does not see MPA in the output: compare frames, not protocols.
-        const all = frameList(input, false);
+        const all = await frameList(input, false);
         expect(frames.size).toBeGreaterThan(0);
-        expect(frameList(ours, false)).toEqual([...frames].sort((a, b) => a - b).map((f) => all[f - 1]));
+        expect(await frameList(ours, false)).toEqual([...frames].sort((a, b) => a - b).map((f) => all[f - 1]));
       }
       // Without -Y, -w keeps its documented default: the findings' connections, whole (bad-crc.pcap
       // is one connection: every frame), so that the file shows the same findings again.
       const def = join(d, 'def.pcap');
-      cli(['-q', '--fail-on', 'never', '-w', def, join(CORPUS, 'bad-crc.pcap')]);
-      expect(frameList(def)).toEqual(frameList(join(CORPUS, 'bad-crc.pcap')));
+      await cli(['-q', '--fail-on', 'never', '-w', def, join(CORPUS, 'bad-crc.pcap')]);
+      expect(await frameList(def)).toEqual(await frameList(join(CORPUS, 'bad-crc.pcap')));
     } finally {
       rmSync(d, { recursive: true, force: true });
     }
   });
 });
 
-describe.skipIf(!HAVE_TSHARK)("-Y '' -w FILE: an empty filter is no filter, as tshark takes it", () => {
+describe.skipIf(!HAVE_TSHARK)("-Y '' -w FILE: an empty filter is no filter, as tshark takes it", async () => {
   it.each([
     ['bad-crc.pcap', 'o.pcap', 'file'],
     ['bad-crc.pcap', 'o.pcapng', 'file'],
     ['all-messages.pcap', 'o.pcap', 'stdin'],
-  ])('%s to %s from %s: every frame, the set tshark -Y "" -w writes', (name, out, from) => {
+  ])('%s to %s from %s: every frame, the set tshark -Y "" -w writes', async (name, out, from) => {
     const d = mkdtempSync(join(tmpdir(), 'mpa-yw-'));
     try {
       const input = join(CORPUS, name);
       const theirs = join(d, 't.pcap');
       const ours = join(d, out);
-      tshark([...TSHARK_MPA, '-r', input, '-Y', '', '-w', theirs]);
+      await tshark([...TSHARK_MPA, '-r', input, '-Y', '', '-w', theirs]);
       const r =
         from === 'stdin'
-          ? cli(['-q', '--fail-on', 'never', '-Y', '', '-w', ours, '-'], { input: readFileSync(input) })
-          : cli(['-q', '--fail-on', 'never', '-Y', '', '-w', ours, input]);
+          ? await cli(['-q', '--fail-on', 'never', '-Y', '', '-w', ours, '-'], { input: readFileSync(input) })
+          : await cli(['-q', '--fail-on', 'never', '-Y', '', '-w', ours, input]);
       expect(r.code, r.stderr).toBe(0);
-      const theirFrames = frameList(theirs);
-      expect(frameList(ours, false)).toEqual(withoutProtocols(theirFrames));
+      const theirFrames = await frameList(theirs);
+      expect(await frameList(ours, false)).toEqual(withoutProtocols(theirFrames));
       // The default without -Y stays the findings' connections, whole: each capture here is one
       // connection with a finding (bad-crc.pcap's errors, all-messages.pcap's info), so every frame.
       const def = join(d, 'def.pcap');
-      cli(['-q', '--fail-on', 'never', '-w', def, input]);
-      expect(frameList(def).length).toBe(theirFrames.length);
+      await cli(['-q', '--fail-on', 'never', '-w', def, input]);
+      expect((await frameList(def)).length).toBe(theirFrames.length);
     } finally {
       rmSync(d, { recursive: true, force: true });
     }
   });
 });
 
-describe('annotate output errors: one line, exit 2', () => {
+describe('annotate output errors: one line, exit 2', async () => {
   const cap = join(CORPUS, 'bad-crc.pcap');
   it.each([
     [['--annotate', '/dev/full', cap], /^mpa-dissect: --annotate \/dev\/full: cannot write: no space left on device$/],
@@ -406,10 +416,10 @@ describe('annotate output errors: one line, exit 2', () => {
       /-F: "erf" is not a format written here: pcapng \(findings as packet comments\) or pcap/,
     ],
     [['-F', 'pcapng', cap], /-F chooses the format -w writes; give -w FILE too/],
-  ])('%j', (args, msg) => {
+  ])('%j', async (args, msg) => {
     const d = mkdtempSync(join(tmpdir(), 'mpa-anerr-'));
     try {
-      const r = cli(args, { cwd: d, input: args.includes('-') ? readFileSync(cap) : new Uint8Array(0) });
+      const r = await cli(args, { cwd: d, input: args.includes('-') ? readFileSync(cap) : new Uint8Array(0) });
       expect(r.code).toBe(2);
       const lines = r.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
@@ -420,11 +430,11 @@ describe('annotate output errors: one line, exit 2', () => {
     }
   });
 
-  it('an existing file is left as it was when the run fails before writing', () => {
+  it('an existing file is left as it was when the run fails before writing', async () => {
     const d = mkdtempSync(join(tmpdir(), 'mpa-anerr-'));
     try {
       copyFileSync(cap, join(d, 'keep.pcapng'));
-      const r = cli(['--annotate', 'keep.pcapng', '-Y', 'iwarp_mpa.crc_status ==', cap], { cwd: d });
+      const r = await cli(['--annotate', 'keep.pcapng', '-Y', 'iwarp_mpa.crc_status ==', cap], { cwd: d });
       expect(r.code).toBe(2);
       expect(readFileSync(join(d, 'keep.pcapng'))).toEqual(readFileSync(cap));
     } finally {
