@@ -118,16 +118,16 @@ export async function runGenerateCli(argv: string[], out: (s: string | Uint8Arra
     if (e instanceof KnobError) throw new UsageError(`generate: ${e.message}`);
     throw e;
   }
+  // A reader that went away (`| head`) is not an error: the truth is still written, exit 0.
+  let readerGone = false;
   try {
     // Written as it is made: a capture of a gigabyte is never held in memory.
     if (a.o === '-') {
       try {
         res.write(out);
       } catch (e) {
-        // A reader that went away (`| head`) is not an error: the truth is still written, exit 0.
         if (!(e instanceof ReaderGone || (e as NodeJS.ErrnoException).code === 'EPIPE')) throw e;
-        if (a.truth !== undefined) writeFileSync(a.truth, JSON.stringify(res.truth, null, 1) + '\n');
-        throw new ReaderGone('EPIPE');
+        readerGone = true;
       }
     } else {
       const fd = openSync(a.o, 'w');
@@ -141,8 +141,8 @@ export async function runGenerateCli(argv: string[], out: (s: string | Uint8Arra
     }
     if (a.truth !== undefined) writeFileSync(a.truth, JSON.stringify(res.truth, null, 1) + '\n');
   } catch (e) {
-    if (e instanceof ReaderGone) throw e;
     throw new UsageError(`generate: cannot write: ${e instanceof Error ? e.message : String(e)}`);
   }
+  if (readerGone) throw new ReaderGone('EPIPE');
   return 0;
 }

@@ -365,7 +365,6 @@ function lockViaMarkers(
   return null;
 }
 
-/** Without markers: the first offset where ULPDU_Length chains across `need` verified FPDUs. */
 /**
  * End of stream (or of the octets before a hole), markers at a known phase, no marker slot left: a
  * chain up to the last octet whose FPDUs all vouch (CRCs, or without CRC plausible DDP headers),
@@ -391,6 +390,7 @@ function lockViaMarkedChain(q: LockQuery, s: LockSearch, markerBase: number, crc
   return null;
 }
 
+/** Without markers: the first offset where ULPDU_Length chains across `need` verified FPDUs. */
 function lockViaChain(q: LockQuery, s: LockSearch, crc: boolean, need: number): LockResult | null {
   const params: FramerParams = { markers: false, markerBase: 0, crc };
   const b = q.bytes;
@@ -458,9 +458,8 @@ function lockViaChain(q: LockQuery, s: LockSearch, crc: boolean, need: number): 
  * A CRC-verified chain found past the first held octet, in a search that knows nothing of where FPDUs
  * start (mid-stream, SeqStart unknown): when ULPDU_Length chains from the first held octet (where a
  * capture that starts mid-stream usually starts an FPDU) land exactly on the chain found, through
- * FPDUs that each verify or start like a DDP segment, framing starts there. The FPDUs between are framed too, and a
- * bad CRC among them is reported as one (RFC 5044 §8: a CRC error, not lost framing), rather than
- * skipped as octets that never framed.
+ * FPDUs that each verify or start like a DDP segment, framing starts there. A bad CRC among them is
+ * then reported as one (RFC 5044 §8), not skipped as octets that never framed.
  */
 function backToFirstOctet(q: LockQuery, s: LockSearch, r: LockResult): LockResult {
   if (r.offset <= q.base || q.markerBase !== null || q.alignBase !== null || q.preferStart) return r;
@@ -521,14 +520,11 @@ function search(q: LockQuery, s: LockSearch): LockResult | null {
       }
     }
     // Phases with a single marker slot among the held bytes (a short stretch before a stream's end
-    // or a hole), phase unknown: each such slot shaped like a marker is tried. A marker's FPDUPTR must
-    // lead to FPDUs whose CRCs verify with that marker taken out (RFC 5044 §4.3, §4.4), which octets
-    // that merely look like a marker do not give; a chain framed without markers would take the
-    // marker for ULPDU octets and fail the CRC of the FPDU it sits in.
+    // or a hole), phase unknown: each slot shaped like a marker is tried, with CRC only. Its FPDUPTR
+    // must lead to FPDUs whose CRCs verify with it taken out (RFC 5044 §4.3, §4.4). Without CRC a
+    // CRC field of zeros in front of an FPDU reads as a marker with FPDUPTR 0 (§7.1.1 lets it hold
+    // anything), and a lone slot cannot tell the two apart.
     if (q.markers === null && q.markerBase === null && crcs.includes(true)) {
-      // With CRC only: without it, a CRC field of zeros in front of an FPDU reads as a marker with
-      // FPDUPTR 0 (RFC 5044 §7.1.1 lets it hold anything when CRCs are off), and a lone slot cannot
-      // tell the two apart.
       for (const ph of singleSlotPhases(q, s)) {
         const r = lockViaMarkers(q, s, ph, true, 2);
         if (r) return r;
