@@ -7,9 +7,12 @@
 /** yargs turns a lone "-" into "", so it travels as this placeholder and is turned back after parsing. */
 export const DASH = '\u0000-';
 
+/** The values of --fail-on, least to most lenient. */
+export const FAIL_ON = ['error', 'warning', 'never'] as const;
+
 /** Defaults of the options that have one: declared once, for yargs (cli/argv.ts) and for the fast path. */
 export const OPTION_DEFAULTS = {
-  'fail-on': 'error' as 'error' | 'warning' | 'never',
+  'fail-on': 'error' as (typeof FAIL_ON)[number],
   checksums: false,
   'tcp-buffer-flow': 16,
   'tcp-buffer-total': 64,

@@ -6,10 +6,10 @@
 import yargs from 'yargs';
 import { isatty } from 'node:tty';
 import { STAT_NAMES } from '../src/report/stats.js';
-import { BACKENDS } from '../src/capture/live/open-live.js';
+import { BACKENDS } from '../src/capture/live/backend-names.js';
 import { ULP_PROTOS, UsageError } from './options.js';
 import { unknownOptionMessage } from './suggest.js';
-import { DASH, OPTION_DEFAULTS } from './argv-conventions.js';
+import { DASH, FAIL_ON, OPTION_DEFAULTS } from './argv-conventions.js';
 import { TIME_FORMATS } from '../src/report/time-format.js';
 
 export const EPILOG = `Event lines, -V and -x follow -Y; the flow table, findings by rule and --stats always describe the whole capture.
@@ -144,7 +144,7 @@ export function mainParser(argv: string[]) {
       describe: 'Also write a self-contained HTML report: verdict, flows, findings, plots per MPA direction',
     })
     .option('fail-on', {
-      choices: ['error', 'warning', 'never'] as const,
+      choices: FAIL_ON,
       default: OPTION_DEFAULTS['fail-on'],
       describe: 'Exit 1 when a finding at or above this severity was found',
     })

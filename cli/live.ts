@@ -8,7 +8,8 @@
 import type { AnalysisOptions, FlowResult } from '../src/analysis/pipeline.js';
 import type { Finding } from '../src/vocabulary/findings.js';
 import type { CaptureSummary, PacketRecord } from '../src/capture/packet.js';
-import { openLive, type BackendChoice } from '../src/capture/live/open-live.js';
+import { openLive } from '../src/capture/live/open-live.js';
+import type { BackendChoice } from '../src/capture/live/backend-names.js';
 import type { PacketSource, PacketSourceHandlers, PacketSourceStats } from '../src/capture/live/packet-source.js';
 import { CaptureFileWriter, type RingOptions } from '../src/report/ring-writer.js';
 import { UsageError } from './options.js';

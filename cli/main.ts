@@ -21,7 +21,7 @@ import { DASH, dropNoOpFlags } from './argv-conventions.js';
 import { parsePreferences, parseTimeFormat } from './tshark-options.js';
 import type { CliArgs } from './argv.js';
 import { glossaryFields, glossaryProtocols, glossaryValues, parseFieldsOptions } from './fields-output.js';
-import type { BackendChoice } from '../src/capture/live/open-live.js';
+import type { BackendChoice } from '../src/capture/live/backend-names.js';
 import type { ReassemblyOptions } from '../src/tcp/reassembler.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

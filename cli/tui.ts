@@ -16,7 +16,8 @@ import { CaptureModel, type TuiSource } from '../src/tui/capture-model.js';
 import { ViewModel } from '../src/tui/view-model.js';
 import { FilterHistory, historyPath } from '../src/tui/filter-history.js';
 import { parseForcedMpa, parseForcedTuf, UsageError } from './options.js';
-import { openLive, type BackendChoice } from '../src/capture/live/open-live.js';
+import { openLive } from '../src/capture/live/open-live.js';
+import type { BackendChoice } from '../src/capture/live/backend-names.js';
 import type { PacketSourceInfo } from '../src/capture/live/packet-source.js';
 
 export interface TuiOptions {

@@ -11,8 +11,7 @@ import { LiveCaptureError, noBackendError, unknownInterfaceError } from './error
 import { listInterfaces, resolveInterface } from './interfaces.js';
 import type { PacketSource } from './packet-source.js';
 
-export const BACKENDS = ['auto', 'cap', 'tcpdump', 'dumpcap'] as const;
-export type BackendChoice = (typeof BACKENDS)[number];
+import type { BackendChoice } from './backend-names.js';
 
 /** Is `tool` an executable on PATH (or in the sbin directories tcpdump often lives in)? */
 export function onPath(tool: string): boolean {
