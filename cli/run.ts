@@ -246,7 +246,9 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   };
   // Event lines in capture order: a group's lines are formatted at once (its frames are still in the
   // window for -x) and put back in frame order by CaptureOrder; -l shows each as it comes.
-  const ordered = o.lineBuffered ? null : new CaptureOrder<string[]>((ls) => ls.forEach(line));
+  // A group is held as one flat string: the window holds thousands of groups, and one string
+  // each, not an array of lines, is what the young-generation collector copies while they wait.
+  const ordered = o.lineBuffered ? null : new CaptureOrder<string>(line);
   let groupLines: string[] = [];
   const eventLine = (s: string): void => {
     groupLines.push(s);
@@ -401,7 +403,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
       }
     }
     if (groupLines.length === 0) return;
-    if (ordered) ordered.push(groupFrame(g), groupLines);
+    if (ordered) ordered.push(groupFrame(g), groupLines.join('\n'));
     else {
       groupLines.forEach(line);
       flush();
