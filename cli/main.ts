@@ -514,7 +514,7 @@ async function multiCommand(
   return runMulti(
     base,
     list,
-    { jobs, junit: base.junit, progress, html: base.html ?? null, annotateDir },
+    { jobs, jobsGiven: args.jobs !== undefined, junit: base.junit, progress, html: base.html ?? null, annotateDir },
     { out: (s) => out.write(s), err: (s) => errWrite(s) },
   );
 }

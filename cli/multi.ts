@@ -1,6 +1,7 @@
 /**
  * `mpa-dissect [options] a.pcap b.pcap dir/`: several captures analysed on a pool of worker
- * threads (cli/worker-pool.ts, cli/capture-worker.ts), each exactly as it would be alone, their
+ * threads (cli/worker-pool.ts, cli/capture-worker.ts), or on the main thread when they are small
+ * (IN_THREAD_BYTES), each exactly as it would be alone (cli/capture-job.ts), their
  * outputs printed in the order given (never interleaved, whatever finishes first), then one
  * combined summary (src/report/combined-summary.ts) and one exit status, the worst capture's.
  *
@@ -26,7 +27,7 @@ import { unopenedDigest, type CaptureDigest } from '../src/report/capture-digest
 import { makeStyle } from '../src/report/text.js';
 import { printable } from '../src/report/printable.js';
 import { CapturesProgress } from '../src/report/progress.js';
-import type { CaptureJob, CaptureJobResult } from './capture-worker.js';
+import type { CaptureJob, CaptureJobResult } from './capture-job.js';
 import { erasingFirst, writeFileOrFail, type RunIo } from './output.js';
 import { loadRulesFile } from '../src/report/rules-file.js';
 import { TOOL } from '../src/report/json-report.js';
@@ -37,6 +38,8 @@ import { WorkerPool } from './worker-pool.js';
 export interface MultiOptions {
   /** Worker threads analysing captures at once. */
   jobs: number;
+  /** --jobs was given: the captures run on workers whatever their size. */
+  jobsGiven?: boolean;
   /** --junit FILE: one document for all captures (a testsuite per capture and per capture's flow). */
   junit: string | null;
   /** A line on standard error: captures done of how many (CapturesProgress). */
@@ -62,6 +65,31 @@ export function annotateNames(dir: string, captures: readonly string[]): string[
   const count = new Map<string, number>();
   for (const s of stems) count.set(s, (count.get(s) ?? 0) + 1);
   return stems.map((s, i) => join(dir, `${count.get(s)! > 1 ? `${s}-${i + 1}` : s}.pcapng`));
+}
+
+/**
+ * Below this many octets in all, and without --jobs, the captures are analysed one after another
+ * on the main thread, the same jobs as on the workers: a worker loads the analysis modules first
+ * (about 100 ms of CPU each), more than it saves on a few MB of captures.
+ */
+export const IN_THREAD_BYTES = 4 * 1024 * 1024;
+
+/** What runs the jobs: the worker pool, or the main thread one job at a time. */
+interface JobRunner {
+  run(job: CaptureJob, stdin: boolean): Promise<CaptureJobResult>;
+  close(): Promise<void>;
+}
+
+function inThreadRunner(): JobRunner {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    run(job) {
+      const p = last.then(async () => (await import('./capture-job.js')).runCaptureJob(job));
+      last = p;
+      return p;
+    },
+    close: () => Promise.resolve(),
+  };
 }
 
 /** Octets of every capture, or null when one is standard input or cannot be sized. */
@@ -125,10 +153,13 @@ export async function runMulti(
   const st = makeStyle(base.color);
   const text = !base.json && !base.ndjson;
   const dir = mkdtempSync(join(tmpdir(), 'mpa-dissect-'));
-  const pool = new WorkerPool<CaptureJob, CaptureJobResult>(
-    new URL('./capture-worker.js', import.meta.url),
-    Math.min(m.jobs, captures.length),
-  );
+  const pool: JobRunner =
+    m.jobsGiven !== true && !captures.includes('-') && sizes.reduce((a, b) => a + b, 0) < IN_THREAD_BYTES
+      ? inThreadRunner()
+      : new WorkerPool<CaptureJob, CaptureJobResult>(
+          new URL('./capture-worker.js', import.meta.url),
+          Math.min(m.jobs, captures.length),
+        );
   // Ctrl-C or a kill: the outputs waiting for their turn are removed, then the signal does its usual work.
   const onSignal = (sig: NodeJS.Signals): void => {
     rmSync(dir, { recursive: true, force: true });

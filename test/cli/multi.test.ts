@@ -92,6 +92,18 @@ describe('several captures: each as alone, in the order given', () => {
     expect(blocks(rev.stdout).slice(0, -1)).toEqual(blocks(four.stdout).slice(0, -1).reverse());
   });
 
+  it('small captures run one after another on the main thread (no --jobs) and on workers (--jobs 2) alike', () => {
+    // Under IN_THREAD_BYTES in all, and no --jobs: the main thread runs the same jobs the workers would.
+    const list = ['sample.pcap', 'errors.pcap', 'golden.pcap', 'nope.pcap'];
+    for (const mode of [[], ['--json'], ['--ndjson'], ['-V', '-x', '-z', 'conv,rules']]) {
+      const main = cli([...mode, ...list]);
+      const workers = cli([...mode, '--jobs', '2', ...list]);
+      expect(main.code, mode.join(' ')).toBe(workers.code);
+      expect(main.stderr, mode.join(' ')).toBe(workers.stderr);
+      expect(main.stdout, mode.join(' ')).toBe(workers.stdout);
+    }
+  });
+
   it('a directory stands for its capture files sorted by name; other files are skipped with a note', () => {
     const r = cli(['-q', '.']);
     const names = readdirSync(CAPTURES)
