@@ -217,14 +217,33 @@ export function tsharkVerboseMany(
 /**
  * Runs `tshark <args> -r <capture> -T fields -e frame.number <fields>` over every file and returns
  * each file's lines (frame.number renumbered as in that file alone). `args` hold the -E options.
+ * `frameFields` names those of `fields` whose values are frame numbers (rpc.repframe,
+ * tcp.analysis.acks_frame): renumbered too, each occurrence of a comma-separated list.
  */
 export function tsharkFieldsMany(
   files: readonly string[],
   args: readonly string[],
   fields: readonly string[],
+  frameFields: readonly string[] = [],
 ): Promise<Map<string, FrameBlock[]>> {
   const all = [...args, '-T', 'fields', '-e', 'frame.number', ...fields.flatMap((f) => ['-e', f])];
-  return many(files, all, fieldLines, (line, local) => `${local}${line.slice(line.indexOf('\t') >>> 0)}`);
+  const columns = new Set(frameFields.map((f) => fields.indexOf(f) + 1));
+  if (columns.has(0)) throw new Error(`tsharkFieldsMany: ${frameFields.join(', ')} not all among the fields`);
+  return many(files, all, fieldLines, (line, local, base) =>
+    line
+      .split('\t')
+      .map((v, i) =>
+        i === 0
+          ? String(local)
+          : columns.has(i) && v !== ''
+            ? v
+                .split(',')
+                .map((n) => String(Number(n) - base))
+                .join(',')
+            : v,
+      )
+      .join('\t'),
+  );
 }
 
 /** -T json output with -e frame.number: a block each packet, its text the JSON of its fields. */
