@@ -192,7 +192,9 @@ async function prepare(): Promise<Prepared> {
   if (b.status === 0) multi = m;
   writeFileSync(join(dir, 'bad-crc.pcap.gz'), gzipSync(readFileSync(join(CORPUS, 'bad-crc.pcap'))));
 
-  const path = (name: string) => join(dir, name);
+  /** Output files another command line of the same arguments writes: that run's file. */
+  const same = new Map<string, string>();
+  const path = (name: string) => join(dir, same.get(name) ?? name);
   const runs = new Map<string, CliResult>();
   /** Files whose frame lists and comments tshark reads (inputs too). */
   const listed = new Set<string>();
@@ -202,11 +204,21 @@ async function prepare(): Promise<Prepared> {
     tasks.push(async () => {
       runs.set(name, await cli(args, o));
     });
-  const oracle = (name: string, input: string, filter: string) =>
+  /** tshark -Y FILTER -w by input and filter: the same command line writes the same file, once. */
+  const oracles = new Map<string, string>();
+  const oracle = (name: string, input: string, filter: string) => {
+    const key = `${input}\0${filter}`;
+    const written = oracles.get(key);
+    if (written !== undefined) {
+      same.set(name, written);
+      return;
+    }
+    oracles.set(key, name);
     tasks.push(async () => {
       await tshark([...TSHARK_MPA, '-r', input, '-Y', filter, '-w', path(name)]);
       runs.set(name, { code: 0, stdout: '', stderr: '' });
     });
+  };
   const annotatedInput = (name: string) =>
     name === 'multi' ? multi : name === 'gzip' ? path('bad-crc.pcap.gz') : join(CORPUS, name);
   const plainOf = (name: string) => (name === 'gzip' ? join(CORPUS, 'bad-crc.pcap') : annotatedInput(name));
@@ -266,9 +278,11 @@ async function prepare(): Promise<Prepared> {
     run(`own${i}.fields`, ['--fail-on', 'never', '-Y', filter, '-T', 'fields', '-e', 'frame.number', input]);
     listed.add(path(`own${i}.o.pcap`)).add(input);
   });
-  // The default -w (no -Y) of a capture: one run serves every test that asks for it.
+  // The default -w (no -Y) of a capture: one run serves every test that asks for it, the classic
+  // -w run above where there is one (the same arguments).
   for (const name of new Set(['bad-crc.pcap', ...EMPTY_Y.map(([n]) => n)])) {
-    run(`def ${name}`, ['-q', '--fail-on', 'never', '-w', path(`def-${name}`), join(CORPUS, name)]);
+    if ((W_CASES as readonly string[]).includes(name)) same.set(`def-${name}`, `${name}.w.pcap`);
+    else run(`def ${name}`, ['-q', '--fail-on', 'never', '-w', path(`def-${name}`), join(CORPUS, name)]);
     listed.add(path(`def-${name}`)).add(join(CORPUS, name));
   }
   EMPTY_Y.forEach(([name, out, from], i) => {
@@ -281,6 +295,7 @@ async function prepare(): Promise<Prepared> {
     listed.add(path(`empty${i}.t.pcap`)).add(ours);
   });
   await pool(tasks);
+  for (const [name, as] of same) runs.set(name.startsWith('def-') ? `def ${name.slice(4)}` : name, runs.get(as)!);
 
   const annotated = ANNOTATED.filter((n) => annotatedInput(n) !== null);
   const outs = annotated.map((n) => path(`${n}.annotated.pcapng`));
