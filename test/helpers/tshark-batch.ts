@@ -6,12 +6,17 @@
  * reserved for i), so that no TCP conversation, IP reassembly or MPA state of one capture meets
  * another's, and tshark's per-frame output is split back by frame number.
  *
- * Only what tshark itself would read of each capture is appended: `capinfos` (no dissectors, one
- * process for all) counts the records wiretap reads, and a capture whose count differs from our
- * reader's, whose link type is not Ethernet, or that has too many addresses, is left out of the
- * batch and given to tshark alone, as before. Timestamps are kept; outputs that depend on the
- * first frame's time or on tcp.stream numbering do not suit a batch, nor fields that name other
- * frames (in -V text, the reassembly lines' frame numbers are renumbered).
+ * The captures are appended by `mergecap -a`: wiretap reads each one as tshark would alone
+ * (timestamps and their resolution, lengths, packet comments, interfaces), and each file's
+ * addresses are then rewritten in place in the pcapng mergecap wrote. `capinfos` (no dissectors,
+ * one process for all) counts the records of each; a capture wiretap does not read to the end,
+ * whose link type is not Ethernet or that has too many addresses is left out of the batch and
+ * given to tshark alone, as before. Timestamps are kept; outputs that depend on the first frame's
+ * time, on tcp.stream numbering or on the interfaces do not suit a batch, nor fields that name
+ * other frames unless renumbered (in -V text the reassembly lines' frame numbers are; in -T
+ * fields those named in frameFields). tsharkPdmlPairs() compares two captures field by field,
+ * frame numbers, streams and times included, by reading each side at the same place of a batch
+ * of its own.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
