@@ -81,6 +81,8 @@ interface Appended {
   parts: Part[];
   /** The files a batch cannot hold: each is read by a tshark of its own. */
   alone: string[];
+  /** Each part's addresses in the order they were numbered in its block (as `numbering` takes them). */
+  addresses: Array<Map<string, number>>;
 }
 
 /**
@@ -135,32 +137,36 @@ function eachPacket(buf: Buffer, visit: (index: number, linkType: number, data: 
  * their resolution, lengths, packet comments, interfaces as tshark reads them alone), and each
  * file's IP addresses are then rewritten into a block of its own. A file wiretap does not read
  * to the end, whose link type is not Ethernet or that has too many addresses goes alone.
+ * `numbering` (by file) continues another batch's numbering of each file's addresses.
  */
-async function appendCaptures(files: readonly string[], dir: string): Promise<Appended> {
+async function appendCaptures(
+  files: readonly string[],
+  dir: string,
+  numbering?: ReadonlyArray<ReadonlyMap<string, number>>,
+): Promise<Appended> {
   const counts = await wiretapCounts(files);
+  const readable = files.map((_, i) => i).filter((i) => (counts.get(files[i]!) ?? 0) > 0);
   const alone = files.filter((f) => !((counts.get(f) ?? 0) > 0));
-  let batch = files.filter((f) => (counts.get(f) ?? 0) > 0).slice(0, 1 << 14);
-  alone.push(...files.filter((f) => (counts.get(f) ?? 0) > 0).slice(1 << 14));
+  alone.push(...readable.slice(1 << 14).map((i) => files[i]!));
+  let batch = readable.slice(0, 1 << 14);
   const path = join(dir, 'batch.pcapng');
   for (;;) {
-    if (batch.length === 0) return { path: null, parts: [], alone };
+    if (batch.length === 0) return { path: null, parts: [], alone, addresses: [] };
     const parts: Part[] = [];
     let first = 1;
-    for (const file of batch) {
+    for (const i of batch) {
+      const file = files[i]!;
       parts.push({ file, first, count: counts.get(file)! });
       first += counts.get(file)!;
     }
-    await run('mergecap', ['-a', '-F', 'pcapng', '-w', path, ...batch], { maxBuffer: 64 << 20 });
+    await run('mergecap', ['-a', '-F', 'pcapng', '-w', path, ...batch.map((i) => files[i]!)], { maxBuffer: 64 << 20 });
     const buf = readFileSync(path);
     const failed = new Set<number>();
+    const addresses = batch.map((i) => new Map(numbering?.[i]));
     let pi = 0;
-    let seen = new Map<string, number>();
     const walked = eachPacket(buf, (i, linkType, data) => {
-      while (pi < parts.length && i + 1 >= parts[pi]!.first + parts[pi]!.count) {
-        pi++;
-        seen = new Map();
-      }
-      if (linkType !== LINKTYPE_ETHERNET || !remap(data, pi, seen)) failed.add(pi);
+      while (pi < parts.length && i + 1 >= parts[pi]!.first + parts[pi]!.count) pi++;
+      if (linkType !== LINKTYPE_ETHERNET || !remap(data, pi, addresses[pi]!)) failed.add(pi);
     });
     if (!walked) throw new Error(`tshark batch: mergecap wrote a pcapng not walked here (${path})`);
     const total = parts.reduce((s, p) => s + p.count, 0);
@@ -168,10 +174,10 @@ async function appendCaptures(files: readonly string[], dir: string): Promise<Ap
       throw new Error('tshark batch: mergecap appended another number of records than capinfos counted');
     if (failed.size === 0) {
       writeFileSync(path, buf);
-      return { path, parts, alone };
+      return { path, parts, alone, addresses };
     }
-    alone.push(...batch.filter((_, i) => failed.has(i)));
-    batch = batch.filter((_, i) => !failed.has(i));
+    alone.push(...batch.filter((_, k) => failed.has(k)).map((i) => files[i]!));
+    batch = batch.filter((_, k) => !failed.has(k));
   }
 }
 
@@ -311,19 +317,25 @@ export async function tsharkPdmlPairs(
       if (batched.length === 0) break;
       mkdirSync(join(dir, 'a'), { recursive: true });
       mkdirSync(join(dir, 'b'), { recursive: true });
-      const [ba, bb] = await Promise.all([
-        appendCaptures(
-          batched.map((i) => pairs[i]![0]),
-          join(dir, 'a'),
-        ),
-        appendCaptures(
-          batched.map((i) => pairs[i]![1]),
-          join(dir, 'b'),
-        ),
-      ]);
-      const left = new Set([...ba.alone, ...bb.alone]);
-      if (left.size > 0) {
-        batched = batched.filter((i) => !left.has(pairs[i]![0]) && !left.has(pairs[i]![1]));
+      // Each b side's addresses numbered first, and each a side's as its b's: an a side whose
+      // addresses differ from its b side's (swapped, changed) differs in the batch too.
+      const bb = await appendCaptures(
+        batched.map((i) => pairs[i]![1]),
+        join(dir, 'b'),
+      );
+      if (bb.alone.length > 0) {
+        const left = new Set(bb.alone);
+        batched = batched.filter((i) => !left.has(pairs[i]![1]));
+        continue;
+      }
+      const ba = await appendCaptures(
+        batched.map((i) => pairs[i]![0]),
+        join(dir, 'a'),
+        bb.addresses,
+      );
+      if (ba.alone.length > 0) {
+        const left = new Set(ba.alone);
+        batched = batched.filter((i) => !left.has(pairs[i]![0]));
         continue;
       }
       const [da, db] = await Promise.all([tshark(ba.path!, all, true), tshark(bb.path!, all, true)]);
