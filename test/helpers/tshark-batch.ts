@@ -367,6 +367,78 @@ export async function tsharkPdmlPairs(
   return out;
 }
 
+/** The capture (block) an address rewritten by remap() belongs to, or null when the frame has none. */
+function blockOf(data: Uint8Array): number | null {
+  let o = 12;
+  while (
+    o + 2 <= data.length &&
+    (data[o] === 0x81 || data[o] === 0x88) &&
+    (data[o + 1] === 0x00 || data[o + 1] === 0xa8)
+  )
+    o += 4;
+  if (o + 2 > data.length) return null;
+  const type = (data[o]! << 8) | data[o + 1]!;
+  const ip = o + 2;
+  if (type === 0x0800 && ip + 20 <= data.length && data[ip + 12] === 100)
+    return ((data[ip + 13]! - 64) << 8) | data[ip + 14]!;
+  if (type === 0x86dd && ip + 40 <= data.length && data[ip + 8] === 0xfd) return (data[ip + 18]! << 8) | data[ip + 19]!;
+  return null;
+}
+
+/**
+ * `tshark <args> -r <input> -Y <filter> -w <output>` for many jobs in one tshark: the inputs
+ * appended into one batch, each job's filter applied to its own capture's frames only
+ * (`frame.number` within the capture's range, and the filter), and the file tshark writes cut
+ * back into one file per job by the address block of each frame written (editcap, no
+ * dissectors). The files hold the frames, timestamps and lengths tshark writes, in addresses of
+ * the batch's blocks: for comparing frame sets, not addresses. A job the batch cannot hold, or
+ * whose written frames cannot all be told apart by address, is run alone.
+ */
+export async function tsharkWriteMany(
+  jobs: ReadonlyArray<{ input: string; filter: string; output: string }>,
+  args: readonly string[],
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'mpa-tshark-write-'));
+  try {
+    const { path, parts, alone } = await appendCaptures(
+      jobs.map((j) => j.input),
+      dir,
+    );
+    const single = new Set(alone);
+    if (path !== null && parts.length === jobs.length - alone.length) {
+      const batched = jobs.filter((j) => !single.has(j.input));
+      const filter = batched
+        .map((j, k) => {
+          const p = parts[k]!;
+          const range = `frame.number >= ${p.first} && frame.number <= ${p.first + p.count - 1}`;
+          return j.filter.trim() === '' ? `(${range})` : `(${range} && (${j.filter}))`;
+        })
+        .join(' || ');
+      const written = join(dir, 'written.pcapng');
+      await run('tshark', [...args, '-r', path, '-Y', filter, '-w', written], { maxBuffer: 64 << 20 });
+      const blocks: Array<number | null> = [];
+      const walked = eachPacket(readFileSync(written), (_, __, data) => blocks.push(blockOf(data)));
+      const ordered =
+        walked && blocks.every((b, i) => b !== null && b < parts.length && (i === 0 || b >= blocks[i - 1]!));
+      if (ordered) {
+        await Promise.all(
+          batched.map((j, k) => {
+            const first = blocks.indexOf(k) + 1;
+            const last = blocks.lastIndexOf(k) + 1;
+            // No frame written: a range past the end keeps none (an empty capture, as tshark writes).
+            const range = first === 0 ? String(blocks.length + 1) : `${first}-${last}`;
+            return run('editcap', ['-r', written, j.output, range]);
+          }),
+        );
+      } else for (const j of batched) single.add(j.input);
+    } else for (const j of jobs) single.add(j.input);
+    for (const j of jobs)
+      if (single.has(j.input)) await run('tshark', [...args, '-r', j.input, '-Y', j.filter, '-w', j.output]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** A PDML document's packets, in order, each from its <packet> to the next. */
 function pdmlPackets(doc: string): string[] {
   return doc

@@ -8,10 +8,10 @@
  * CLI runs of every test come first (prepared() below, once for the file), and tshark then reads
  * all their outputs and inputs in a few runs (test/helpers/tshark-batch.ts: the captures appended
  * into one, each in addresses of its own, every frame given back to its file): the frame lists in
- * one, the comments in one, the PDML comparisons in two, the comment rows in one. Each test then
- * checks its own files as before. What a batch cannot hold is still one tshark per question:
- * tshark's own -Y -w output (the oracle writing a file), interface fields (a batch merges
- * interfaces), -z expert (one summary per file).
+ * one, the comments in one, the PDML comparisons in two, the comment rows in one, and tshark's own
+ * -Y -w files (the oracle for -Y -w) in one, each filter on its own capture's frames. Each test
+ * then checks its own files as before. What a batch cannot hold is still one tshark per question:
+ * interface fields (a batch merges interfaces), -z expert (one summary per file).
  */
 import { describe, expect, it } from 'vitest';
 import { execFile, spawnSync } from 'node:child_process';
@@ -21,7 +21,13 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll } from 'vitest';
 import { CAPTURES, type CliResult, cliAsync as cli } from '../cli/helpers.js';
-import { tsharkFieldsMany, tsharkJsonMany, tsharkPdmlPairs, type PdmlPair } from '../helpers/tshark-batch.js';
+import {
+  type PdmlPair,
+  tsharkFieldsMany,
+  tsharkJsonMany,
+  tsharkPdmlPairs,
+  tsharkWriteMany,
+} from '../helpers/tshark-batch.js';
 import { HAVE_TSHARK } from '../helpers/tools.js';
 
 const CORPUS = join(CAPTURES, 'corpus');
@@ -204,8 +210,12 @@ async function prepare(): Promise<Prepared> {
     tasks.push(async () => {
       runs.set(name, await cli(args, o));
     });
-  /** tshark -Y FILTER -w by input and filter: the same command line writes the same file, once. */
+  /**
+   * tshark -Y FILTER -w by input and filter: the same command line writes the same file, once;
+   * all of them in one tshark (tsharkWriteMany: each filter on its own capture's frames of a batch).
+   */
   const oracles = new Map<string, string>();
+  const writes: Array<{ input: string; filter: string; output: string }> = [];
   const oracle = (name: string, input: string, filter: string) => {
     const key = `${input}\0${filter}`;
     const written = oracles.get(key);
@@ -214,10 +224,7 @@ async function prepare(): Promise<Prepared> {
       return;
     }
     oracles.set(key, name);
-    tasks.push(async () => {
-      await tshark([...TSHARK_MPA, '-r', input, '-Y', filter, '-w', path(name)]);
-      runs.set(name, { code: 0, stdout: '', stderr: '' });
-    });
+    writes.push({ input, filter, output: path(name) });
   };
   const annotatedInput = (name: string) =>
     name === 'multi' ? multi : name === 'gzip' ? path('bad-crc.pcap.gz') : join(CORPUS, name);
@@ -293,6 +300,10 @@ async function prepare(): Promise<Prepared> {
       run(`empty${i}`, ['-q', '--fail-on', 'never', '-Y', '', '-w', ours, '-'], { input: readFileSync(input) });
     else run(`empty${i}`, ['-q', '--fail-on', 'never', '-Y', '', '-w', ours, input]);
     listed.add(path(`empty${i}.t.pcap`)).add(ours);
+  });
+  tasks.push(async () => {
+    await tsharkWriteMany(writes, TSHARK_MPA);
+    for (const name of oracles.values()) runs.set(name, { code: 0, stdout: '', stderr: '' });
   });
   await pool(tasks);
   for (const [name, as] of same) runs.set(name.startsWith('def-') ? `def ${name.slice(4)}` : name, runs.get(as)!);
