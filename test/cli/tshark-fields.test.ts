@@ -41,7 +41,13 @@ const CASES: Array<[string, string[]]> = [
 ];
 const ENV = { TZ: 'UTC' };
 
+/** tshark's rows by capture, fields and preferences: tshark takes most of a CPU second to start. */
+const rowsRead = new Map<string, Map<number, string[]>>();
+
 function tsharkRows(capture: string, fields: string[], prefs: string[]): Map<number, string[]> {
+  const key = [capture, ...fields, '', ...prefs].join('\0');
+  const known = rowsRead.get(key);
+  if (known !== undefined) return known;
   const r = spawnSync(
     'tshark',
     [
@@ -64,7 +70,17 @@ function tsharkRows(capture: string, fields: string[], prefs: string[]): Map<num
     const [n, ...rest] = line.split('\t');
     m.set(Number(n), rest);
   }
+  rowsRead.set(key, m);
   return m;
+}
+
+/** Our CLI's run by arguments: the same command run once. */
+const cliRan = new Map<string, ReturnType<typeof cli>>();
+function cliOnce(args: string[]): ReturnType<typeof cli> {
+  const key = args.join('\0');
+  let r = cliRan.get(key);
+  if (r === undefined) cliRan.set(key, (r = cli(args)));
+  return r;
 }
 
 /** Our rows, values of several frames split apart ("|" aggregates: frame.time holds commas). */
@@ -175,8 +191,12 @@ describe.skipIf(!HAVE_TSHARK)('event lines: FPDU seq= relative as Wireshark, abs
   for (const capture of ['errors.pcap', join(CORPUS, 'mid-stream.pcap')])
     for (const prefs of [[], ['-o', 'tcp.relative_sequence_numbers:FALSE']])
       it(`${capture.split('/').pop()} ${prefs.join(' ') || '(relative)'}`, () => {
-        const theirs = tsharkRows(capture, ['tcp.seq', 'tcp.len'], prefs);
-        const lines = cli([...prefs, capture]).stdout.split('\n');
+        // The rows the test above read of the same capture: tcp.seq and tcp.len are among them.
+        const fields = [...FIELDS, ...CASES.find(([c]) => c === capture)![1]];
+        const [iSeq, iLen] = [fields.indexOf('tcp.seq'), fields.indexOf('tcp.len')];
+        const rows = tsharkRows(capture, fields, prefs);
+        const theirs = new Map([...rows].map(([n, cols]) => [n, [cols[iSeq]!, cols[iLen]!]] as const));
+        const lines = cliOnce([...prefs, capture]).stdout.split('\n');
         let checked = 0;
         for (const l of lines) {
           const m = /^\s*(\d+)(?:-(\d+))?\s.*FPDU seq=(\d+) /.exec(l);
@@ -214,7 +234,7 @@ describe('--json and --ndjson keep absolute seq and add the relative one', () =>
     for (const f of withSeq) expect(f.seqRelative).toBe((f.seq! - base(f.flow, f.from)!) >>> 0);
     // The request's relative seq is 1: the first octet after the SYN (tshark's tcp.seq of frame 4).
     expect(doc.flows[0]!.mpa!.request!.seqRelative).toBe(1);
-    const text = cli(['errors.pcap']).stdout;
+    const text = cliOnce(['errors.pcap']).stdout;
     const ndjson = cli(['--ndjson', 'errors.pcap'])
       .stdout.trimEnd()
       .split('\n')

@@ -2,13 +2,16 @@
  * The batch (test/helpers/tshark-batch.ts) is only an oracle if tshark says of each capture in it
  * what it says of the capture alone: checked here on captures of each kind the batch must keep
  * apart (markers, loss, a pcapng, IPv6 in VLAN tags, IP faults and fragments, a capture cut short),
- * comparing the iWARP part of every frame's -V tree and -T fields rows, frame by frame.
+ * comparing the iWARP part of every frame's -V tree and -T fields rows, frame by frame. And that
+ * PDML pairs (each side at the same place of a batch of its own) tell a file from a changed copy.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CAPTURES } from '../cli/helpers.js';
-import { tsharkFieldsMany, tsharkVerboseMany } from './tshark-batch.js';
+import { tsharkFieldsMany, tsharkPdmlPairs, tsharkVerboseMany } from './tshark-batch.js';
 import { HAVE_TSHARK } from './tools.js';
 
 const FILES = [
@@ -78,6 +81,56 @@ describe.skipIf(!HAVE_TSHARK)('tshark over many captures at once says what it sa
     }
     // Something to compare: rows with an ULPDU_Length in them.
     expect(mpaRows).toBeGreaterThan(50);
+  });
+
+  it('PDML pairs: a pair of the same frames reads the same, a pair that differs in a byte or in its addresses does not', {
+    timeout: 300_000,
+  }, async () => {
+    const d = mkdtempSync(join(tmpdir(), 'mpa-pairs-'));
+    try {
+      const badCrc = join(CAPTURES, 'corpus', 'bad-crc.pcap');
+      const loss = join(CAPTURES, 'corpus', 'loss.pcap');
+      // bad-crc.pcap (classic pcap, Ethernet, IPv4) with each frame changed: a payload octet of
+      // frame 5, or every frame's source and destination addresses swapped (a file that numbered
+      // its addresses on its own would hide the swap).
+      const edited = (name: string, edit: (frame: Buffer, n: number) => void) => {
+        const buf = Buffer.from(readFileSync(badCrc));
+        for (let o = 24, n = 1; o + 16 <= buf.length; n++) {
+          const cap = buf.readUInt32LE(o + 8);
+          edit(buf.subarray(o + 16, o + 16 + cap), n);
+          o += 16 + cap;
+        }
+        writeFileSync(join(d, name), buf);
+        return join(d, name);
+      };
+      const octet = edited('octet.pcap', (f, n) => {
+        if (n === 5) f[f.length - 1]! ^= 1;
+      });
+      const swapped = edited('swapped.pcap', (f) => {
+        const src = Buffer.from(f.subarray(26, 30));
+        f.copy(f, 26, 30, 34);
+        src.copy(f, 30);
+      });
+      const fields = (doc: string) => doc.split('\n').filter((l) => l.includes('<field'));
+      const [same, byte, addresses, again] = await tsharkPdmlPairs(
+        [
+          [loss, loss],
+          [octet, badCrc],
+          [swapped, badCrc],
+          [badCrc, badCrc],
+        ],
+        ['-o', 'tcp.try_heuristic_first:TRUE'],
+      );
+      expect(fields(same!.a).length).toBeGreaterThan(100);
+      expect(fields(same!.a)).toEqual(fields(same!.b));
+      expect(fields(again!.a)).toEqual(fields(again!.b));
+      expect(again!.base).toBeGreaterThan(0); // in the batch, after the others
+      expect(fields(byte!.a)).not.toEqual(fields(byte!.b));
+      const ips = (doc: string) => fields(doc).filter((l) => l.includes('name="ip.src"'));
+      expect(ips(addresses!.a)).not.toEqual(ips(addresses!.b));
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
   });
 });
 

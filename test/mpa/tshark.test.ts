@@ -4,7 +4,6 @@
  * the first FPDU was captured.
  */
 import { describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { buildMpaConnection, type MpaConnectionSpec } from '../../src/generate/m
 import { patternBytes, sendUlpdu, writeUlpdu, type FpduSpec } from '../../src/generate/mpa-encoder.js';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { sharedCaptures } from '../helpers/analyze.js';
+import { type FrameBlock, tsharkVerboseMany } from '../helpers/tshark-batch.js';
 import { HAVE_TSHARK } from '../helpers/tools.js';
 
 const hasTshark = HAVE_TSHARK;
@@ -22,21 +22,12 @@ interface OracleFpdu {
   crc: 'good' | 'bad' | 'none';
 }
 
-/** Per FPDU in capture order: frame, ULPDU length, CRC verdict, from `tshark -V`. */
-function tsharkFpdus(file: string): OracleFpdu[] {
-  const out = execFileSync(
-    'tshark',
-    ['-r', file, '-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-V', '-Y', 'iwarp_mpa'],
-    {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      maxBuffer: 64 << 20,
-    },
-  );
+/** Per FPDU in capture order: frame, ULPDU length, CRC verdict, from `tshark -V` (its frame blocks). */
+function tsharkFpdus(blocks: readonly FrameBlock[]): OracleFpdu[] {
   const res: OracleFpdu[] = [];
   let frame = 0;
   let pending: OracleFpdu | null = null;
-  for (const line of out.split('\n')) {
+  for (const line of blocks.flatMap((b) => b.text.split('\n'))) {
     const fm = /^Frame (\d+):/.exec(line);
     if (fm) frame = Number(fm[1]);
     const lm = /^\s+ULPDU length: (\d+)/.exec(line);
@@ -107,41 +98,62 @@ describe.skipIf(!hasTshark)('cross-check with tshark (Wireshark 4.0)', () => {
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'mpa-tshark-'));
-  for (const [name, spec] of cases) {
+  const generated = cases.map(([name, spec]) => {
+    const c = buildMpaConnection(spec);
+    const file = join(dir, `${name.replace(/\W+/g, '_')}.pcap`);
+    writeFileSync(file, c.pcap);
+    return file;
+  });
+  // Small FPDUs so that each one fits a segment; markers make some of them carry a marker.
+  const markersI2r = mixed(16, 6, [4]);
+  const markers = buildMpaConnection({
+    request: { m: true, c: true },
+    reply: { m: true, c: true },
+    i2r: markersI2r,
+    r2i: mixed(5, 7),
+  });
+  const markersFile = join(dir, 'markers.pcap');
+  writeFileSync(markersFile, markers.pcap);
+  const real = sharedCaptures('real');
+  const realFiles = real ? ['softuiwarp_uiwarp.pcap', 'softuiwarp_uiwarp_8cdd2a5.pcap'].map((f) => join(real, f)) : [];
+  /** tshark -V -Y iwarp_mpa of every capture here in one run (test/helpers/tshark-batch.ts): it starts slowly. */
+  let read: Promise<Map<string, FrameBlock[]>> | null = null;
+  const oracleOf = async (file: string): Promise<OracleFpdu[]> => {
+    read ??= tsharkVerboseMany(
+      [...generated, markersFile, ...realFiles],
+      ['-o', 'tcp.try_heuristic_first:TRUE', '--disable-heuristic', 'rpcrdma_iwarp', '-Y', 'iwarp_mpa'],
+    );
+    const blocks = (await read).get(file);
+    if (blocks === undefined) throw new Error(`${file}: not among the captures tshark read`);
+    return tsharkFpdus(blocks);
+  };
+
+  cases.forEach(([name], i) => {
     it(name, async () => {
-      const c = buildMpaConnection(spec);
-      const file = join(dir, `${name.replace(/\W+/g, '_')}.pcap`);
-      writeFileSync(file, c.pcap);
-      const oracle = tsharkFpdus(file);
+      const file = generated[i]!;
+      const oracle = await oracleOf(file);
       expect(oracle.length).toBeGreaterThan(0);
       const mine = await ours(file);
       expect(mine.map((f) => [f.len, f.crc])).toEqual(oracle.map((f) => [f.len, f.crc]));
     });
-  }
+  });
 
   it('with markers, one FPDU per segment, first FPDU captured: FPDU counts and lengths agree', async () => {
-    // Small FPDUs so that each one fits a segment; markers make some of them carry a marker.
-    const i2r = mixed(16, 6, [4]);
-    const c = buildMpaConnection({ request: { m: true, c: true }, reply: { m: true, c: true }, i2r, r2i: mixed(5, 7) });
-    // Re-segment so each FPDU is one segment: rebuild with cut sizes from the encoder's layout.
-    const file = join(dir, 'markers.pcap');
-    writeFileSync(file, c.pcap);
+    const file = markersFile;
     const mine = await ours(file);
-    expect(mine.length).toBe(c.fpduSeqs[0].length + c.fpduSeqs[1].length);
-    const oracle = tsharkFpdus(file);
+    expect(mine.length).toBe(markers.fpduSeqs[0].length + markers.fpduSeqs[1].length);
+    const oracle = await oracleOf(file);
     // Wireshark frames FPDUs with markers only when segments line up with FPDUs; where it frames
     // an FPDU, its length must be ours too.
     const lens = new Set(mine.map((f) => f.len));
     for (const o of oracle) expect(lens.has(o.len)).toBe(true);
   });
 
-  const real = sharedCaptures('real');
   it.skipIf(!real)(
     `real siw captures: FPDU counts and ULPDU lengths agree${real ? '' : ' (skipped: ../shared/captures/real is absent)'}`,
     async () => {
-      for (const f of ['softuiwarp_uiwarp.pcap', 'softuiwarp_uiwarp_8cdd2a5.pcap']) {
-        const file = join(real!, f);
-        const oracle = tsharkFpdus(file);
+      for (const file of realFiles) {
+        const oracle = await oracleOf(file);
         const mine = await ours(file);
         expect(mine.map((x) => [x.frame, x.len])).toEqual(oracle.map((x) => [x.frame, x.len]));
       }

@@ -9,19 +9,17 @@
  * pairs differently on purpose, the Reply is listed in KNOWN with why, and must still differ.
  * Skips visibly without tshark.
  */
-import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { LatencyRequest } from '../../src/analysis/latency-types.js';
 import { analyze } from '../../src/analysis/pipeline.js';
 import { defaultUpper } from '../../src/analysis/upper.js';
 import { LatencyCollector } from '../../src/report/latency.js';
+import { type FrameBlock, tsharkFieldsMany } from '../helpers/tshark-batch.js';
 import { HAVE_TSHARK } from '../helpers/tools.js';
 
-const run = promisify(execFile);
 const hasTshark = HAVE_TSHARK;
 const CORPUS = join(dirname(fileURLToPath(import.meta.url)), '../../captures/corpus');
 /**
@@ -60,30 +58,24 @@ const KNOWN: Readonly<Record<string, Readonly<Record<number, string>>>> = {
 
 const us = (s: number): number => Math.round(s * 1e6);
 
+/** Every chosen capture's Replies in one tshark run (test/helpers/tshark-batch.ts): it starts slowly. */
+let repliesRead: Promise<Map<string, FrameBlock[]>> | null = null;
+
+/**
+ * The Replies tshark pairs in a capture: `-2 -Y 'rpc.msgtyp == 1' -T fields -e frame.number -e
+ * rpc.repframe -e rpc.time`, rpc.repframe (the Call's frame) numbered as in the capture alone.
+ */
 async function tsharkReplies(path: string): Promise<Array<{ frame: number; call: number; time: number }>> {
-  const { stdout } = await run(
-    'tshark',
-    [
-      '-2',
-      '-r',
-      path,
-      '-Y',
-      'rpc.msgtyp == 1',
-      '-T',
-      'fields',
-      '-e',
-      'frame.number',
-      '-e',
-      'rpc.repframe',
-      '-e',
-      'rpc.time',
-    ],
-    { maxBuffer: 1 << 26 },
+  repliesRead ??= tsharkFieldsMany(
+    files.map((f) => join(CORPUS, f)),
+    ['-2', '-Y', 'rpc.msgtyp == 1'],
+    ['rpc.repframe', 'rpc.time'],
+    ['rpc.repframe'],
   );
-  return stdout
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => l.split('\t'))
+  const rows = (await repliesRead).get(path);
+  if (rows === undefined) throw new Error(`${path}: not among the captures tshark read`);
+  return rows
+    .map((r) => r.text.split('\t'))
     .filter((c) => c[1] !== '') // a Reply Wireshark could not pair
     .map((c) => ({ frame: Number(c[0]), call: Number(c[1]!.split(',')[0]), time: Number(c[2]!.split(',')[0]) }));
 }
