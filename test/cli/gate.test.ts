@@ -13,7 +13,7 @@ import { buildMpaConnection } from '../../src/generate/mpa-connection.js';
 import { buildPcap } from '../../src/report/pcap-writer.js';
 import { sharedCaptures } from '../helpers/analyze.js';
 import { CAPTURES, CLI, cli, requireBuilt } from './helpers.js';
-import { HAVE_TSHARK } from '../helpers/tools.js';
+import { HAVE_TSHARK, wiresharkFields } from '../helpers/tools.js';
 
 let dir = '';
 const SAMPLE = join(CAPTURES, 'sample.pcap');
@@ -445,10 +445,10 @@ describe('tshark habits', () => {
     expect(crc.slice(0, 1).concat(crc.slice(3, 6))).toEqual(['F', 'FT_UINT32', 'iwarp_mpa', 'BASE_HEX']);
     for (const l of lines) expect(['P', 'F']).toContain(l.split('\t')[0]);
     // Every field tshark knows under the same name has tshark's type.
-    const ts = spawnSync('tshark', ['-G', 'fields'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-    if (ts.status === 0) {
+    const ts = wiresharkFields();
+    if (ts !== null) {
       const theirs = new Map(
-        ts.stdout
+        ts
           .split('\n')
           .filter((l) => l.startsWith('F\t'))
           .map((l) => [l.split('\t')[2], l.split('\t')[3]]),
