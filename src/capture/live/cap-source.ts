@@ -28,8 +28,13 @@ const KERNEL_BUFFER = 32 * 1024 * 1024;
 /** cap's fixed libpcap snaplen (binding.cc: pcap_set_snaplen(65535)). */
 export const CAP_MAX_SNAPLEN = 65535;
 
-/** Binding objects whose open failed, never collected (see run). */
-const FAILED_OPENS: unknown[] = [];
+/**
+ * Every binding object this process made, kept referenced until it ends: one the garbage collector
+ * takes (after a failed open, or after close()) crashes the process in the binding's destructor
+ * (Pcap::~Pcap -> AsyncWrap::EmitDestroy: SIGSEGV), as it did at the end of a live run when a
+ * collection came after the capture was closed. One small object per capture started.
+ */
+const RETIRED: unknown[] = [];
 
 export class CapSource implements PacketSource {
   private cap: CapHandle | null = null;
@@ -55,15 +60,13 @@ export class CapSource implements PacketSource {
     const mod = loadCap();
     if (!mod) return Promise.reject(new LiveCaptureError('-i: the cap binding is not available'));
     const c = new mod.Cap();
+    RETIRED.push(c);
     const buf = Buffer.alloc(Math.min(Math.max(this.o.snaplen, 64), CAP_MAX_SNAPLEN));
     let lt: string;
     try {
       lt = c.open(this.o.iface, this.o.filter, KERNEL_BUFFER, buf);
     } catch (e) {
-      // A failed open (a filter libpcap rejects, no permission) leaves the binding's object half set
-      // up: collected by the garbage collector before the process ends, its teardown crashed the
-      // process now and then (SIGSEGV). Kept referenced instead; the process is about to end.
-      FAILED_OPENS.push(c);
+      // A failed open (a filter libpcap rejects, no permission): c stays in RETIRED (see above).
       const msg = e instanceof Error ? e.message : String(e);
       if (isPermissionText(msg)) return Promise.reject(permissionError(this.o.iface, 'cap', msg));
       if (isNoDeviceText(msg)) return Promise.reject(new LiveCaptureError(`-i ${this.o.iface}: ${msg}`));
