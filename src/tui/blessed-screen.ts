@@ -36,6 +36,9 @@ function tagged(l: Line, selected: boolean): string {
   return selected ? `{inverse}${s}{/inverse}` : s;
 }
 
+/** Esc and a control character that blessed's key parser drops together (not Enter, LF, Backspace). */
+const DROPPED_BY_BLESSED = /\x1b([\x00-\x07\x09\x0b\x0c\x0e-\x1a\x1c-\x1f])/g;
+
 export class BlessedScreen {
   private readonly screen: blessed.Widgets.Screen;
   private readonly boxes = new Map<PaneId, blessed.Widgets.BoxElement>();
@@ -110,6 +113,21 @@ export class BlessedScreen {
       // blessed reports a carriage return twice, as "return" and then as "enter": take one.
       if (key?.full === 'return') return;
       this.guard(() => this.act(vm.key(key?.full ?? ch ?? '', ch)));
+    });
+    // blessed drops Esc followed by a control character when both come in one read (typed while
+    // a paste was still being taken in): both keys were lost, Ctrl-C included, and the UI could not
+    // be ended. They are delivered here, after blessed has taken the rest of the read.
+    this.screen.program.input.on('data', (d: Buffer | string) => {
+      const s = typeof d === 'string' ? d : d.toString('latin1');
+      if (!s.includes('\x1b')) return;
+      for (const m of s.matchAll(DROPPED_BY_BLESSED)) {
+        const c = m[1]!.charCodeAt(0);
+        this.guard(() => {
+          this.act(vm.key('escape', '\x1b'));
+          if (c === 0x09) this.act(vm.key('tab', '\t'));
+          else if (c >= 0x01 && c <= 0x1a) this.act(vm.key(`C-${String.fromCharCode(0x60 + c)}`, m[1]));
+        });
+      }
     });
     this.screen.on('resize', () => this.guard(() => this.render()));
     // Exit status 128 + signal number, as a shell reports a process killed by it.

@@ -62,6 +62,25 @@ describe.skipIf(!HAVE_TMUX)(`tui prompts under tmux${HAVE_TMUX ? '' : ' (skipped
     expect(t.format('#{alternate_on}')).toBe('0');
   });
 
+  it('Esc and Ctrl-C in one read (pressed while a paste was still being taken in) still end the UI', async () => {
+    // blessed drops Esc followed by a control character when both arrive together: the UI
+    // delivers them itself (src/tui/blessed-screen.ts). One paste puts both in one read.
+    await opened();
+    t.paste('1 == 1\x1b\x03');
+    await t.waitFor((x) => x.includes('EXIT=0'), 5_000);
+    expect(t.format('#{alternate_on}')).toBe('0');
+  });
+
+  it('Esc and Tab in one read: the prompt closes and the UI goes on (only Ctrl-C ends it)', async () => {
+    await opened();
+    t.paste('1 == 1\x1b\t');
+    await t.waitFor((x) => !x.includes('Display filter:'), 5_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(t.screen()).not.toContain('EXIT=');
+    t.keys('q');
+    await t.waitFor((x) => x.includes('EXIT=0'), 5_000);
+  });
+
   it('the filter typed is checked when typing pauses: the caret message for a pasted bad filter', async () => {
     await opened();
     t.paste('iwarp_mpa.crc_status == "bad" && iwarp_mpa.bogus');
