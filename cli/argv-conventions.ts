@@ -7,7 +7,7 @@
 /** yargs turns a lone "-" into "", so it travels as this placeholder and is turned back after parsing. */
 export const DASH = '\u0000-';
 
-/** The values of --fail-on, least to most lenient. */
+/** The values of --fail-on, least to most lenient (merge's --fail-on takes the same). */
 export const FAIL_ON = ['error', 'warning', 'never'] as const;
 
 /** Defaults of the options that have one: declared once, for yargs (cli/argv.ts) and for the fast path. */

@@ -14,93 +14,82 @@ import type { CliArgs } from './argv.js';
 import { DASH, FAIL_ON, OPTION_DEFAULTS } from './argv-conventions.js';
 import { BACKENDS } from '../src/capture/live/backend-names.js';
 
-/** Boolean options taken here, by spelling, with the key (and alias) yargs stores them under. */
-const FLAGS: Readonly<Record<string, readonly string[]>> = {
-  '-q': ['q'],
-  '-V': ['V'],
-  '-x': ['x'],
-  '-l': ['l'],
-  '-v': ['v', 'version'],
-  '-D': ['D', 'list-interfaces', 'listInterfaces'],
-  '--json': ['json'],
-  '--ndjson': ['ndjson'],
-  '--wide': ['wide'],
-  '--allow-truncated': ['allow-truncated', 'allowTruncated'],
-  '--checksums': ['checksums'],
-  '--color': ['color'],
-  '--progress': ['progress'],
-};
+/**
+ * How an option takes its value: none (a flag), the next argument as it is, appended to a list
+ * (yargs' `array: true, nargs: 1`: the option may repeat), as a plain decimal number (anything
+ * else is yargs' to convert or refuse), or one of a fixed set (yargs' `choices`).
+ */
+type Take = 'flag' | 'value' | 'list' | 'number' | readonly string[];
 
-/** String options taken here (the value is the next argument), with the keys yargs stores them under. */
-const VALUES: Readonly<Record<string, readonly string[]>> = {
-  '-r': ['r', 'read-file', 'readFile'],
-  '-Y': ['Y', 'display-filter', 'displayFilter'],
-  '-w': ['w'],
-  '-F': ['F'],
-  '-T': ['T'],
-  '-G': ['G'],
-  '-t': ['t'],
-  '-i': ['i', 'interface'],
-  '-f': ['f'],
-  '--junit': ['junit'],
-  '--html': ['html'],
-  '--annotate': ['annotate'],
-  '--rules': ['rules'],
-  '--write-filter': ['write-filter', 'writeFilter'],
-};
+/**
+ * The options taken here, by spelling: how each takes its value and the names yargs stores it
+ * under (the option, its aliases; a hyphenated name also in camelCase, as yargs adds it).
+ */
+const OPTIONS: Readonly<Record<string, { take: Take; keys: readonly string[] }>> = Object.fromEntries(
+  (
+    [
+      ['-q', 'flag', 'q'],
+      ['-V', 'flag', 'V'],
+      ['-x', 'flag', 'x'],
+      ['-l', 'flag', 'l'],
+      ['-v', 'flag', 'v', 'version'],
+      ['-D', 'flag', 'D', 'list-interfaces'],
+      ['--json', 'flag', 'json'],
+      ['--ndjson', 'flag', 'ndjson'],
+      ['--wide', 'flag', 'wide'],
+      ['--allow-truncated', 'flag', 'allow-truncated'],
+      ['--checksums', 'flag', 'checksums'],
+      ['--color', 'flag', 'color'],
+      ['--progress', 'flag', 'progress'],
+      ['-r', 'value', 'r', 'read-file'],
+      ['-Y', 'value', 'Y', 'display-filter'],
+      ['-w', 'value', 'w'],
+      ['-F', 'value', 'F'],
+      ['-T', 'value', 'T'],
+      ['-G', 'value', 'G'],
+      ['-t', 'value', 't'],
+      ['-i', 'value', 'i', 'interface'],
+      ['-f', 'value', 'f'],
+      ['--junit', 'value', 'junit'],
+      ['--html', 'value', 'html'],
+      ['--annotate', 'value', 'annotate'],
+      ['--rules', 'value', 'rules'],
+      ['--write-filter', 'value', 'write-filter'],
+      ['-z', 'list', 'z', 'stats'],
+      ['-e', 'list', 'e'],
+      ['-E', 'list', 'E'],
+      ['-o', 'list', 'o'],
+      ['-a', 'list', 'a', 'autostop'],
+      ['-b', 'list', 'b', 'ring-buffer'],
+      ['--mpa', 'list', 'mpa'],
+      ['--tuf', 'list', 'tuf'],
+      ['--ulp', 'list', 'ulp'],
+      ['-c', 'number', 'c'],
+      ['-s', 'number', 's', 'snapshot-length'],
+      ['--threads', 'number', 'threads'],
+      ['--jobs', 'number', 'jobs'],
+      ['--flow-timeout', 'number', 'flow-timeout'],
+      ['--tcp-buffer-flow', 'number', 'tcp-buffer-flow'],
+      ['--tcp-buffer-total', 'number', 'tcp-buffer-total'],
+      ['--tcp-reorder-window', 'number', 'tcp-reorder-window'],
+      ['--fail-on', FAIL_ON, 'fail-on'],
+      ['--capture-backend', BACKENDS, 'capture-backend'],
+    ] as ReadonlyArray<readonly [string, Take, ...string[]]>
+  ).map(([spelling, take, ...names]) => [spelling, { take, keys: withCamelCase(names) }]),
+);
 
-/** Options that may be repeated (yargs' `array: true, nargs: 1`): each value appended, in order. */
-const LISTS: Readonly<Record<string, readonly string[]>> = {
-  '-z': ['z', 'stats'],
-  '-e': ['e'],
-  '-E': ['E'],
-  '-o': ['o'],
-  '-a': ['a', 'autostop'],
-  '-b': ['b', 'ring-buffer', 'ringBuffer'],
-  '--mpa': ['mpa'],
-  '--tuf': ['tuf'],
-  '--ulp': ['ulp'],
-};
-
-/** Number options taken here when the value is a plain decimal number (anything else: yargs). */
-const NUMBERS: Readonly<Record<string, readonly string[]>> = {
-  '-c': ['c'],
-  '-s': ['s', 'snapshot-length', 'snapshotLength'],
-  '--threads': ['threads'],
-  '--jobs': ['jobs'],
-  '--flow-timeout': ['flow-timeout', 'flowTimeout'],
-  '--tcp-buffer-flow': ['tcp-buffer-flow', 'tcpBufferFlow'],
-  '--tcp-buffer-total': ['tcp-buffer-total', 'tcpBufferTotal'],
-  '--tcp-reorder-window': ['tcp-reorder-window', 'tcpReorderWindow'],
-};
-
-/** Options with a fixed set of values (yargs' `choices`): a value outside it is yargs' usage error. */
-const CHOICES: Readonly<Record<string, { keys: readonly string[]; values: readonly string[] }>> = {
-  '--fail-on': { keys: ['fail-on', 'failOn'], values: FAIL_ON },
-  '--capture-backend': { keys: ['capture-backend', 'captureBackend'], values: BACKENDS },
-};
+/** Each name, and after a hyphenated one its camelCase form (yargs stores both). */
+function withCamelCase(names: readonly string[]): string[] {
+  return names.flatMap((n) => (n.includes('-') ? [n, n.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())] : [n]));
+}
 
 /** Words yargs reads as subcommands, not as a capture named so (`tui` is taken when it comes first). */
 const COMMANDS = new Set(['rules', 'fields', 'tui', 'peer', 'merge', 'generate']);
 
 /** The parsed arguments when this command line is one of the common ones, else null (use yargs). */
 export function fastArgv(rawArgv: readonly string[]): CliArgs | null {
-  const out: Record<string, unknown> = {
-    _: [],
-    'fail-on': OPTION_DEFAULTS['fail-on'],
-    failOn: OPTION_DEFAULTS['fail-on'],
-    checksums: OPTION_DEFAULTS.checksums,
-    'tcp-buffer-flow': OPTION_DEFAULTS['tcp-buffer-flow'],
-    tcpBufferFlow: OPTION_DEFAULTS['tcp-buffer-flow'],
-    'tcp-buffer-total': OPTION_DEFAULTS['tcp-buffer-total'],
-    tcpBufferTotal: OPTION_DEFAULTS['tcp-buffer-total'],
-    'tcp-reorder-window': OPTION_DEFAULTS['tcp-reorder-window'],
-    tcpReorderWindow: OPTION_DEFAULTS['tcp-reorder-window'],
-    'capture-backend': OPTION_DEFAULTS['capture-backend'],
-    captureBackend: OPTION_DEFAULTS['capture-backend'],
-    'flow-timeout': OPTION_DEFAULTS['flow-timeout'],
-    flowTimeout: OPTION_DEFAULTS['flow-timeout'],
-  };
+  const out: Record<string, unknown> = { _: [] };
+  for (const [name, v] of Object.entries(OPTION_DEFAULTS)) for (const k of withCamelCase([name])) out[k] = v;
   const seen = new Set<string>();
   const captures: string[] = [];
   // `tui [capture..]` takes the main command's options; yargs names the command in `_`.
@@ -108,33 +97,30 @@ export function fastArgv(rawArgv: readonly string[]): CliArgs | null {
   if (tui) out['_'] = ['tui'];
   for (let i = tui ? 1 : 0; i < rawArgv.length; i++) {
     const a = rawArgv[i]!;
-    const flag = FLAGS[a];
-    const list = LISTS[a];
-    if (flag) {
-      if (seen.has(a)) return null; // repeated: yargs makes an array of it
+    const opt = OPTIONS[a];
+    if (opt) {
+      const { take, keys } = opt;
+      if (take !== 'list' && seen.has(a)) return null; // repeated: yargs makes an array of it
       seen.add(a);
-      for (const k of flag) out[k] = true;
-      continue;
-    }
-    const keys = list ?? VALUES[a] ?? NUMBERS[a] ?? CHOICES[a]?.keys;
-    if (keys) {
-      if (!list && seen.has(a)) return null;
-      seen.add(a);
+      if (take === 'flag') {
+        for (const k of keys) out[k] = true;
+        continue;
+      }
       const raw = rawArgv[++i];
       if (raw === undefined || (raw.startsWith('-') && raw !== '-')) return null;
       const v = raw === '-' ? DASH : raw;
-      let value: unknown = v;
-      if (NUMBERS[a]) {
-        if (!/^\d{1,9}(\.\d{1,9})?$/.test(raw)) return null; // yargs' number parsing owns the rest
-        value = Number(raw);
-      } else if (CHOICES[a] && !CHOICES[a].values.includes(raw)) return null;
-      for (const k of keys) {
-        if (list) {
-          const prev = out[k] as string[] | undefined;
-          // One array per key, as yargs gives each alias its own.
-          out[k] = prev ? [...prev, v] : [v];
-        } else out[k] = value;
+      if (take === 'list') {
+        // One array per key, as yargs gives each alias its own.
+        for (const k of keys) {
+          const l = out[k] as string[] | undefined;
+          if (l) l.push(v);
+          else out[k] = [v];
+        }
+        continue;
       }
+      if (take === 'number' && !/^\d{1,9}(\.\d{1,9})?$/.test(raw)) return null; // yargs' number parsing owns the rest
+      if (typeof take !== 'string' && !take.includes(raw)) return null;
+      for (const k of keys) out[k] = take === 'number' ? Number(raw) : v;
       continue;
     }
     // An option or a subcommand, or a word yargs might read as a number.

@@ -11,7 +11,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import yargs from 'yargs';
-import { digestOf, type CaptureDigest, type FailOn } from '../src/report/capture-digest.js';
+import { digestOf, type CaptureDigest } from '../src/report/capture-digest.js';
 import {
   combine,
   digestJUnit,
@@ -28,6 +28,7 @@ import { isDirectory, listDirectory, skippedParts } from './capture-list.js';
 import { UsageError } from './options.js';
 import { writeFileOrFail, writeReason, type RunIo } from './output.js';
 import { printable } from '../src/report/printable.js';
+import { FAIL_ON, OPTION_DEFAULTS } from './argv-conventions.js';
 
 const USAGE = `mpa-dissect merge [options] REPORT...
 
@@ -119,8 +120,8 @@ export function mergeParser(argv: string[]) {
       describe: "Also write one JUnit XML file: a testsuite per capture and per capture's flow, a testcase per rule",
     })
     .option('fail-on', {
-      choices: ['error', 'warning', 'never'] as const,
-      default: 'error' as FailOn,
+      choices: FAIL_ON,
+      default: OPTION_DEFAULTS['fail-on'],
       describe: 'A capture with a finding at or above this severity makes the exit status 1',
     })
     .option('allow-truncated', {

@@ -118,8 +118,9 @@ export class BlessedScreen {
     // a paste was still being taken in): both keys were lost, Ctrl-C included, and the UI could not
     // be ended. They are delivered here, after blessed has taken the rest of the read.
     this.screen.program.input.on('data', (d: Buffer | string) => {
+      // Most reads hold no Esc: they are not decoded a second time.
+      if (typeof d === 'string' ? !d.includes('\x1b') : !d.includes(0x1b)) return;
       const s = typeof d === 'string' ? d : d.toString('latin1');
-      if (!s.includes('\x1b')) return;
       for (const m of s.matchAll(DROPPED_BY_BLESSED)) {
         const c = m[1]!.charCodeAt(0);
         this.guard(() => {

@@ -33,19 +33,24 @@ export interface FrameBlock {
   text: string;
 }
 
-/** Rewrites the IP addresses of one Ethernet frame in place into capture `ci`'s block; false when it cannot. */
-function remap(data: Uint8Array, ci: number, seen: Map<string, number>): boolean {
+/** An Ethernet frame's EtherType and where its IP header starts, past 802.1Q/802.1ad tags; null when cut short. */
+function ipHeader(data: Uint8Array): { type: number; ip: number } | null {
   let o = 12;
-  // 802.1Q / 802.1ad tags (stacked).
   while (
     o + 2 <= data.length &&
     (data[o] === 0x81 || data[o] === 0x88) &&
     (data[o + 1] === 0x00 || data[o + 1] === 0xa8)
   )
     o += 4;
-  if (o + 2 > data.length) return true;
-  const type = (data[o]! << 8) | data[o + 1]!;
-  const ip = o + 2;
+  if (o + 2 > data.length) return null;
+  return { type: (data[o]! << 8) | data[o + 1]!, ip: o + 2 };
+}
+
+/** Rewrites the IP addresses of one Ethernet frame in place into capture `ci`'s block; false when it cannot. */
+function remap(data: Uint8Array, ci: number, seen: Map<string, number>): boolean {
+  const h = ipHeader(data);
+  if (h === null) return true;
+  const { type, ip } = h;
   const key = (at: number, n: number) => Array.from(data.subarray(at, at + n)).join('.');
   const index = (k: string) => {
     let i = seen.get(k);
@@ -369,16 +374,9 @@ export async function tsharkPdmlPairs(
 
 /** The capture (block) an address rewritten by remap() belongs to, or null when the frame has none. */
 function blockOf(data: Uint8Array): number | null {
-  let o = 12;
-  while (
-    o + 2 <= data.length &&
-    (data[o] === 0x81 || data[o] === 0x88) &&
-    (data[o + 1] === 0x00 || data[o + 1] === 0xa8)
-  )
-    o += 4;
-  if (o + 2 > data.length) return null;
-  const type = (data[o]! << 8) | data[o + 1]!;
-  const ip = o + 2;
+  const h = ipHeader(data);
+  if (h === null) return null;
+  const { type, ip } = h;
   if (type === 0x0800 && ip + 20 <= data.length && data[ip + 12] === 100)
     return ((data[ip + 13]! - 64) << 8) | data[ip + 14]!;
   if (type === 0x86dd && ip + 40 <= data.length && data[ip + 8] === 0xfd) return (data[ip + 18]! << 8) | data[ip + 19]!;

@@ -10,7 +10,6 @@ import { ChildSource } from './child-source.js';
 import { LiveCaptureError, noBackendError, unknownInterfaceError } from './errors.js';
 import { listInterfaces, resolveInterface } from './interfaces.js';
 import type { PacketSource } from './packet-source.js';
-
 import type { BackendChoice } from './backend-names.js';
 
 /** Is `tool` an executable on PATH (or in the sbin directories tcpdump often lives in)? */
