@@ -198,7 +198,8 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
   }
   if (versions.size > 1) {
     const list = [...versions]
-      .map(([v, files]) => `${v}: ${files.length === 1 ? files[0] : `${files.length} reports`}`)
+      // Both come from the input (a report's tool.version, a file name): shown escaped, never obeyed.
+      .map(([v, files]) => `${printable(v)}: ${files.length === 1 ? printable(files[0]!) : `${files.length} reports`}`)
       .join(', ');
     io.err(
       `mpa-dissect: merge: the reports come from different versions of mpa-dissect (${list}); merged as ${'mpa-dissect/report/v1'} documents\n`,

@@ -82,6 +82,17 @@ describe('merge on hostile reports', () => {
     expect(r.stdout).toContain('r\\x1b[31m');
   });
 
+  it('control characters in tool.version are shown escaped in the note on differing versions', () => {
+    const forged = write(
+      'ver.json',
+      JSON.stringify({ ...good, tool: { ...(good['tool'] as object), version: 'x\u001b[2J\u0007\r\nFORGED' } }),
+    );
+    const r = cli(['merge', forged, write('plain.json', JSON.stringify(good))]);
+    expect(r.stderr).toMatch(/different versions of mpa-dissect/);
+    expect(r.stderr).toContain('x\\x1b[2J\\x07\\r\\nFORGED');
+    expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+  });
+
   it('counts that are not whole numbers from 0 are refused with the file and the field', () => {
     for (const [name, mutate, field] of [
       ['neg.json', (d: Record<string, any>) => (d['summary'].errors = -1), 'summary.errors'],
