@@ -34,6 +34,11 @@ export interface ReadCaptureOptions {
 }
 
 const DEFAULT_CHUNK = 4 * 1024 * 1024;
+/**
+ * Bytes per read from a stream: a read returns at most one of the stream's chunks (a pipe gives
+ * 64 KiB, gunzip 16 KiB), so a bigger buffer only costs its zeroing, 16 MiB per run at 4 MiB.
+ */
+const STREAM_CHUNK = 256 * 1024;
 /** How standard input is named in error lines. */
 export const STDIN_NAME = '<stdin>';
 
@@ -244,6 +249,7 @@ async function parseAll(
   const size = src instanceof FileSource ? src.size : null;
   const small = opts.chunkSize === undefined && size !== null && size < chunk;
   if (small) chunk = Math.max(16, size + 1);
+  else if (opts.chunkSize === undefined && !(src instanceof FileSource)) chunk = STREAM_CHUNK;
   const sink = new RecordSink(file, onPacket);
   if (opts.maxPackets !== undefined) sink.limit = opts.maxPackets;
   // Double-buffered: the next read runs (in libuv's thread pool) while this buffer is parsed. Reads

@@ -9,9 +9,11 @@ import { pcapHeader, type PcapFrame } from '../report/pcap-writer.js';
 import { type CaptureFormat, interfaceBody, sectionHeaderBody } from './capture-file.js';
 
 const BLOCK = 1 << 20;
+/** The first block's size: it grows to BLOCK, so a small capture does not zero a whole MiB. */
+const FIRST_BLOCK = 1 << 16;
 
 export class CaptureWriter {
-  private buf = new Uint8Array(BLOCK);
+  private buf = new Uint8Array(FIRST_BLOCK);
   private view = new DataView(this.buf.buffer);
   private used = 0;
 
@@ -86,6 +88,13 @@ export class CaptureWriter {
   /** Room for n more octets: flush first, and a record larger than the block gets a block of its own size. */
   private room(n: number): void {
     if (this.used + n <= this.buf.length) return;
+    if (this.buf.length < BLOCK && this.used + n <= BLOCK) {
+      const bigger = new Uint8Array(Math.min(BLOCK, Math.max(2 * this.buf.length, this.used + n)));
+      bigger.set(this.buf.subarray(0, this.used));
+      this.buf = bigger;
+      this.view = new DataView(bigger.buffer);
+      return;
+    }
     this.flush();
     if (n > this.buf.length) {
       this.buf = new Uint8Array(n);

@@ -586,6 +586,24 @@ describe('streams (standard input)', () => {
     expect(pk).toEqual(direct.pk);
   });
 
+  it('reads a stream handed over in one chunk far larger than its read buffer, records larger than it included', async () => {
+    // A stream is read 256 KiB at a time (read-capture.ts, STREAM_CHUNK): records of 300 KB and
+    // one 3 MB chunk exercise the tail carried across reads and the buffer grown for a long record.
+    const file = cat(
+      shb(),
+      idb(1),
+      ...Array.from({ length: 12 }, (_, i) =>
+        epb(0, BigInt(i), bytesOf(i % 3 === 1 ? 300_000 + i : 70_000 + i * 11, i)),
+      ),
+    );
+    expect(file.length).toBeGreaterThan(1_500_000);
+    const pk: Got[] = [];
+    const s = await readCaptureStream(Readable.from([file]), '-', (p) => pk.push(copy(p)));
+    expect(s).toMatchObject({ format: 'pcapng', packets: 12, error: null });
+    const direct = await read(file);
+    expect(pk).toEqual(direct.pk);
+  });
+
   it('names standard input in errors', async () => {
     const file = pcapFile({}, [{ sec: 1, frac: 0, data: A }]);
     const s = await readCaptureStream(Readable.from([cat(file, new Uint8Array(3))]), '-', () => {});
