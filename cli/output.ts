@@ -62,8 +62,14 @@ export function writeAllSync(fd: number, data: Uint8Array): void {
   }
 }
 
+/** Blocks up to this many UTF-16 units are encoded into the reused buffer (3 octets each at most). */
+const SCRATCH_UNITS = 256 * 1024;
+
 /** Standard output (or any descriptor) written synchronously; `name` is how errors name it. */
 export class SyncOutput {
+  /** Blocks are encoded into this one buffer, not a new one each (a million-line run writes thousands). */
+  private scratch = Buffer.allocUnsafe(0);
+
   constructor(
     private readonly fd: number,
     private readonly name: string,
@@ -72,11 +78,19 @@ export class SyncOutput {
   write(s: string): void {
     if (s.length === 0) return;
     try {
-      writeAllSync(this.fd, Buffer.from(s, 'utf8'));
+      writeAllSync(this.fd, this.encode(s));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EPIPE') throw new ReaderGone('EPIPE');
       throw new OutputError(`${this.name}: cannot write: ${writeReason(e)}`);
     }
+  }
+
+  /** `s` as UTF-8 (as Buffer.from writes it), in the reused buffer when it is a block's size. */
+  private encode(s: string): Uint8Array {
+    if (s.length > SCRATCH_UNITS) return Buffer.from(s, 'utf8');
+    const need = s.length * 3;
+    if (this.scratch.length < need) this.scratch = Buffer.allocUnsafe(Math.max(need, 64 * 1024));
+    return this.scratch.subarray(0, this.scratch.write(s, 0, 'utf8'));
   }
 }
 
