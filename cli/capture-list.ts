@@ -6,7 +6,7 @@
  * .gz (case ignored); other files, hidden files, subdirectories and entries that are no regular file
  * (FIFOs, devices, dangling links, link loops) are skipped with one note on standard error. A directory with no capture file in it is a usage error.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './options.js';
 import { writeReason } from './output.js';
@@ -39,24 +39,33 @@ export interface DirectoryListing {
  * device would be read forever. (A FIFO named on the command line is read, as `cat` would.)
  */
 export function listDirectory(dir: string, wanted: RegExp): DirectoryListing {
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(dir);
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch (e) {
     throw new UsageError(`${dir}: cannot list the directory: ${writeReason(e)}`);
   }
   const out: DirectoryListing = { found: [], skipped: [], irregular: [], subdirs: 0 };
-  for (const name of names.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))) {
+  for (const entry of entries.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))) {
+    const name = entry.name;
     const path = join(dir, name);
-    let st;
-    try {
-      st = statSync(path); // follows a link to what it names; a loop or a dangling link throws
-    } catch {
-      out.irregular.push(name);
-      continue;
+    // The directory says what a plain file or subdirectory is: a stat each (130,000 reports in a
+    // directory) only for the rest, links above all.
+    let isDir = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (!isDir && !isFile) {
+      let st;
+      try {
+        st = statSync(path); // follows a link to what it names; a loop or a dangling link throws
+      } catch {
+        out.irregular.push(name);
+        continue;
+      }
+      isDir = st.isDirectory();
+      isFile = st.isFile();
     }
-    if (st.isDirectory()) out.subdirs++;
-    else if (!st.isFile()) out.irregular.push(name);
+    if (isDir) out.subdirs++;
+    else if (!isFile) out.irregular.push(name);
     else if (!name.startsWith('.') && wanted.test(name)) out.found.push(path);
     else out.skipped.push(name);
   }

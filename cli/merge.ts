@@ -8,18 +8,18 @@
  * A report that cannot be used (not JSON, cut off, not ours, another schema version) is named on
  * one line of standard error and left out; the others are merged and the exit status is 2.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import yargs from 'yargs';
 import { digestOf, type CaptureDigest } from '../src/report/capture-digest.js';
 import {
   combine,
   digestJUnit,
+  combinedJsonElement,
   combinedJsonElementStart,
   combinedJsonHead,
   combinedJsonTail,
   combinedText,
-  indentChunk,
 } from '../src/report/combined-summary.js';
 import { buildJUnitCaptures, type JUnitOptions } from '../src/report/junit.js';
 import { parseReports, ReportInputError, toolVersion } from '../src/report/read-report.js';
@@ -49,12 +49,37 @@ const MAX_REPORT_BYTES = 256 * 1024 * 1024;
 
 const readBuffer = Buffer.allocUnsafe(1 << 20);
 
-/** A report's text, read in chunks up to MAX_REPORT_BYTES ('-': standard input). */
-function readReport(name: string): string {
+/**
+ * A report's text, read in chunks up to MAX_REPORT_BYTES ('-': standard input). `regular`: the
+ * directory walk found it a regular file, whose short read is its end (no second read for each of
+ * thousands of small reports); a name given may be a pipe, read to its end.
+ */
+function readReport(name: string, regular = false): string {
   const fd = name === '-' ? 0 : openSync(name, 'r');
   try {
     const chunks: Buffer[] = [];
     let total = 0;
+    const tooLarge = () =>
+      new ReportInputError(
+        `${name}: larger than ${MAX_REPORT_BYTES >> 20} MiB: not read (merge holds a whole report in memory; a report mpa-dissect writes is far smaller)`,
+      );
+    if (fd !== 0 && !regular) {
+      // A large regular file is read into one buffer of its size: no megabyte chunks copied and
+      // joined (a report of 150,000 findings is 30 MB). What it grew by meanwhile is read below.
+      const st = fstatSync(fd);
+      if (st.isFile() && st.size > readBuffer.length) {
+        if (st.size > MAX_REPORT_BYTES) throw tooLarge();
+        const whole = Buffer.allocUnsafe(st.size);
+        let n = 0;
+        while (n < whole.length) {
+          const got = readSync(fd, whole, n, whole.length - n, null);
+          if (got === 0) break;
+          n += got;
+        }
+        chunks.push(n === whole.length ? whole : whole.subarray(0, n));
+        total = n;
+      }
+    }
     // One read buffer for every report: a directory holds thousands of small reports, and a fresh
     // megabyte for each read is most of merge's time (allocation and garbage collection).
     const b = readBuffer;
@@ -72,24 +97,27 @@ function readReport(name: string): string {
       }
       if (n === 0) break;
       total += n;
-      if (total > MAX_REPORT_BYTES)
-        throw new ReportInputError(
-          `${name}: larger than ${MAX_REPORT_BYTES >> 20} MiB: not read (merge holds a whole report in memory; a report mpa-dissect writes is far smaller)`,
-        );
+      if (total > MAX_REPORT_BYTES) throw tooLarge();
+      if (regular && n < b.length) {
+        // The whole of a small report in one read: decoded from the read buffer, not copied twice first.
+        if (chunks.length === 0) return b.toString('utf8', 0, n);
+        chunks.push(Buffer.from(b.subarray(0, n)));
+        break;
+      }
       chunks.push(Buffer.from(b.subarray(0, n)));
     }
-    return Buffer.concat(chunks, total).toString('utf8');
+    return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)).toString('utf8');
   } finally {
     if (fd !== 0) closeSync(fd);
   }
 }
 
 /** Reports named by the arguments: a directory stands for its *.json files (regular files only), sorted by name. */
-function reportFiles(args: readonly string[], note: (line: string) => void): string[] {
-  const out: string[] = [];
+function reportFiles(args: readonly string[], note: (line: string) => void): Array<{ name: string; regular: boolean }> {
+  const out: Array<{ name: string; regular: boolean }> = [];
   for (const a of args) {
     if (!isDirectory(a)) {
-      out.push(a);
+      out.push({ name: a, regular: false });
       continue;
     }
     const l = listDirectory(a, /\.json$/);
@@ -97,7 +125,7 @@ function reportFiles(args: readonly string[], note: (line: string) => void): str
     // Other files are expected beside reports (captures, logs): only what cannot be read is worth a note.
     const parts = skippedParts({ ...l, skipped: [], subdirs: 0 }, 'a report');
     if (parts.length) note(`mpa-dissect: merge: ${printable(a)}: ${parts.join('; ')}\n`);
-    for (const f of l.found) out.push(f); // a loop: 125,000+ files overflow a spread's stack
+    for (const f of l.found) out.push({ name: f, regular: true }); // a loop: 125,000+ files overflow a spread's stack
   }
   return out;
 }
@@ -165,13 +193,13 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
   const versions = new Map<string, string[]>();
   const inputErrors: string[] = [];
   if (args.json === true) io.out(combinedJsonHead());
-  for (const name of reportFiles(names, io.err)) {
+  for (const { name, regular } of reportFiles(names, io.err)) {
     let docs;
     try {
       let text: string;
       try {
         // '-': a report on standard input (ssh host mpa-dissect --json x.pcap | mpa-dissect merge - ...).
-        text = readReport(name);
+        text = readReport(name, regular);
       } catch (e) {
         if (e instanceof ReportInputError) throw e;
         throw new ReportInputError(`${name}: cannot read: ${writeReason(e)}`);
@@ -190,8 +218,7 @@ export async function runMergeCli(argv: string[], io: RunIo): Promise<number> {
       if (seen) seen.push(name);
       else versions.set(v, [name]);
       const d = digestOf(doc, withJUnit);
-      if (args.json === true)
-        io.out(combinedJsonElementStart(digests.length) + indentChunk(JSON.stringify(doc, null, 1), 2));
+      if (args.json === true) io.out(combinedJsonElementStart(digests.length) + combinedJsonElement(doc));
       digests.push(d);
       if (withJUnit) junit.push(digestJUnit(d, failOn));
     }

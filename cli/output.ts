@@ -62,8 +62,14 @@ export function writeAllSync(fd: number, data: Uint8Array): void {
   }
 }
 
+/** Blocks up to this many UTF-16 units are encoded into the reused buffer (3 octets each at most). */
+const SCRATCH_UNITS = 256 * 1024;
+
 /** Standard output (or any descriptor) written synchronously; `name` is how errors name it. */
 export class SyncOutput {
+  /** Blocks are encoded into this one buffer, not a new one each (a million-line run writes thousands). */
+  private scratch: Buffer = Buffer.allocUnsafe(0);
+
   constructor(
     private readonly fd: number,
     private readonly name: string,
@@ -72,12 +78,35 @@ export class SyncOutput {
   write(s: string): void {
     if (s.length === 0) return;
     try {
-      writeAllSync(this.fd, Buffer.from(s, 'utf8'));
+      this.scratch = writeStringSync(this.fd, s, this.scratch);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EPIPE') throw new ReaderGone('EPIPE');
       throw new OutputError(`${this.name}: cannot write: ${writeReason(e)}`);
     }
   }
+}
+
+/**
+ * Writes `s` as UTF-8 (the octets Buffer.from(s) gives) in pieces of at most SCRATCH_UNITS code
+ * units, each encoded into `scratch` (grown as needed, returned for the next call): no buffer as
+ * large as a whole document (tens of MB for a merge's --json or --junit). A piece never ends
+ * between the two halves of a surrogate pair, which would each become U+FFFD.
+ */
+function writeStringSync(fd: number, s: string, scratch: Buffer): Buffer {
+  let b = scratch;
+  for (let at = 0; at < s.length; ) {
+    let end = Math.min(s.length, at + SCRATCH_UNITS);
+    if (end < s.length) {
+      const c = s.charCodeAt(end - 1);
+      if (c >= 0xd800 && c <= 0xdbff) end--;
+    }
+    const need = (end - at) * 3;
+    if (b.length < need) b = Buffer.allocUnsafe(Math.max(need, 64 * 1024));
+    const n = b.write(at === 0 && end === s.length ? s : s.slice(at, end), 0, 'utf8');
+    writeAllSync(fd, b.subarray(0, n));
+    at = end;
+  }
+  return b;
 }
 
 /** Writes a whole file (the --junit XML), turning any failure into an OutputError naming it. */
@@ -89,7 +118,7 @@ export function writeFileOrFail(path: string, flag: string, text: string): void 
     throw new OutputError(`${flag} ${path}: cannot write: ${writeReason(e)}`);
   }
   try {
-    writeAllSync(fd, Buffer.from(text, 'utf8'));
+    writeStringSync(fd, text, Buffer.allocUnsafe(0));
   } catch (e) {
     throw new OutputError(`${flag} ${path}: cannot write: ${writeReason(e)}`);
   } finally {

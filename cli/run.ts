@@ -193,6 +193,8 @@ function namedInRulesFile(path: string | null, id: string): boolean {
 /** Capture-reader findings are said once, as the error line at the end, not also as an event line. */
 const isCaptureFinding = (f: Finding): boolean => f.rule === 'capture.truncated' || f.rule === 'capture.read-error';
 
+const NO_INDEXES: readonly number[] = [];
+
 /** Runs the analysis and every output; returns the exit status (0, 1; usage problems throw). */
 export async function run(o: RunOptions, io: RunIo): Promise<number> {
   checkCombinations(o);
@@ -249,7 +251,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // A group is held as one flat string: the window holds thousands of groups, and one string
   // each, not an array of lines, is what the young-generation collector copies while they wait.
   const ordered = o.lineBuffered ? null : new CaptureOrder<string>(line);
-  let groupLines: string[] = [];
+  const groupLines: string[] = [];
   const eventLine = (s: string): void => {
     groupLines.push(s);
   };
@@ -345,12 +347,21 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
     }
     if (!eventLines) return;
     const shownRec = rec !== null && matches(display, got ? got.record : null) ? rec : null;
-    const shownIdx: number[] = [];
-    g.findings.forEach((_, i) => {
-      if (matches(display, got ? got.findings[i]! : null)) shownIdx.push(i);
-    });
-    const shown: Finding[] = shownIdx.map((i) => g.findings[i]!);
-    groupLines = [];
+    // Without -Y every finding is shown: no index arrays per group (a million findings, a million groups).
+    let shownIdx: readonly number[];
+    let shown: readonly Finding[];
+    if (display === null) {
+      shownIdx = fieldsFmt ? g.findings.map((_, i) => i) : NO_INDEXES;
+      shown = g.findings;
+    } else {
+      const idx: number[] = [];
+      g.findings.forEach((_, i) => {
+        if (matches(display, got ? got.findings[i]! : null)) idx.push(i);
+      });
+      shownIdx = idx;
+      shown = idx.map((i) => g.findings[i]!);
+    }
+    groupLines.length = 0;
     if (fieldsFmt) {
       // One row per record, its findings aggregated in it (as tshark shows a packet's expert infos in
       // its row), so counting rows counts records; a finding about no record is a row of its own.
@@ -370,7 +381,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
                 : ndjson.startupEvent(shownRec),
           ),
         );
-      for (const f of shown) eventLine(JSON.stringify(ndjson.findingEvent(f, baseOf(f, rec, learned))));
+      for (const f of shown) eventLine(ndjson.findingEventLine(f, baseOf(f, rec, learned)));
     } else {
       // Only for a line shown: -t dd counts from the previous line displayed.
       // A record's time is its last frame's, as tshark's (the packet that completed it), also when
@@ -403,7 +414,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
       }
     }
     if (groupLines.length === 0) return;
-    if (ordered) ordered.push(groupFrame(g), groupLines.join('\n'));
+    if (ordered) ordered.push(groupFrame(g), groupLines.length === 1 ? groupLines[0]! : groupLines.join('\n'));
     else {
       groupLines.forEach(line);
       flush();
@@ -571,7 +582,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   if (o.json) {
     writeReport(r, (s) => io.out(s)); // flow by flow: the document is never whole in memory
   } else if (ndjson) {
-    for (const e of ndjson.closingEvents(buildReport(r)))
+    for (const e of ndjson.closingEvents(buildReport(r, r.flows, false)))
       if (e['type'] !== 'flow' || !flowsOut.has(e['id'] as number)) line(JSON.stringify(e));
     flush();
   } else if (fieldsFmt) {

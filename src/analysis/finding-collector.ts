@@ -1,4 +1,11 @@
-import type { Finding, FindingInput, FindingSink, RuleDef, Severity } from '../vocabulary/findings.js';
+import {
+  type Finding,
+  type FindingInput,
+  FindingRecord,
+  type FindingSink,
+  type RuleDef,
+  type Severity,
+} from '../vocabulary/findings.js';
 import { RULES, type RuleOverrides } from './rules-catalog.js';
 
 /** Findings kept in memory for the report; beyond this they are counted (and still streamed). */
@@ -33,16 +40,7 @@ export class FindingCollector implements FindingSink {
     const rule = RULES.get(ruleId);
     if (!rule) throw new Error(`finding names unknown rule ${ruleId}`);
     if (!this.enabled(ruleId)) return;
-    const finding: Finding = {
-      rule: ruleId,
-      severity: this.severityOf(rule),
-      rfcErrorCode: rule.rfcErrorCode,
-      flow: f.flow,
-      from: f.from,
-      frames: [...f.frames],
-      seq: f.seq,
-      message: f.message,
-    };
+    const finding = new FindingRecord(ruleId, this.severityOf(rule), rule.rfcErrorCode, f);
     this.byRule.set(ruleId, (this.byRule.get(ruleId) ?? 0) + 1);
     this.bySeverity[finding.severity]++;
     if (this.findings.length < MAX_KEPT_FINDINGS) this.findings.push(finding);

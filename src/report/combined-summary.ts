@@ -191,6 +191,18 @@ export function combinedJsonElementStart(index: number): string {
   return index === 0 ? '\n  ' : ',\n  ';
 }
 
+/**
+ * A whole report as element of the captures array: indentChunk(JSON.stringify(doc, null, 1), 2)
+ * written by JSON.stringify itself, the report stringified where it sits in the document (two levels
+ * in) and the two levels cut off, instead of a second pass over tens of MB to indent it.
+ */
+export function combinedJsonElement(doc: unknown): string {
+  const text = JSON.stringify([[doc]], null, 1);
+  return text.slice(ELEMENT_PREFIX.length, text.length - ELEMENT_SUFFIX.length);
+}
+const ELEMENT_PREFIX = '[\n [\n  ';
+const ELEMENT_SUFFIX = '\n ]\n]';
+
 export function indentChunk(text: string, n: number): string {
   return text.replace(/\n/g, '\n' + ' '.repeat(n));
 }

@@ -171,60 +171,124 @@ export function groupFrame(g: EventGroup): number {
  * A dissector that frames a flow only once it has seen enough of it (mid-stream lock-on) hands
  * out frames 1-2 after frame 16; within the window they still come out first. Equal frames keep
  * their arrival order. Beyond the window the oldest goes out, so memory stays bounded.
+ *
+ * Events nearly always come in order: those that do (key at or past the last one queued) wait in
+ * a FIFO ring, the few that come early go into a binary heap, and the smaller of the two heads
+ * (by key, then arrival) goes out. That is the order one heap over all gives, at O(1) per event in
+ * order and with no object per event: keys, arrival numbers and values sit in parallel arrays.
  */
 export class CaptureOrder<T> {
-  private heap: Array<{ key: number; n: number; v: T }> = [];
+  private readonly cap: number;
+  // The in-order run: a ring of `size` entries from `head`.
+  private readonly qKey: Float64Array;
+  private readonly qN: Float64Array;
+  private readonly qV: Array<T | undefined>;
+  private head = 0;
+  private size = 0;
+  // The early ones: a binary min-heap of `hLen` entries.
+  private readonly hKey: Float64Array;
+  private readonly hN: Float64Array;
+  private readonly hV: Array<T | undefined>;
+  private hLen = 0;
   private n = 0;
 
   constructor(
     private readonly out: (v: T) => void,
     private readonly window = 4096,
-  ) {}
+  ) {
+    // At most window + 1 are held at once (one pushed, then the smallest goes out).
+    this.cap = Math.max(1, Math.floor(window)) + 1;
+    this.qKey = new Float64Array(this.cap);
+    this.qN = new Float64Array(this.cap);
+    this.qV = new Array<T | undefined>(this.cap).fill(undefined);
+    this.hKey = new Float64Array(this.cap);
+    this.hN = new Float64Array(this.cap);
+    this.hV = new Array<T | undefined>(this.cap).fill(undefined);
+  }
 
   push(key: number, v: T): void {
-    this.heap.push({ key, n: this.n++, v });
-    this.up(this.heap.length - 1);
-    if (this.heap.length > this.window) this.out(this.pop());
+    const n = this.n++;
+    if (this.size === 0 || key >= this.qKey[(this.head + this.size - 1) % this.cap]!) {
+      const t = (this.head + this.size) % this.cap;
+      this.qKey[t] = key;
+      this.qN[t] = n;
+      this.qV[t] = v;
+      this.size++;
+    } else this.heapPush(key, n, v);
+    if (this.size + this.hLen > this.window) this.out(this.pop());
   }
 
   /** Emits everything held, in order. */
   drain(): void {
-    while (this.heap.length) this.out(this.pop());
+    while (this.size + this.hLen > 0) this.out(this.pop());
+  }
+
+  private pop(): T {
+    const h = this.head;
+    if (
+      this.hLen === 0 ||
+      (this.size > 0 && (this.qKey[h]! < this.hKey[0]! || (this.qKey[h] === this.hKey[0] && this.qN[h]! < this.hN[0]!)))
+    ) {
+      const v = this.qV[h] as T;
+      this.qV[h] = undefined;
+      this.head = (h + 1) % this.cap;
+      this.size--;
+      return v;
+    }
+    return this.heapPop();
   }
 
   private less(a: number, b: number): boolean {
-    const x = this.heap[a]!;
-    const y = this.heap[b]!;
-    return x.key < y.key || (x.key === y.key && x.n < y.n);
+    const x = this.hKey[a]!;
+    const y = this.hKey[b]!;
+    return x < y || (x === y && this.hN[a]! < this.hN[b]!);
   }
 
-  private up(i: number): void {
+  private swap(a: number, b: number): void {
+    const k = this.hKey[a]!;
+    this.hKey[a] = this.hKey[b]!;
+    this.hKey[b] = k;
+    const n = this.hN[a]!;
+    this.hN[a] = this.hN[b]!;
+    this.hN[b] = n;
+    const v = this.hV[a];
+    this.hV[a] = this.hV[b];
+    this.hV[b] = v;
+  }
+
+  private heapPush(key: number, n: number, v: T): void {
+    let i = this.hLen++;
+    this.hKey[i] = key;
+    this.hN[i] = n;
+    this.hV[i] = v;
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (!this.less(i, p)) break;
-      [this.heap[i], this.heap[p]] = [this.heap[p]!, this.heap[i]!];
+      this.swap(i, p);
       i = p;
     }
   }
 
-  private pop(): T {
-    const h = this.heap;
-    const top = h[0]!;
-    const last = h.pop()!;
-    if (h.length) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && this.less(l, m)) m = l;
-        if (r < h.length && this.less(r, m)) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m]!, h[i]!];
-        i = m;
-      }
+  private heapPop(): T {
+    const top = this.hV[0] as T;
+    const last = --this.hLen;
+    if (last > 0) {
+      this.hKey[0] = this.hKey[last]!;
+      this.hN[0] = this.hN[last]!;
+      this.hV[0] = this.hV[last];
     }
-    return top.v;
+    this.hV[last] = undefined;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < this.hLen && this.less(l, m)) m = l;
+      if (r < this.hLen && this.less(r, m)) m = r;
+      if (m === i) break;
+      this.swap(i, m);
+      i = m;
+    }
+    return top;
   }
 }

@@ -167,7 +167,12 @@ export function findingsJson(findings: readonly Finding[], flows: readonly FlowR
   });
 }
 
-export function buildReport(r: AnalysisResult, all: readonly FlowResult[] = r.flows): ReportDocument {
+/** `withFindings` false: `findings: []`, for a caller that reads only the rest (the --ndjson closing events). */
+export function buildReport(
+  r: AnalysisResult,
+  all: readonly FlowResult[] = r.flows,
+  withFindings = true,
+): ReportDocument {
   const flows = r.flows.map(flowJson);
   const mpaFlows = r.flows.filter((f) => f.mpa !== null);
   const fpdus = mpaFlows.reduce((n, f) => n + f.mpa!.directions[0].fpdus + f.mpa!.directions[1].fpdus, 0);
@@ -188,7 +193,7 @@ export function buildReport(r: AnalysisResult, all: readonly FlowResult[] = r.fl
       ...(c.dropped !== undefined ? { dropped: c.dropped } : {}),
     },
     flows,
-    findings: findingsJson(r.findings.findings, all),
+    findings: withFindings ? findingsJson(r.findings.findings, all) : [],
     summary: {
       flows: flows.length,
       mpaFlows: mpaFlows.length,

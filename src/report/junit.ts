@@ -41,6 +41,10 @@ export interface JUnitOptions {
 interface RuleCase {
   readonly id: string;
   readonly rule: RuleDef | undefined;
+  /** Its `<testcase` opening with attributes, made once for all the suites that list it. */
+  head?: string;
+  /** Its whole line when it has no finding and is not turned off, made once too. */
+  empty?: string;
 }
 
 interface Counts {
@@ -61,8 +65,16 @@ function clean(s: string): string {
   return s.replace(INVALID_XML, '');
 }
 
+/**
+ * Any character escapeText or escapeAttr changes or drops (a superset: every surrogate): text
+ * without one is returned as it is, with one test instead of eight replaces (a merge of 150,000
+ * rules writes hundreds of thousands of attributes).
+ */
+const TOUCHED = /[\u0000-\u001f\u007f-\u009f\ufffe\uffff\ud800-\udfff&<>"']/;
+
 /** Escapes element text; \r as a reference, since parsers fold a bare \r into \n. */
-function escapeText(s: string): string {
+export function escapeText(s: string): string {
+  if (!TOUCHED.test(s)) return s;
   return clean(s)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -73,7 +85,8 @@ function escapeText(s: string): string {
 }
 
 /** Escapes an attribute value; whitespace as references, since parsers turn it into spaces. */
-function escapeAttr(s: string): string {
+export function escapeAttr(s: string): string {
+  if (!TOUCHED.test(s)) return s;
   return escapeText(s).replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
 }
 
@@ -118,7 +131,9 @@ function testCase(
   counts: Counts,
 ): string {
   counts.tests++;
-  const head = `<testcase${attrs({ classname: classOf(rc.id), name: rc.id, time: '0' })}`;
+  const head = (rc.head ??= `<testcase${attrs({ classname: classOf(rc.id), name: rc.id, time: '0' })}`);
+  // Most cases of most suites have no finding: said at once, without the arrays below.
+  if (fs.length === 0 && !disabled) return (rc.empty ??= `    ${head}/>`);
   const fails = (f: Finding): boolean =>
     failOn !== 'never' && !disabled && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn];
   const failing = fs.filter(fails);

@@ -17,6 +17,7 @@ import type { FieldValue, TreeNode } from '../vocabulary/fields.js';
 import type { UlpRecord } from '../../dissectors/ddp-rdmap/ulp-contract.js';
 import { isDdpSegmentRecord } from '../../dissectors/ddp-rdmap/upper-factory.js';
 import type { TufRecord } from '../../dissectors/tuf/types.js';
+import { findingEventJson } from './finding-json.js';
 import { hex, startupJson, type ReportDocument } from './json-report.js';
 
 export function startupEvent(r: StartupRecord): Record<string, unknown> {
@@ -155,7 +156,16 @@ export function tufEvent(r: TufRecord): Record<string, unknown> {
 
 /** A finding; `seqBase` (its direction's relative base, when known) adds `seqRelative`. */
 export function findingEvent(f: Finding, seqBase: number | null = null): Record<string, unknown> {
-  return { type: 'finding', ...f, seqRelative: f.seq === null || seqBase === null ? null : (f.seq - seqBase) >>> 0 };
+  return { type: 'finding', ...f, seqRelative: findingSeqRelative(f, seqBase) };
+}
+
+function findingSeqRelative(f: Finding, seqBase: number | null): number | null {
+  return f.seq === null || seqBase === null ? null : (f.seq - seqBase) >>> 0;
+}
+
+/** findingEvent as its line of JSON, without building the object (finding-json.ts). */
+export function findingEventLine(f: Finding, seqBase: number | null = null): string {
+  return findingEventJson(f, findingSeqRelative(f, seqBase));
 }
 
 /** The trailing objects: one per flow, then the summary (with the capture block). */

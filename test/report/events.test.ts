@@ -200,6 +200,39 @@ describe('CaptureOrder', () => {
     o.drain();
     expect(out).toEqual([10, 11, 12, 13]);
   });
+  it('gives the order of one heap over all: random keys, mostly in order, any window', () => {
+    // The reference: hold everything, send out the smallest (key, then arrival) beyond the window.
+    let seed = 12345;
+    const rnd = (m: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % m;
+    };
+    for (const window of [1, 2, 3, 7, 64]) {
+      for (let round = 0; round < 20; round++) {
+        const got: number[] = [];
+        const want: number[] = [];
+        const held: Array<{ key: number; n: number }> = [];
+        const o = new CaptureOrder<number>((v) => got.push(v), window);
+        const takeMin = () => {
+          let m = 0;
+          for (let i = 1; i < held.length; i++)
+            if (held[i]!.key < held[m]!.key || (held[i]!.key === held[m]!.key && held[i]!.n < held[m]!.n)) m = i;
+          want.push(held.splice(m, 1)[0]!.n);
+        };
+        let k = 0;
+        for (let n = 0; n < 300; n++) {
+          const r = rnd(10);
+          k = r < 6 ? k + rnd(3) : r < 9 ? Math.max(0, k - rnd(20)) : rnd(400);
+          o.push(k, n);
+          held.push({ key: k, n });
+          if (held.length > window) takeMin();
+        }
+        o.drain();
+        while (held.length) takeMin();
+        expect(got).toEqual(want);
+      }
+    }
+  });
   it("a group is shown at its record's first frame, else its finding's, else the packet being read", () => {
     expect(groupFrame({ record: fpdu(1, [7, 8]), findings: [], tsSec: 0, tsNsec: 0, atFrame: 9 })).toBe(7);
     expect(groupFrame({ record: null, findings: [finding('x', 1, [5, 3])], tsSec: 0, tsNsec: 0, atFrame: 9 })).toBe(3);

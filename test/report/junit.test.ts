@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import type { Finding, RuleDef, Severity } from '../../src/vocabulary/findings.js';
-import { buildJUnit, type JUnitOptions } from '../../src/report/junit.js';
+import { buildJUnit, escapeAttr, escapeText, type JUnitOptions } from '../../src/report/junit.js';
 
 const rule = (id: string, severity: Severity, ref: string | null = null): RuleDef => ({
   id,
@@ -251,5 +251,58 @@ describe('buildJUnit', () => {
   it('keeps newlines in attributes as references', () => {
     const { xml } = build({ findings: [finding('mpa.crc-mismatch', 'error', 1, 'line1\nline2\r\nline3')] });
     expect(xml).toContain('message="1 finding: line1&#10;line2&#13;&#10;line3"');
+  });
+});
+
+describe('JUnit escaping', () => {
+  // The escapes as they were before text needing none was returned as it is: eight replaces always.
+  const INVALID =
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  const text = (s: string) =>
+    s
+      .replace(INVALID, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+      .replace(/\r/g, '&#13;');
+  const attr = (s: string) => text(s).replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
+  it('gives what the full chain of replaces gives, for random hostile strings', () => {
+    let seed = 7;
+    const rnd = (m: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % m;
+    };
+    const pick = [
+      '&',
+      '<',
+      '>',
+      '"',
+      "'",
+      '\r',
+      '\n',
+      '\t',
+      '\u0000',
+      '\u001f',
+      '\u007f',
+      '\u0085',
+      '\u009f',
+      '\ufffe',
+      '\uffff',
+      '\ud800',
+      '\udc00',
+      '😀',
+      'é',
+      'a',
+      ' ',
+    ];
+    for (let i = 0; i < 20_000; i++) {
+      let s = '';
+      for (let n = rnd(10); n > 0; n--) s += rnd(4) === 0 ? String.fromCharCode(rnd(0x10000)) : pick[rnd(pick.length)]!;
+      expect(escapeText(s)).toBe(text(s));
+      expect(escapeAttr(s)).toBe(attr(s));
+    }
+    expect(escapeAttr('plain.rule-id')).toBe('plain.rule-id');
   });
 });
