@@ -17,13 +17,20 @@ export interface FrameStore {
   close(): void;
 }
 
+/** Frames FileFrames keeps after reading them back (a frame holds at most 256 KiB: 1 MiB in all). */
+const RECENT = 4;
+
 /**
  * A capture file: remembers each frame's offset (8 octets per frame) and reads it back on demand.
  * `ra` is null when the file could not be opened for reading back (its frames are then missing).
+ * The last few frames read are kept: -x reads a frame back for every record it carries, and a
+ * segment of small FPDUs carries hundreds (two reads and a copy each, otherwise).
  */
 export class FileFrames implements FrameStore {
   private offsets = new Float64Array(1024);
   private count = 0;
+  private readonly recent: Array<PacketRecord | null> = new Array<PacketRecord | null>(RECENT).fill(null);
+  private next = 0;
 
   constructor(private readonly ra: RandomAccessCapture | null) {}
 
@@ -49,10 +56,17 @@ export class FileFrames implements FrameStore {
 
   get(frame: number): PacketRecord | null {
     if (!this.ra || frame < 1 || frame > this.count) return null;
-    return this.ra.read(this.offsets[frame]!, frame);
+    for (const p of this.recent) if (p !== null && p.frame === frame && p.fileOffset === this.offsets[frame]) return p;
+    const p = this.ra.read(this.offsets[frame]!, frame);
+    if (p !== null) {
+      this.recent[this.next] = p;
+      this.next = (this.next + 1) % RECENT;
+    }
+    return p;
   }
 
   close(): void {
+    this.recent.fill(null);
     this.ra?.close();
   }
 }

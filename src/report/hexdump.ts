@@ -55,35 +55,68 @@ function colourFor(mark: string, st: Style, crcBad: boolean): (s: string) => str
   }
 }
 
-/** Rows of "offset  hex  ascii", each followed by a mark row when it holds marked octets. */
-export function dumpLines(data: StreamBytes, marks: readonly string[], st: Style, crcBad = false): string[] {
+/** Two hex digits and the ASCII column's character of each octet value, made once. */
+const HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const ASCII: readonly string[] = Array.from({ length: 256 }, (_, b) =>
+  b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.',
+);
+
+/**
+ * Rows of "offset  hex  ascii", each followed by a mark row when it holds marked octets. The mark
+ * of octet i is `names[classes[i]]` (or `marks[i]` when `classes` is null): a record's octet
+ * classes are used as they are, not copied into an array of letters per octet. Each row is built
+ * from the tables above, and its mark row only when it has a mark: -V -x prints every octet of
+ * every record, so this is the heaviest text the tool makes.
+ */
+function rows(
+  data: StreamBytes,
+  marks: ArrayLike<string> | null,
+  classes: ArrayLike<number> | null,
+  names: Readonly<Record<number, string>>,
+  st: Style,
+  crcBad: boolean,
+  out: string[],
+): string[] {
   const { bytes, have } = data;
-  const width = Math.max(4, Math.max(0, bytes.length - 1).toString(16).length);
-  const out: string[] = [];
-  for (let row = 0; row < bytes.length; row += 16) {
-    const hex: string[] = [];
-    const under: string[] = [];
+  const n = bytes.length;
+  const width = Math.max(4, Math.max(0, n - 1).toString(16).length);
+  const markAt = (i: number): string =>
+    classes !== null ? (i < classes.length ? (names[classes[i]!] ?? '') : '') : (marks![i] ?? '');
+  for (let row = 0; row < n; row += 16) {
+    const end = Math.min(n, row + 16);
+    let hex = '';
     let ascii = '';
     let marked = false;
-    for (let i = row; i < row + 16; i++) {
-      if (i >= bytes.length) {
-        hex.push('  ');
-        under.push('  ');
-        continue;
-      }
-      const mark = marks[i] ?? '';
-      if (mark) marked = true;
+    for (let i = row; i < end; i++) {
+      const mark = markAt(i);
       const b = bytes[i]!;
-      const text = have[i] ? b.toString(16).padStart(2, '0') : '??';
-      hex.push(colourFor(mark, st, crcBad)(text));
-      under.push(mark ? `${mark} ` : '  ');
-      ascii += !have[i] ? ' ' : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
+      const text = have[i] ? HEX[b]! : '??';
+      if (i !== row) hex += ' ';
+      if (mark) {
+        marked = true;
+        hex += colourFor(mark, st, crcBad)(text);
+      } else hex += text;
+      ascii += have[i] ? ASCII[b]! : ' ';
     }
-    const lead = row.toString(16).padStart(width, '0');
-    out.push(`${lead}  ${hex.join(' ')}   ${ascii}`.trimEnd());
-    if (marked) out.push(`${' '.repeat(width)}  ${under.join(' ')}`.trimEnd());
+    // A short last row: blank columns where its missing octets would be.
+    for (let i = end; i < row + 16; i++) hex += '   ';
+    out.push(`${row.toString(16).padStart(width, '0')}  ${hex}   ${ascii}`.trimEnd());
+    if (marked) {
+      let under = '';
+      for (let i = row; i < row + 16; i++) {
+        if (i !== row) under += ' ';
+        const mark = i < end ? markAt(i) : '';
+        under += mark ? `${mark} ` : '  ';
+      }
+      out.push(`${' '.repeat(width)}  ${under}`.trimEnd());
+    }
   }
   return out;
+}
+
+/** Rows of "offset  hex  ascii", each followed by a mark row when it holds marked octets. */
+export function dumpLines(data: StreamBytes, marks: readonly string[], st: Style, crcBad = false): string[] {
+  return rows(data, marks, null, {}, st, crcBad, []);
 }
 
 function framesText(frames: readonly number[]): string {
@@ -95,27 +128,23 @@ function framesText(frames: readonly number[]): string {
 export function recordDump(r: MpaRecord, store: FrameStore, st: Style): string[] {
   if (isTuf(r)) {
     const data = streamBytes(store, r.frames, r.from, r.seq, r.wireSize);
-    const marks = Array.from(tufLayout(r), (c) => TUF_MARKS[c] ?? '');
     const missing = data.have.includes(0) ? ' (?? = not available)' : '';
     const what = r.mode === 'alignment' ? 'TUF framing PDU' : 'TUF PDU';
     const legend = r.mode === 'alignment' ? 'L Length, K Key' : 'M marker';
-    return [
-      `${what} at seq ${r.seq}, ${r.wireSize} octets from ${framesText(r.frames)} [${legend}]${missing}:`,
-      ...dumpLines(data, marks, st),
-    ];
+    const head = `${what} at seq ${r.seq}, ${r.wireSize} octets from ${framesText(r.frames)} [${legend}]${missing}:`;
+    return rows(data, null, tufLayout(r), TUF_MARKS, st, false, [head]);
   }
   if (isFpdu(r)) {
     const startSeq = (r.seq - (r.lenOffset - r.start)) >>> 0;
     const data = streamBytes(store, r.frames, r.from, startSeq, r.wireSize);
-    const layout = fpduLayout(r);
-    const marks = Array.from(layout, (c) => FPDU_MARKS[c] ?? '');
     const missing = data.have.includes(0) ? ' (?? = not available)' : '';
     const head = `FPDU at seq ${startSeq}, ${r.wireSize} octets from ${framesText(r.frames)} [${FPDU_LEGEND}]${missing}:`;
-    return [head, ...dumpLines(data, marks, st, r.crcStatus === 'bad' || r.crcStatus === 'byte-swapped')];
+    const crcBad = r.crcStatus === 'bad' || r.crcStatus === 'byte-swapped';
+    return rows(data, null, fpduLayout(r), FPDU_MARKS, st, crcBad, [head]);
   }
   const n = 20 + r.privateData.length;
   const data = streamBytes(store, r.frames, r.from, r.seq, n);
   const missing = data.have.includes(0) ? ' (?? = not available)' : '';
   const head = `MPA ${r.kind === 'request' ? 'Request' : 'Reply'} at seq ${r.seq}, ${n} octets from ${framesText(r.frames)} [${STARTUP_LEGEND}]${missing}:`;
-  return [head, ...dumpLines(data, startupMarks(n, r.enhanced && r.enhancedBlock !== null), st)];
+  return rows(data, startupMarks(n, r.enhanced && r.enhancedBlock !== null), null, {}, st, false, [head]);
 }
