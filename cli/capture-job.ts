@@ -77,7 +77,19 @@ async function runJob(job: CaptureJob): Promise<CaptureJobResult> {
         onAnalysis: (r) => (got.result = r),
         ...(job.html ? { onHtml: (v: CaptureView) => (got.html = v) } : {}),
       },
-      { out, err: (s) => (stderr += s) },
+      {
+        out,
+        err: (s) => (stderr += s),
+        ...(tag
+          ? {}
+          : {
+              outBytes: (b: Uint8Array) => {
+                if (b.length === 0) return;
+                wrote = true;
+                writeAllSync(fd, b);
+              },
+            }),
+      },
     );
   } catch (e) {
     // What the single-capture CLI would print as its one line before exiting 2.

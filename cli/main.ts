@@ -408,7 +408,7 @@ async function main(rawArgv: string[]): Promise<number> {
       progress,
       implicitStdin: readFile === undefined && positional === undefined,
     },
-    { out: (s) => out.write(s), err: (s) => errWrite(s) },
+    { out: (s) => out.write(s), err: (s) => errWrite(s), outBytes: (b) => out.writeBytes(b) },
   );
 }
 

@@ -80,9 +80,24 @@ export class SyncOutput {
     try {
       this.scratch = writeStringSync(this.fd, s, this.scratch);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EPIPE') throw new ReaderGone('EPIPE');
-      throw new OutputError(`${this.name}: cannot write: ${writeReason(e)}`);
+      throw this.failure(e);
     }
+  }
+
+  /** Octets as they are (UTF-8 text). */
+  writeBytes(b: Uint8Array): void {
+    if (b.length === 0) return;
+    try {
+      writeAllSync(this.fd, b);
+    } catch (e) {
+      throw this.failure(e);
+    }
+  }
+
+  /** A reader gone (EPIPE) or the error naming this output. */
+  private failure(e: unknown): Error {
+    if ((e as NodeJS.ErrnoException).code === 'EPIPE') return new ReaderGone('EPIPE');
+    return new OutputError(`${this.name}: cannot write: ${writeReason(e)}`);
   }
 }
 
@@ -134,6 +149,11 @@ export function writeFileOrFail(path: string, flag: string, text: string): void 
 export interface RunIo {
   out(s: string): void;
   err(s: string): void;
+  /**
+   * The same output as octets (UTF-8), written before it returns: the text output's blocks of
+   * lines go this way when given (cli/line-block.ts), without a string of each block.
+   */
+  outBytes?(b: Uint8Array): void;
 }
 
 /** Output and error writers that call `erase` first: a status or progress line on the same terminal goes before the text. */

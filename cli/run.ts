@@ -54,6 +54,7 @@ import type { CaptureView } from '../src/report/html/model.js';
 import { EventClock, type TimeFormat } from '../src/report/time-format.js';
 import { SeqBases } from '../src/report/relative-seq.js';
 import type { FrameFacts } from '../src/report/frame-facts.js';
+import { LineBlock } from './line-block.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
@@ -237,15 +238,9 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
 
   // Output buffering: lines go out in blocks (or one by one with -l, as tshark -l). io.out writes
   // synchronously (cli/output.ts), so a slow reader holds the analysis back instead of memory growing.
-  const buf: string[] = [];
-  const flush = (): void => {
-    if (buf.length) io.out(buf.join('\n') + '\n');
-    buf.length = 0;
-  };
-  const line = (s: string): void => {
-    buf.push(s);
-    if (buf.length >= 256) flush();
-  };
+  const block = new LineBlock(io);
+  const flush = (): void => block.flush();
+  const line = (s: string): void => block.line(s);
   // Event lines in capture order: a group's lines are formatted at once (its frames are still in the
   // window for -x) and put back in frame order by CaptureOrder; -l shows each as it comes.
   // A group is held as one flat string: the window holds thousands of groups, and one string

@@ -1,0 +1,78 @@
+/**
+ * cli/line-block.ts: the text output's lines, encoded into one reused block when the output takes
+ * octets. Whatever the lines (multi-byte characters, lone surrogates, lines longer than the block),
+ * the octets written are the UTF-8 of the lines each followed by a newline, as the string path
+ * writes them, and a block goes out at least every `maxLines` lines and on flush().
+ */
+import { describe, expect, it } from 'vitest';
+import { LineBlock } from '../../cli/line-block.js';
+
+function generator(seed: number): (n: number) => number {
+  let s = seed;
+  return (n) => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s % n;
+  };
+}
+
+const PIECES = ['a', '0f ', '   ', '→', 'é', '\u{1f600}', '\ud83d', '\ude00', '\n', ''];
+
+describe('LineBlock', () => {
+  it('writes the UTF-8 of the lines as the string path does, in blocks of at most maxLines lines', () => {
+    const rnd = generator(5);
+    for (let round = 0; round < 40; round++) {
+      const maxLines = 1 + rnd(20);
+      const blockBytes = 16 + rnd(400);
+      const lines = Array.from({ length: rnd(200) }, () => {
+        // Now and then a line longer than the block.
+        const n = rnd(10) === 0 ? blockBytes + rnd(200) : rnd(40);
+        let s = '';
+        for (let i = 0; i < n; i++) s += PIECES[rnd(PIECES.length)];
+        return s;
+      });
+      const bytes: Buffer[] = [];
+      const strings: string[] = [];
+      const viaBytes = new LineBlock(
+        {
+          out: (s) => bytes.push(Buffer.from(s, 'utf8')),
+          err: () => {},
+          // Copied: the block is reused once the write returns.
+          outBytes: (b) => bytes.push(Buffer.from(b)),
+        },
+        maxLines,
+        blockBytes,
+      );
+      const viaStrings = new LineBlock({ out: (s) => strings.push(s), err: () => {} }, maxLines, blockBytes);
+      let sinceFlush = 0;
+      for (const l of lines) {
+        const before = bytes.length;
+        viaBytes.line(l);
+        viaStrings.line(l);
+        sinceFlush = bytes.length > before ? 0 : sinceFlush + 1;
+        expect(sinceFlush).toBeLessThan(maxLines);
+        if (rnd(30) === 0) {
+          viaBytes.flush();
+          viaStrings.flush();
+          sinceFlush = 0;
+        }
+      }
+      viaBytes.flush();
+      viaStrings.flush();
+      const want = lines.length ? Buffer.from(`${lines.join('\n')}\n`, 'utf8') : Buffer.alloc(0);
+      expect(Buffer.concat(bytes).equals(want)).toBe(true);
+      expect(Buffer.from(strings.join(''), 'utf8').equals(want)).toBe(true);
+      // The string path writes in the same places: every maxLines lines and on flush.
+      expect(strings.every((s) => s.endsWith('\n'))).toBe(true);
+    }
+  });
+  it('writes nothing when it holds nothing', () => {
+    const writes: unknown[] = [];
+    const b = new LineBlock({ out: (s) => writes.push(s), err: () => {}, outBytes: (x) => writes.push(x) });
+    b.flush();
+    b.flush();
+    expect(writes).toEqual([]);
+    b.line('');
+    b.flush();
+    expect(writes.map((w) => Buffer.from(w as Uint8Array).toString())).toEqual(['\n']);
+  });
+});
