@@ -515,7 +515,7 @@ async function multiCommand(
     base,
     list,
     { jobs, jobsGiven: args.jobs !== undefined, junit: base.junit, progress, html: base.html ?? null, annotateDir },
-    { out: (s) => out.write(s), err: (s) => errWrite(s) },
+    { out: (s) => out.write(s), err: (s) => errWrite(s), outBytes: (b) => out.writeBytes(b) },
   );
 }
 

@@ -138,6 +138,24 @@ function copyOut(path: string, out: (s: string) => void, piece: (s: string, last
   }
 }
 
+/**
+ * Copies a capture's output file to `outBytes` as it is, in pieces of 1 MiB (text and NDJSON: the
+ * octets need no rewriting, so they are not decoded into strings and encoded again).
+ */
+function copyOutBytes(path: string, outBytes: (b: Uint8Array) => void): void {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) return;
+      outBytes(buf.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Runs every capture and prints as described above; returns the exit status. */
 export async function runMulti(
   base: RunOptions,
@@ -219,6 +237,8 @@ export async function runMulti(
       if (base.json) {
         io.out(combinedJsonElementStart(i));
         copyOut(outPath, io.out, (s, last) => indentChunk(last ? s.replace(/\n$/, '') : s, 2));
+      } else if (io.outBytes) {
+        copyOutBytes(outPath, io.outBytes);
       } else {
         copyOut(outPath, io.out);
       }

@@ -167,5 +167,13 @@ export function erasingFirst(io: RunIo, erase: () => void): RunIo {
       erase();
       io.err(s);
     },
+    ...(io.outBytes
+      ? {
+          outBytes: (b: Uint8Array) => {
+            erase();
+            io.outBytes!(b);
+          },
+        }
+      : {}),
   };
 }
