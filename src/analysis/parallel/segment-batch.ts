@@ -51,6 +51,9 @@ export interface SegmentBatch {
 }
 
 const NUL = -1; // a null option value
+/** A writer's first buffers: rows and payload octets (grown by doubling as batches need). */
+const FIRST_ROWS = 64;
+const FIRST_BYTES = 16 * 1024;
 
 /** Builds one worker's next batch on the main thread. */
 export class SegmentBatchWriter {
@@ -60,13 +63,14 @@ export class SegmentBatchWriter {
   private used = 0;
   private tuples: Array<string | number> = [];
 
-  /** Sized for the batches the caller posts: `segments` rows and `bytes` of payload (plus one large segment). */
-  constructor(
-    private readonly maxSegments: number,
-    private readonly maxBytes: number,
-  ) {
-    this.rows = new Float64Array(WIDTH * maxSegments);
-    this.payload = new Uint8Array(maxBytes + 65536);
+  /**
+   * Starts small and grows to the batches the caller posts (up to about `segments` rows and `bytes`
+   * of payload, plus one large segment): a run over hundreds of small captures makes a writer per
+   * worker per capture, and full-size buffers were 0.8 MB of zeroed memory each, twice.
+   */
+  constructor(maxSegments: number, maxBytes: number) {
+    this.rows = new Float64Array(WIDTH * Math.min(maxSegments, FIRST_ROWS));
+    this.payload = new Uint8Array(Math.min(maxBytes + 65536, FIRST_BYTES));
   }
 
   get segments(): number {
@@ -143,9 +147,10 @@ export class SegmentBatchWriter {
       tuples: this.tuples,
     };
     const transfer = [this.rows.buffer as ArrayBuffer, this.payload.buffer as ArrayBuffer];
+    // With no buffers back yet, new ones the size the last batch grew to.
     const spare = this.spare.pop();
-    this.rows = spare?.rows ?? new Float64Array(WIDTH * this.maxSegments);
-    this.payload = spare?.payload ?? new Uint8Array(this.maxBytes + 65536);
+    this.rows = spare?.rows ?? new Float64Array(batch.rows.length);
+    this.payload = spare?.payload ?? new Uint8Array(batch.payload.length);
     this.count = 0;
     this.used = 0;
     this.tuples = [];
