@@ -4,7 +4,8 @@
  * one reused block of UTF-8, instead of joining the lines into a string and encoding that into a
  * new buffer: -V -x makes tens of MB of text, and the join, its copy and the buffer per block were
  * a third of such a run. Written octets are the same as the strings' UTF-8 (a line never splits a
- * character: each is whole, and the encoding of a line does not depend on its neighbours).
+ * character: each is whole, and the encoding of a line does not depend on its neighbours). A line
+ * may also come as its UTF-8 octets (a group of -V -x lines waiting for its turn: cli/run.ts).
  */
 import type { RunIo } from './output.js';
 
@@ -25,9 +26,24 @@ export class LineBlock {
     this.block = io.outBytes ? Buffer.allocUnsafe(blockBytes) : null;
   }
 
-  line(s: string): void {
+  /** Whether line() may be given octets (UTF-8) instead of a string. */
+  get takesBytes(): boolean {
+    return this.block !== null;
+  }
+
+  /** A line (without its newline): a string, or its UTF-8 octets when takesBytes. */
+  line(s: string | Uint8Array): void {
     const b = this.block;
-    if (b === null) this.strings.push(s);
+    if (typeof s !== 'string') {
+      if (b === null) throw new Error('internal: octets given to a LineBlock that writes strings');
+      if (s.length + 1 > b.length - this.used) this.writeBlock();
+      if (s.length + 1 > b.length) this.io.outBytes!(s);
+      else {
+        b.set(s, this.used);
+        this.used += s.length;
+      }
+      b[this.used++] = 0x0a;
+    } else if (b === null) this.strings.push(s);
     else {
       const room = b.length - this.used;
       if ((s.length + 1) * MAX_UTF8_PER_UNIT > room) {

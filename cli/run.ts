@@ -245,7 +245,9 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // window for -x) and put back in frame order by CaptureOrder; -l shows each as it comes.
   // A group is held as one flat string: the window holds thousands of groups, and one string
   // each, not an array of lines, is what the young-generation collector copies while they wait.
-  const ordered = o.lineBuffered ? null : new CaptureOrder<string>(line);
+  // Where the output takes octets, a group waits as its UTF-8 (outside the JS heap): thousands of
+  // waiting strings were what each young-generation collection copied, most of -V -x's GC.
+  const ordered = o.lineBuffered ? null : new CaptureOrder<string | Uint8Array>((v) => block.line(v));
   const groupLines: string[] = [];
   const eventLine = (s: string): void => {
     groupLines.push(s);
@@ -409,8 +411,10 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
       }
     }
     if (groupLines.length === 0) return;
-    if (ordered) ordered.push(groupFrame(g), groupLines.length === 1 ? groupLines[0]! : groupLines.join('\n'));
-    else {
+    if (ordered) {
+      const text = groupLines.length === 1 ? groupLines[0]! : groupLines.join('\n');
+      ordered.push(groupFrame(g), block.takesBytes ? Buffer.from(text, 'utf8') : text);
+    } else {
       groupLines.forEach(line);
       flush();
     }

@@ -1,8 +1,8 @@
 /**
  * cli/line-block.ts: the text output's lines, encoded into one reused block when the output takes
  * octets. Whatever the lines (multi-byte characters, lone surrogates, lines longer than the block),
- * the octets written are the UTF-8 of the lines each followed by a newline, as the string path
- * writes them, and a block goes out at least every `maxLines` lines and on flush().
+ * given as strings or as their UTF-8, the octets written are the UTF-8 of the lines each followed
+ * by a newline, as the string path writes them, and a block goes out at least every `maxLines` lines and on flush().
  */
 import { describe, expect, it } from 'vitest';
 import { LineBlock } from '../../cli/line-block.js';
@@ -46,7 +46,8 @@ describe('LineBlock', () => {
       let sinceFlush = 0;
       for (const l of lines) {
         const before = bytes.length;
-        viaBytes.line(l);
+        // Given as a string or as its UTF-8, at random.
+        viaBytes.line(rnd(2) === 0 ? l : Buffer.from(l, 'utf8'));
         viaStrings.line(l);
         sinceFlush = bytes.length > before ? 0 : sinceFlush + 1;
         expect(sinceFlush).toBeLessThan(maxLines);
@@ -64,6 +65,12 @@ describe('LineBlock', () => {
       // The string path writes in the same places: every maxLines lines and on flush.
       expect(strings.every((s) => s.endsWith('\n'))).toBe(true);
     }
+  });
+  it('takes octets only where it writes octets', () => {
+    expect(new LineBlock({ out: () => {}, err: () => {}, outBytes: () => {} }).takesBytes).toBe(true);
+    const strings = new LineBlock({ out: () => {}, err: () => {} });
+    expect(strings.takesBytes).toBe(false);
+    expect(() => strings.line(new Uint8Array(1))).toThrow(/internal/);
   });
   it('writes nothing when it holds nothing', () => {
     const writes: unknown[] = [];
