@@ -79,3 +79,35 @@ export class LineBlock {
     this.io.outBytes!(this.block!.subarray(0, n));
   }
 }
+
+/** A slab's size: groups are encoded one after another into it, and a new one taken when full. */
+const SLAB_BYTES = 256 * 1024;
+
+/**
+ * Lines encoded as one block of UTF-8 (joined by newlines, no final one), each view cut from a
+ * shared slab: a group of -V -x lines waiting for its turn costs no string of the whole group
+ * (whose one arrow made all of it two-byte) and no 8 KiB pool of its own every few groups. A view
+ * keeps its slab alive until it is written; a slab is never written to again once given up.
+ */
+export class Utf8Slab {
+  private slab = Buffer.allocUnsafe(SLAB_BYTES);
+  private at = 0;
+
+  encodeLines(lines: readonly string[]): Uint8Array {
+    let max = lines.length;
+    for (const l of lines) max += l.length * MAX_UTF8_PER_UNIT;
+    if (max > this.slab.length - this.at) {
+      this.slab = Buffer.allocUnsafe(Math.max(SLAB_BYTES, max));
+      this.at = 0;
+    }
+    const s = this.slab;
+    const start = this.at;
+    let at = start;
+    for (let i = 0; i < lines.length; i++) {
+      if (i > 0) s[at++] = 0x0a;
+      at += s.write(lines[i]!, at, 'utf8');
+    }
+    this.at = at;
+    return s.subarray(start, at);
+  }
+}

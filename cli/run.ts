@@ -54,7 +54,7 @@ import type { CaptureView } from '../src/report/html/model.js';
 import { EventClock, type TimeFormat } from '../src/report/time-format.js';
 import { SeqBases } from '../src/report/relative-seq.js';
 import type { FrameFacts } from '../src/report/frame-facts.js';
-import { LineBlock } from './line-block.js';
+import { LineBlock, Utf8Slab } from './line-block.js';
 
 export type FailOn = 'error' | 'warning' | 'never';
 
@@ -248,6 +248,7 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   // Where the output takes octets, a group waits as its UTF-8 (outside the JS heap): thousands of
   // waiting strings were what each young-generation collection copied, most of -V -x's GC.
   const ordered = o.lineBuffered ? null : new CaptureOrder<string | Uint8Array>((v) => block.line(v));
+  const slab = ordered && block.takesBytes ? new Utf8Slab() : null;
   const groupLines: string[] = [];
   const eventLine = (s: string): void => {
     groupLines.push(s);
@@ -411,10 +412,12 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
       }
     }
     if (groupLines.length === 0) return;
-    if (ordered) {
-      const text = groupLines.length === 1 ? groupLines[0]! : groupLines.join('\n');
-      ordered.push(groupFrame(g), block.takesBytes ? Buffer.from(text, 'utf8') : text);
-    } else {
+    if (ordered)
+      ordered.push(
+        groupFrame(g),
+        slab ? slab.encodeLines(groupLines) : groupLines.length === 1 ? groupLines[0]! : groupLines.join('\n'),
+      );
+    else {
       groupLines.forEach(line);
       flush();
     }

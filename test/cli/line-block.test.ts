@@ -5,7 +5,7 @@
  * by a newline, as the string path writes them, and a block goes out at least every `maxLines` lines and on flush().
  */
 import { describe, expect, it } from 'vitest';
-import { LineBlock } from '../../cli/line-block.js';
+import { LineBlock, Utf8Slab } from '../../cli/line-block.js';
 
 function generator(seed: number): (n: number) => number {
   let s = seed;
@@ -81,5 +81,27 @@ describe('LineBlock', () => {
     b.line('');
     b.flush();
     expect(writes.map((w) => Buffer.from(w as Uint8Array).toString())).toEqual(['\n']);
+  });
+});
+
+describe('Utf8Slab', () => {
+  it('encodes a group of lines as their join, and a view stays as it was while later groups are encoded', () => {
+    const rnd = generator(23);
+    const slab = new Utf8Slab();
+    const kept: Array<{ view: Uint8Array; want: Buffer }> = [];
+    for (let g = 0; g < 3000; g++) {
+      // Now and then a group larger than a slab (256 KiB).
+      const big = rnd(500) === 0;
+      const lines = Array.from({ length: big ? 3000 : rnd(12) }, () => {
+        let s = '';
+        for (let i = 0, n = big ? 100 : rnd(90); i < n; i++) s += PIECES[rnd(PIECES.length)];
+        return s;
+      });
+      const view = slab.encodeLines(lines);
+      const want = Buffer.from(lines.join('\n'), 'utf8');
+      expect(Buffer.from(view).equals(want)).toBe(true);
+      kept.push({ view, want });
+    }
+    expect(kept.every(({ view, want }) => Buffer.from(view).equals(want))).toBe(true);
   });
 });
