@@ -11,19 +11,26 @@ import type { RunIo } from './output.js';
 
 /** UTF-8 takes at most 3 octets per UTF-16 code unit (a surrogate pair: 4 for 2). */
 const MAX_UTF8_PER_UNIT = 3;
+/** A LineBlock's first block. */
+const FIRST_BLOCK = 64 * 1024;
 
 export class LineBlock {
   private readonly strings: string[] = [];
-  private readonly block: Buffer | null;
+  private block: Buffer | null;
   private used = 0;
   private lines = 0;
 
+  /**
+   * The block starts at 64 KiB (or `blockBytes`, if smaller) and doubles, up to `blockBytes`, each
+   * time it fills before its lines are out: a run over hundreds of small captures makes a block
+   * per capture, and a 1 MiB one each was a garbage collection every few dozen captures.
+   */
   constructor(
     private readonly io: RunIo,
     private readonly maxLines = 256,
-    blockBytes = 1 << 20,
+    private readonly blockBytes = 1 << 20,
   ) {
-    this.block = io.outBytes ? Buffer.allocUnsafe(blockBytes) : null;
+    this.block = io.outBytes ? Buffer.allocUnsafe(Math.min(FIRST_BLOCK, blockBytes)) : null;
   }
 
   /** Whether line() may be given octets (UTF-8) instead of a string. */
@@ -33,25 +40,28 @@ export class LineBlock {
 
   /** A line (without its newline): a string, or its UTF-8 octets when takesBytes. */
   line(s: string | Uint8Array): void {
-    const b = this.block;
-    if (typeof s !== 'string') {
-      if (b === null) throw new Error('internal: octets given to a LineBlock that writes strings');
-      if (s.length + 1 > b.length - this.used) this.writeBlock();
-      if (s.length + 1 > b.length) this.io.outBytes!(s);
-      else {
-        b.set(s, this.used);
-        this.used += s.length;
+    const bytes = typeof s !== 'string';
+    if (this.block === null) {
+      if (bytes) throw new Error('internal: octets given to a LineBlock that writes strings');
+      this.strings.push(s);
+    } else {
+      // The most octets the line takes with its newline; the lines held go out first when it does
+      // not fit (so the output keeps its order), and one larger than any block goes out alone.
+      const need = bytes ? s.length + 1 : (s.length + 1) * MAX_UTF8_PER_UNIT;
+      if (need > this.block.length - this.used) this.grow(need);
+      const b = this.block;
+      if (need > b.length) {
+        if (bytes) {
+          this.io.outBytes!(s);
+          b[this.used++] = 0x0a;
+        } else this.io.out(`${s}\n`);
+      } else {
+        if (bytes) {
+          b.set(s, this.used);
+          this.used += s.length;
+        } else this.used += b.write(s, this.used, 'utf8');
+        b[this.used++] = 0x0a;
       }
-      b[this.used++] = 0x0a;
-    } else if (b === null) this.strings.push(s);
-    else {
-      const room = b.length - this.used;
-      if ((s.length + 1) * MAX_UTF8_PER_UNIT > room) {
-        // The lines so far go out first, so the output keeps its order.
-        this.writeBlock();
-        if ((s.length + 1) * MAX_UTF8_PER_UNIT > b.length) this.io.out(`${s}\n`);
-        else this.put(b, s);
-      } else this.put(b, s);
     }
     if (++this.lines >= this.maxLines) this.flush();
   }
@@ -66,9 +76,11 @@ export class LineBlock {
     }
   }
 
-  private put(b: Buffer, s: string): void {
-    this.used += b.write(s, this.used, 'utf8');
-    b[this.used++] = 0x0a;
+  /** Writes the lines held, and takes a larger block while there is room to grow toward `need`. */
+  private grow(need: number): void {
+    this.writeBlock();
+    const now = this.block!.length;
+    if (now < this.blockBytes) this.block = Buffer.allocUnsafe(Math.min(this.blockBytes, Math.max(now * 2, need)));
   }
 
   private writeBlock(): void {
@@ -90,7 +102,8 @@ const SLAB_BYTES = 256 * 1024;
  * keeps its slab alive until it is written; a slab is never written to again once given up.
  */
 export class Utf8Slab {
-  private slab = Buffer.allocUnsafe(SLAB_BYTES);
+  /** Taken at the first group (a run that shows none allocates nothing). */
+  private slab = Buffer.alloc(0);
   private at = 0;
 
   encodeLines(lines: readonly string[]): Uint8Array {

@@ -138,6 +138,8 @@ function copyOut(path: string, out: (s: string) => void, piece: (s: string, last
   }
 }
 
+let copyBuffer: Buffer | undefined;
+
 /**
  * Copies a capture's output file to `outBytes` as it is, in pieces of 1 MiB (text and NDJSON: the
  * octets need no rewriting, so they are not decoded into strings and encoded again).
@@ -145,7 +147,9 @@ function copyOut(path: string, out: (s: string) => void, piece: (s: string, last
 function copyOutBytes(path: string, outBytes: (b: Uint8Array) => void): void {
   const fd = openSync(path, 'r');
   try {
-    const buf = Buffer.allocUnsafe(1 << 20);
+    // One buffer for every capture (the copy is synchronous), not 1 MiB more per capture.
+    copyBuffer ??= Buffer.allocUnsafe(1 << 20);
+    const buf = copyBuffer;
     for (;;) {
       const n = readSync(fd, buf, 0, buf.length, null);
       if (n === 0) return;

@@ -66,6 +66,31 @@ describe('LineBlock', () => {
       expect(strings.every((s) => s.endsWith('\n'))).toBe(true);
     }
   });
+  it('grows its block from 64 KiB as long lines need, writing the same octets', () => {
+    const rnd = generator(41);
+    for (let round = 0; round < 6; round++) {
+      const blockBytes = 65536 * (1 + rnd(6));
+      const unit = ['ab', '→é', '\u{1f600}'][rnd(3)]!;
+      // Lines of a few octets to several hundred KiB (longer than the largest block).
+      const lines = Array.from({ length: 30 }, () => unit.repeat([0, 10, 5000, 30000, 150000][rnd(5)]!));
+      const bytes: Buffer[] = [];
+      const b = new LineBlock(
+        {
+          out: (s) => bytes.push(Buffer.from(s, 'utf8')),
+          err: () => {},
+          outBytes: (x) => bytes.push(Buffer.from(x)),
+        },
+        7,
+        blockBytes,
+      );
+      for (const l of lines) b.line(rnd(2) === 0 ? l : Buffer.from(l, 'utf8'));
+      b.flush();
+      expect(Buffer.concat(bytes).equals(Buffer.from(`${lines.join('\n')}\n`, 'utf8'))).toBe(true);
+      // No write larger than the block can grow to, but a line alone (as octets, or a string with its newline).
+      const alone = new Set(lines.flatMap((l) => [Buffer.byteLength(l), Buffer.byteLength(l) + 1]));
+      for (const w of bytes) expect(w.length <= blockBytes || alone.has(w.length)).toBe(true);
+    }
+  });
   it('takes octets only where it writes octets', () => {
     expect(new LineBlock({ out: () => {}, err: () => {}, outBytes: () => {} }).takesBytes).toBe(true);
     const strings = new LineBlock({ out: () => {}, err: () => {} });
