@@ -128,6 +128,14 @@ export class PacketDecoder {
     this.frags = new FragmentReassembler(opts.maxFragmentBytes ?? DEFAULT_FRAGMENT_CAP, events);
   }
 
+  /**
+   * Whether IP fragments wait for the rest of their datagram. A decoder holding none decodes the
+   * next frames as a new one would (the rest of its state is counters and an address cache).
+   */
+  get holdsFragments(): boolean {
+    return this.frags.pending > 0;
+  }
+
   /** Decodes one frame, calling onSegment for each TCP segment it yields (a completed IP datagram yields here too). */
   decode(p: PacketRecord, onSegment: (s: TcpSegment) => void): void {
     this.p = p;

@@ -80,6 +80,11 @@ export class FragmentReassembler {
     private readonly events: FragmentEvents,
   ) {}
 
+  /** Datagrams waiting for more fragments. */
+  get pending(): number {
+    return this.table.size;
+  }
+
   /** Adds a fragment; returns the datagram when this fragment completes it. */
   add(f: FragmentInput): Reassembled | null {
     this.expire(f.tsSec);

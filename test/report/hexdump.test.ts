@@ -13,7 +13,9 @@ import { analyze } from '../../src/analysis/pipeline.js';
 import type { PacketRecord } from '../../src/capture/packet.js';
 import { openRandomAccess } from '../../src/capture/random-access.js';
 import { buildMpaConnection } from '../../src/generate/mpa-connection.js';
+import { ethernet, ipv4, tcpSegment } from '../../src/generate/frames.js';
 import { patternBytes } from '../../src/generate/mpa-encoder.js';
+import { endpoint } from '../../src/net/segment.js';
 import { fpduLayout, OCTET_CRC, OCTET_LENGTH, OCTET_MARKER, OCTET_PAD } from '../../dissectors/mpa/tree.js';
 import { isFpdu, type MpaRecord } from '../../src/report/events.js';
 import {
@@ -191,6 +193,46 @@ describe('recordDump', () => {
     } finally {
       files.close();
       ra.close();
+    }
+  });
+});
+
+describe('streamBytes', () => {
+  // A segment of 40 octets at seq 1000 carried by two IP fragments (frames 1 and 2).
+  const payload = patternBytes(40, 3);
+  const seg = tcpSegment({ src: '10.0.0.1', dst: '10.0.0.2', sport: 4000, dport: 5000, seq: 1000, payload });
+  const frames = [
+    ipv4('10.0.0.1', '10.0.0.2', seg.subarray(0, 32), { id: 9, fragOffset: 0, moreFragments: true }),
+    ipv4('10.0.0.1', '10.0.0.2', seg.subarray(32), { id: 9, fragOffset: 32 }),
+  ];
+  const store = new WindowFrames();
+  frames.forEach((ip, i) => {
+    const data = ethernet(ip);
+    store.note({
+      frame: i + 1,
+      tsSec: 0,
+      tsNsec: 0,
+      linkType: 1,
+      data,
+      origLen: data.length,
+      fileOffset: 0,
+      interfaceId: 0,
+    });
+  });
+  const from = endpoint('10.0.0.1', 4000);
+  const got = (fr: number[]) => streamBytes(store, fr, from, 1000, 40);
+  it("reads a record's octets out of IP fragments among its frames", () => {
+    const all = got([1, 2]);
+    expect(all.have.every((h) => h === 1)).toBe(true);
+    expect(Buffer.from(all.bytes).equals(Buffer.from(payload))).toBe(true);
+  });
+  it('decodes the frames of each call as a new decoder would: no fragment is carried to the next call', () => {
+    // Alone, each fragment gives nothing; the first one held from a call must not complete the
+    // datagram in the next.
+    for (let k = 0; k < 3; k++) {
+      expect(got([1]).have.every((h) => h === 0)).toBe(true);
+      expect(got([2]).have.every((h) => h === 0)).toBe(true);
+      expect(got([1, 2]).have.every((h) => h === 1)).toBe(true);
     }
   });
 });
