@@ -15,6 +15,8 @@ function generator(seed: number): (n: number) => number {
   };
 }
 
+const PATTERN = Uint8Array.from({ length: 65536 + 251 }, (_, k) => (k * 7 + (k >> 8)) & 0xff);
+
 describe('SegmentBatchWriter', () => {
   it('gives back every segment as added, across batches of any size, growing and reusing its buffers', () => {
     const rnd = generator(17);
@@ -37,7 +39,8 @@ describe('SegmentBatchWriter', () => {
         s.seq = rnd(0x7fffffff);
         s.flags = 0x18;
         const n = rnd(8) === 0 ? rnd(65536) : rnd(1500);
-        s.payload = Uint8Array.from({ length: n }, (_, k) => (k * 7 + frame) & 0xff);
+        const at = frame % 251; // a different pattern in each segment
+        s.payload = PATTERN.subarray(at, at + n);
         w.add(s, frame, 0, reverse, 0, 0);
         sent.push({ s, slot: frame, reverse });
       }
