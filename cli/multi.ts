@@ -107,57 +107,44 @@ function totalSize(captures: readonly string[]): { total: number | null; sizes: 
   };
 }
 
-/**
- * Copies a capture's output file to `out` in pieces of about 1 MiB; `piece` may rewrite each (the
- * --json re-indent). A piece ends before its last newline, so pieces hold whole UTF-8 characters
- * and the file's final newline reaches `piece` only in the last piece (`last` true).
- */
-function copyOut(path: string, out: (s: string) => void, piece: (s: string, last: boolean) => string = (s) => s): void {
+/** One read buffer for every copy (copies are synchronous), not 1 MiB more per capture. */
+let copyBuffer: Buffer | undefined;
+
+/** Reads a file in pieces of up to 1 MiB, each a view valid until `each` returns. */
+function readPieces(path: string, each: (b: Buffer) => void): void {
   const fd = openSync(path, 'r');
   try {
-    const buf = Buffer.allocUnsafe(1 << 20);
-    let carry: Buffer = Buffer.alloc(0);
+    copyBuffer ??= Buffer.allocUnsafe(1 << 20);
+    const buf = copyBuffer;
     for (;;) {
       const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) {
-        const rest = piece(carry.toString('utf8'), true);
-        if (rest) out(rest);
-        return;
-      }
-      const chunk = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-      const nl = chunk.lastIndexOf(0x0a);
-      if (nl <= 0) {
-        carry = Buffer.from(chunk);
-        continue;
-      }
-      out(piece(chunk.subarray(0, nl).toString('utf8'), false));
-      carry = Buffer.from(chunk.subarray(nl));
+      if (n === 0) return;
+      each(buf.subarray(0, n));
     }
   } finally {
     closeSync(fd);
   }
 }
 
-let copyBuffer: Buffer | undefined;
-
 /**
- * Copies a capture's output file to `outBytes` as it is, in pieces of 1 MiB (text and NDJSON: the
- * octets need no rewriting, so they are not decoded into strings and encoded again).
+ * Copies a capture's output file to `out` as strings; `piece` may rewrite each (the --json
+ * re-indent). A piece ends before its last newline, so pieces hold whole UTF-8 characters and the
+ * file's final newline reaches `piece` only in the last piece (`last` true).
  */
-function copyOutBytes(path: string, outBytes: (b: Uint8Array) => void): void {
-  const fd = openSync(path, 'r');
-  try {
-    // One buffer for every capture (the copy is synchronous), not 1 MiB more per capture.
-    copyBuffer ??= Buffer.allocUnsafe(1 << 20);
-    const buf = copyBuffer;
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) return;
-      outBytes(buf.subarray(0, n));
+function copyOut(path: string, out: (s: string) => void, piece: (s: string, last: boolean) => string = (s) => s): void {
+  let carry: Buffer = Buffer.alloc(0);
+  readPieces(path, (b) => {
+    const chunk = carry.length ? Buffer.concat([carry, b]) : b;
+    const nl = chunk.lastIndexOf(0x0a);
+    if (nl <= 0) {
+      carry = Buffer.from(chunk);
+      return;
     }
-  } finally {
-    closeSync(fd);
-  }
+    out(piece(chunk.subarray(0, nl).toString('utf8'), false));
+    carry = Buffer.from(chunk.subarray(nl));
+  });
+  const rest = piece(carry.toString('utf8'), true);
+  if (rest) out(rest);
 }
 
 /** Runs every capture and prints as described above; returns the exit status. */
@@ -242,7 +229,8 @@ export async function runMulti(
         io.out(combinedJsonElementStart(i));
         copyOut(outPath, io.out, (s, last) => indentChunk(last ? s.replace(/\n$/, '') : s, 2));
       } else if (io.outBytes) {
-        copyOutBytes(outPath, io.outBytes);
+        // Text and NDJSON need no rewriting: the octets as they are, not decoded and encoded again.
+        readPieces(outPath, io.outBytes);
       } else {
         copyOut(outPath, io.out);
       }

@@ -243,10 +243,9 @@ export async function run(o: RunOptions, io: RunIo): Promise<number> {
   const line = (s: string): void => block.line(s);
   // Event lines in capture order: a group's lines are formatted at once (its frames are still in the
   // window for -x) and put back in frame order by CaptureOrder; -l shows each as it comes.
-  // A group is held as one flat string: the window holds thousands of groups, and one string
-  // each, not an array of lines, is what the young-generation collector copies while they wait.
-  // Where the output takes octets, a group waits as its UTF-8 (outside the JS heap): thousands of
-  // waiting strings were what each young-generation collection copied, most of -V -x's GC.
+  // The window holds thousands of groups, so each waits as little as the young-generation
+  // collector would copy: its UTF-8 in a shared slab (outside the JS heap) where the output takes
+  // octets, else one flat string, not an array of lines.
   const ordered = o.lineBuffered ? null : new CaptureOrder<string | Uint8Array>((v) => block.line(v));
   const slab = ordered && block.takesBytes ? new Utf8Slab() : null;
   const groupLines: string[] = [];
