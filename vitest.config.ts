@@ -87,6 +87,9 @@ export default defineConfig({
     globalSetup: ['test/setup/global-setup.ts'],
     maxWorkers: workers,
     sequence: { sequencer: LongFirstSequencer },
+    // Transformed test and source files kept on disk (node_modules/.experimental-vitest-cache,
+    // keyed by content): a second run does not transform them again.
+    experimental: { fsModuleCache: true },
     projects,
   },
 });
