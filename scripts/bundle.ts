@@ -16,7 +16,7 @@
  * not ES modules. The caches (`FILE.cjs.cache`) are made here, after the files are written, by
  * runs of the built command (scripts/code-cache.ts). Measured on a plain run: parsing the startup
  * chunk (about 36 ms) and compiling the functions it calls (about 40 ms) mostly go; CPU from
- * 0.26 s to 0.17 s (DEVELOPING.md, Benchmarks, "Start-up"). A missing or rejected cache (another
+ * 253 to 180 ms (DEVELOPING.md, Benchmarks, "Start-up"). A missing or rejected cache (another
  * Node) only costs that time again. import() is require() in the output (no import() is left:
  * a script's import() needs an experimental, warning vm option); yargs and the other ESM-only
  * packages load through Node's require(esm).
