@@ -60,11 +60,12 @@ function loaded(args: readonly string[]): string[] {
   return runOf(DIST, args, 'esm,mpa-dissect').files;
 }
 
-/** The command lines the cache must not change: a plain run, one on worker threads, several captures. */
+/** The command lines the cache must not change: a plain run, one on worker threads, several captures (on the main thread, on workers). */
 const LINES: readonly (readonly string[])[] = [
   ['sample.pcap'],
   ['--threads', '2', '--ulp', 'flow=all,proto=none', 'sample.pcap'],
   ['errors.pcap', 'golden.pcap', 'sample.pcap'],
+  ['--jobs', '2', 'errors.pcap', 'golden.pcap'],
 ];
 
 describe.skipIf(!bundled)('the bundled command (skipped when dist/ was built by tsc alone)', () => {
@@ -90,10 +91,11 @@ describe.skipIf(!bundled)('the bundled command (skipped when dist/ was built by 
     ]);
   });
 
-  it('V8 takes the code cache of every file a plain, a --threads and a multi-capture run load, in every thread', () => {
+  it('V8 takes the code cache of every file a plain, a --threads and two multi-capture runs load, in every thread', () => {
     const threads = ['src/analysis/parallel/flow-worker.cjs', 'src/analysis/parallel/parallel-analysis.cjs'];
     expect(runOf(DIST, LINES[1] as readonly string[], 'mpa-dissect').files).toEqual(expect.arrayContaining(threads));
     expect(runOf(DIST, LINES[2] as readonly string[], 'mpa-dissect').files).toContain('cli/multi.cjs');
+    expect(runOf(DIST, LINES[3] as readonly string[], 'mpa-dissect').files).toContain('cli/capture-worker.cjs');
     for (const args of LINES) {
       const r = runOf(DIST, args, 'mpa-dissect');
       expect([0, 1], args.join(' ')).toContain(r.status); // errors.pcap has findings
