@@ -10,19 +10,32 @@
  * per import. The rest of dist/ is tsc's output as before (the scripts and tests use it), and a
  * dist/ built by tsc alone still runs, module by module.
  *
+ * The bundle is CommonJS (`.cjs`; the package is `"type": "module"`), and each entry's file of
+ * tsc's name (the bin path dist/cli/main.js, the worker URLs) becomes a small ES module that runs
+ * it through cli/code-cache.ts: vm.Script with V8's code cache, which Node 20 offers scripts and
+ * not ES modules. The caches (`FILE.cjs.cache`) are made here, after the files are written, by
+ * runs of the built command (scripts/code-cache.ts). Measured on a plain run: parsing the startup
+ * chunk (about 36 ms) and compiling the functions it calls (about 40 ms) mostly go; CPU from
+ * 253 to 180 ms (DEVELOPING.md, Benchmarks, "Start-up"). A missing or rejected cache (another
+ * Node) only costs that time again. import() is require() in the output (no import() is left:
+ * a script's import() needs an experimental, warning vm option); yargs and the other ESM-only
+ * packages load through Node's require(esm).
+ *
  * Two things depend on where a chunk lands: `new URL('./x.js', import.meta.url)` (the worker
- * scripts) and `createRequire(import.meta.url)` (packages found from node_modules above). Each
- * chunk that an import names is written beside the module it is named for, so those URLs still
- * resolve; the build fails when a module holding such a URL would land elsewhere.
+ * scripts) and `createRequire(import.meta.url)` (packages found from node_modules above); in the
+ * CommonJS output import.meta.url is the chunk's own file. Each chunk that an import names is
+ * written beside the module it is named for, so those URLs still resolve; the build fails when a
+ * module holding such a URL would land elsewhere.
  *
  * The inputs are tsc's files, and three of the outputs replace three of them: the build refuses
- * to bundle its own output (run tsc first). The files a bundle wrote are listed in
- * dist/.bundle-files and removed by the next bundle, so hashed chunk names do not pile up.
+ * to bundle its own output (run tsc first). The files a bundle wrote, caches included, are listed
+ * in dist/.bundle-files and removed by the next bundle, so hashed chunk names do not pile up.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
+import { writeCodeCaches } from './code-cache.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(here, '..'); // dist/scripts -> dist
@@ -74,6 +87,22 @@ function asciiOnly(code: string): string {
   return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * The ES module left at an entry's path (the bin path, the worker URLs): it runs the entry's
+ * CommonJS bundle, and what that requires, through the code-cache loader (cli/code-cache.ts).
+ */
+function entryModule(entry: string): string {
+  const loader = relative(dirname(join(dist, entry)), join(dist, 'cli', 'code-cache.js'))
+    .split(sep)
+    .join('/');
+  const shebang = entry === 'cli/main' ? '#!/usr/bin/env node\n' : '';
+  return `${shebang}${MARK}
+import { fileURLToPath } from 'node:url';
+import { loadBundled } from '${loader.startsWith('.') ? loader : `./${loader}`}';
+loadBundled(fileURLToPath(new URL('./${entry.split('/').at(-1)}.cjs', import.meta.url)));
+`;
+}
+
 export async function bundle(): Promise<string[]> {
   const inputs = Object.fromEntries(ENTRIES.map((e) => [e, join(dist, `${e}.js`)]));
   for (const file of Object.values(inputs)) {
@@ -96,14 +125,18 @@ export async function bundle(): Promise<string[]> {
   });
   const out = await build.generate({
     dir: dist,
-    format: 'esm',
+    // CommonJS, run by cli/code-cache.ts through vm.Script with a code cache (see above).
+    format: 'cjs',
+    // import() of a package or built-in becomes require() (a script's import() would need the
+    // experimental vm.USE_MAIN_CONTEXT_DEFAULT_LOADER, which warns and which a cached script loses).
+    dynamicImportInCjs: false,
     banner: MARK, // after the entry's own #! line, which rolldown keeps first
-    entryFileNames: '[name].js',
+    entryFileNames: '[name].cjs',
     // A chunk an import names lands beside that module (see above); the rest under cli/chunks/.
     chunkFileNames: (chunk) =>
       chunk.facadeModuleId
-        ? `${dirname(inDist(chunk.facadeModuleId))}/[name]-[hash].js`
-        : 'cli/chunks/[name]-[hash].js',
+        ? `${dirname(inDist(chunk.facadeModuleId))}/[name]-[hash].cjs`
+        : 'cli/chunks/[name]-[hash].cjs',
     codeSplitting: {
       groups: [{ name: 'startup', test: (id: string) => startup.has(id) && !Object.values(inputs).includes(id) }],
     },
@@ -118,6 +151,8 @@ export async function bundle(): Promise<string[]> {
 
   for (const item of out.output) {
     if (item.type !== 'chunk') continue;
+    if (/\bimport\(/.test(item.code))
+      throw new Error(`${item.fileName} keeps an import(): the loader's scripts have none`);
     const where = dirname(item.fileName);
     for (const id of item.moduleIds) {
       if (!id.startsWith(dist) || !locationBound(id)) continue;
@@ -130,12 +165,18 @@ export async function bundle(): Promise<string[]> {
     for (const f of readFileSync(LIST, 'utf8').split('\n')) if (f !== '') rmSync(join(dist, f), { force: true });
   }
   const written: string[] = [];
-  for (const item of out.output) {
-    const text = item.type === 'chunk' ? asciiOnly(item.code) : item.source;
-    mkdirSync(dirname(join(dist, item.fileName)), { recursive: true });
-    writeFileSync(join(dist, item.fileName), text);
-    written.push(item.fileName);
-  }
+  const write = (name: string, text: string | Uint8Array): void => {
+    mkdirSync(dirname(join(dist, name)), { recursive: true });
+    writeFileSync(join(dist, name), text);
+    written.push(name);
+  };
+  for (const item of out.output) write(item.fileName, item.type === 'chunk' ? asciiOnly(item.code) : item.source);
+  // Each entry's file of tsc's name becomes the module that runs its bundle.
+  for (const e of ENTRIES) write(`${e}.js`, entryModule(e));
+  // Listed before the caches are made (from runs of these files), so a failed build's files go with the next one.
+  writeFileSync(LIST, `${written.join('\n')}\n`);
+  const entryScripts = ENTRIES.map((e) => `${e}.cjs`);
+  written.push(...writeCodeCaches(dist, entryScripts));
   writeFileSync(LIST, `${written.join('\n')}\n`);
   return written;
 }
