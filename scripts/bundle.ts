@@ -27,11 +27,15 @@
  * written beside the module it is named for, so those URLs still resolve; the build fails when a
  * module holding such a URL would land elsewhere.
  *
- * The inputs are tsc's files, and three of the outputs replace three of them: the build refuses
- * to bundle its own output (run tsc first). The files a bundle wrote, caches included, are listed
- * in dist/.bundle-files and removed by the next bundle, so hashed chunk names do not pile up.
+ * The inputs are tsc's files, and three of the outputs replace three of them. tsc is incremental
+ * (tsconfig.json): it writes a file only when its source changed, so tsc's own text of each entry
+ * is kept in dist/.tsc-entries/ and is the input while the entry's path holds the bundle's module.
+ * The files a bundle wrote, caches included, are listed in dist/.bundle-files and removed by the
+ * next bundle, so hashed chunk names do not pile up. dist/.bundle-done marks a finished bundle: when
+ * no .js file in dist/ is newer, nothing tsc wrote has changed since, and the bundle is kept as it is
+ * (a build with nothing to do takes a few seconds of tsc instead of half a minute).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -41,6 +45,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(here, '..'); // dist/scripts -> dist
 const MARK = '// bundled by scripts/bundle.ts';
 const LIST = join(dist, '.bundle-files');
+const SAVED = join(dist, '.tsc-entries');
+const DONE = join(dist, '.bundle-done');
 
 /** The entries, by their path in dist/ without `.js`: each replaces tsc's file of that name. */
 const ENTRIES = ['cli/main', 'cli/capture-worker', 'src/analysis/parallel/flow-worker'];
@@ -51,12 +57,12 @@ function external(id: string): boolean {
 }
 
 /** Every module `entry` imports statically, itself included (import declarations of tsc's output). */
-function staticClosure(entry: string): Set<string> {
+function staticClosure(entry: string, read: (file: string) => string): Set<string> {
   const seen = new Set<string>();
   const visit = (file: string): void => {
     if (seen.has(file)) return;
     seen.add(file);
-    const src = readFileSync(file, 'utf8');
+    const src = read(file);
     for (const m of src.matchAll(/^(?:import|export)\s(?:[^;'"]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm)) {
       visit(resolve(dirname(file), m[1] as string));
     }
@@ -71,8 +77,36 @@ function inDist(id: string): string {
 }
 
 /** Modules whose meaning depends on their own location (see above). */
-function locationBound(id: string): boolean {
-  return /new URL\(\s*['"]\.\//.test(readFileSync(id, 'utf8'));
+function locationBound(id: string, read: (file: string) => string): boolean {
+  return /new URL\(\s*['"]\.\//.test(read(id));
+}
+
+/**
+ * tsc's text of an entry: the file itself when tsc just wrote it (kept aside for the next bundle),
+ * else the copy kept by the bundle that replaced it.
+ */
+function tscEntry(entry: string): string {
+  const file = join(dist, `${entry}.js`);
+  const saved = join(SAVED, `${entry}.js`);
+  if (!existsSync(file)) throw new Error(`${entry}.js is missing: run tsc -p tsconfig.json first`);
+  const code = readFileSync(file, 'utf8');
+  if (!code.includes(MARK)) {
+    mkdirSync(dirname(saved), { recursive: true });
+    writeFileSync(saved, code);
+    return code;
+  }
+  if (!existsSync(saved)) throw new Error(`${entry}.js is already a bundle: run tsc -p tsconfig.json first`);
+  return readFileSync(saved, 'utf8');
+}
+
+/** Whether the last bundle finished and no .js file in dist/ (tsc's or the bundle's) changed after it. */
+function upToDate(): boolean {
+  if (!existsSync(DONE)) return false;
+  const done = statSync(DONE).mtimeMs;
+  for (const e of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+    if (e.isFile() && /\.c?js$/.test(e.name) && statSync(join(e.parentPath, e.name)).mtimeMs > done) return false;
+  }
+  return true;
 }
 
 /**
@@ -104,19 +138,20 @@ loadBundled(fileURLToPath(new URL('./${entry.split('/').at(-1)}.cjs', import.met
 }
 
 export async function bundle(): Promise<string[]> {
+  if (upToDate()) return [];
+  rmSync(DONE, { force: true });
   const inputs = Object.fromEntries(ENTRIES.map((e) => [e, join(dist, `${e}.js`)]));
-  for (const file of Object.values(inputs)) {
-    if (!existsSync(file)) throw new Error(`${relative(dist, file)} is missing: run tsc -p tsconfig.json first`);
-    if (readFileSync(file, 'utf8').includes(MARK))
-      throw new Error(`${relative(dist, file)} is already a bundle: run tsc -p tsconfig.json first`);
-  }
+  const entryCode = new Map(ENTRIES.map((e) => [inputs[e] as string, tscEntry(e)]));
+  const read = (file: string): string => entryCode.get(file) ?? readFileSync(file, 'utf8');
   // What the command loads for a plain run: one chunk, so a run opens two files, not 160.
-  const startup = staticClosure(inputs['cli/main'] as string);
+  const startup = staticClosure(inputs['cli/main'] as string, read);
 
   const build = await rolldown({
     input: inputs,
     platform: 'node',
     external,
+    // An entry's path may hold the last bundle's module: its input is tsc's text (tscEntry).
+    plugins: [{ name: 'tsc-entries', load: (id: string) => entryCode.get(id) ?? null }],
     logLevel: 'warn',
     // A module also imported statically stays where it is: known, and what the startup chunk is for.
     onLog: (level, log, handler) => {
@@ -155,7 +190,7 @@ export async function bundle(): Promise<string[]> {
       throw new Error(`${item.fileName} keeps an import(): the loader's scripts have none`);
     const where = dirname(item.fileName);
     for (const id of item.moduleIds) {
-      if (!id.startsWith(dist) || !locationBound(id)) continue;
+      if (!id.startsWith(dist) || !locationBound(id, read)) continue;
       if (dirname(inDist(id)) !== where)
         throw new Error(`${inDist(id)}.js resolves a URL against its own location but would land in ${item.fileName}`);
     }
@@ -178,6 +213,7 @@ export async function bundle(): Promise<string[]> {
   const entryScripts = ENTRIES.map((e) => `${e}.cjs`);
   written.push(...writeCodeCaches(dist, entryScripts));
   writeFileSync(LIST, `${written.join('\n')}\n`);
+  writeFileSync(DONE, '');
   return written;
 }
 
