@@ -36,6 +36,7 @@ const E2E = [
   'test/helpers/tshark-batch.test.ts',
   'test/report/html/*.test.ts',
   'test/robustness/*.test.ts',
+  'test/scripts/screenshots.test.ts',
   'test/tuf/cli.test.ts',
   'test/ulp/tshark-ulp.test.ts',
   'test/ulp/latency-tshark.test.ts',
