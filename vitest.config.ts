@@ -6,6 +6,7 @@ import type { Plugin } from 'vite';
 import SummaryReporter from './test/setup/summary-reporter.js';
 import LongFirstSequencer from './test/setup/sequencer.js';
 import { CPU_DIR_ENV } from './test/setup/cpu-dir.js';
+import { localImports } from './test/setup/local-imports.js';
 
 // Where each e2e file leaves the CPU time it took (test/setup/cpu-time.ts); the summary prints it.
 process.env[CPU_DIR_ENV] ??= mkdtempSync(join(tmpdir(), 'mpa-dissect-cpu-'));
@@ -19,7 +20,8 @@ process.env[CPU_DIR_ENV] ??= mkdtempSync(join(tmpdir(), 'mpa-dissect-cpu-'));
  *   the other). Each file in its own process (forks, isolated): they spawn, set V8 flags, measure
  *   memory. The longest start first (test/setup/sequencer.ts).
  * - unit: everything else, in process. Worker threads, not isolated: a worker imports the sources
- *   once and runs file after file, instead of a fresh process importing them again per file.
+ *   once and runs file after file, instead of a fresh process importing them again per file. Their
+ *   imports are read as local constants, not through Vitest's getters (test/setup/local-imports.ts).
  *
  * A test file that starts processes belongs in E2E below; in unit it still passes, but holds a
  * worker thread while it waits.
@@ -36,6 +38,7 @@ const E2E = [
   'test/helpers/tshark-batch.test.ts',
   'test/report/html/*.test.ts',
   'test/robustness/*.test.ts',
+  'test/scripts/screenshots.test.ts',
   'test/tuf/cli.test.ts',
   'test/ulp/tshark-ulp.test.ts',
   'test/ulp/latency-tshark.test.ts',
@@ -76,7 +79,7 @@ const projects: TestProjectInlineConfiguration[] = [
     },
   },
   {
-    plugins: [summary],
+    plugins: [summary, localImports(import.meta.dirname)],
     test: { ...shared, name: 'unit', include: ['test/**/*.test.ts'], exclude: E2E, pool: 'threads', isolate: false },
   },
 ];

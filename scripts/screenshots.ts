@@ -122,27 +122,72 @@ function settled(server: string): string {
   throw new Error('the screen did not settle in 15 s');
 }
 
-/** One shot's text: the UI under a private tmux server at the shot's size. */
-export function takeShot(s: Shot): string {
+/** One shot's text from the screen drawn: its crop, lines right-trimmed. */
+function cropped(s: Shot, screen: string): string {
+  const lines = screen.replace(/\n$/, '').split('\n');
+  const [from, to] = s.crop ?? [0];
+  return `${lines
+    .slice(from, to)
+    .map((l) => l.trimEnd())
+    .join('\n')}\n`;
+}
+
+const sameKeys = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Whether `b` is the same capture at the same size with `a`'s keys and maybe more after them. */
+function extends_(a: Shot, b: Shot): boolean {
+  return (
+    a.capture === b.capture &&
+    a.cols === b.cols &&
+    a.rows === b.rows &&
+    a.keys.length <= b.keys.length &&
+    a.keys.every((k, i) => sameKeys(k, b.keys[i]!))
+  );
+}
+
+/**
+ * The shots in runs one terminal UI session can take, one after the other: each run is one capture
+ * at one size, each shot's keys those of the one before it and more. The status bar (no keys) is the
+ * first screen of the session whose next shot presses `n`: the UI is started once for both.
+ */
+export function sessionsOf(shots: readonly Shot[]): Shot[][] {
+  const runs: Shot[][] = [];
+  for (const s of [...shots].sort((a, b) => a.keys.length - b.keys.length)) {
+    const run = runs.find((r) => extends_(r[r.length - 1]!, s));
+    if (run) run.push(s);
+    else runs.push([s]);
+  }
+  return runs;
+}
+
+/** The texts of a run of shots (sessionsOf): the UI under a private tmux server at their size, keys sent as typed. */
+export function takeShots(run: readonly Shot[]): Map<string, string> {
+  const first = run[0]!;
+  const out = new Map<string, string>();
   const dir = mkdtempSync(join(tmpdir(), 'mpa-shots-'));
   const server = join(dir, 'tmux.sock');
-  const cmd = `env NO_COLOR=1 TERM=xterm-256color "${process.execPath}" "${CLI}" tui "${join(root, s.capture)}"`;
-  tmux(server, ['new-session', '-d', '-s', 'shot', '-x', String(s.cols), '-y', String(s.rows), cmd]);
+  const cmd = `env NO_COLOR=1 TERM=xterm-256color "${process.execPath}" "${CLI}" tui "${join(root, first.capture)}"`;
+  tmux(server, ['new-session', '-d', '-s', 'shot', '-x', String(first.cols), '-y', String(first.rows), cmd]);
   try {
-    settled(server);
-    for (const k of s.keys) {
-      // Literal text one character at a time, as typed: a burst can arrive as one unparsed chunk.
-      const parts = k[0] === '-l' ? [...k[1]!].map((c) => ['-l', c]) : [k];
-      for (const p of parts) {
-        tmux(server, ['send-keys', '-t', 'shot', ...p]);
-        sleep(40);
+    let screen = settled(server);
+    let sent = 0;
+    for (const s of run) {
+      for (; sent < s.keys.length; sent++) {
+        const k = s.keys[sent]!;
+        // Literal text one character at a time, as typed: a burst can arrive as one unparsed chunk.
+        const parts = k[0] === '-l' ? [...k[1]!].map((c) => ['-l', c]) : [k];
+        for (const p of parts) {
+          tmux(server, ['send-keys', '-t', 'shot', ...p]);
+          sleep(40);
+        }
+        sleep(100);
       }
-      sleep(100);
+      // A shot with keys is the screen once the last of them is drawn; one without is the first screen.
+      if (s.keys.length > 0) screen = settled(server);
+      out.set(s.name, cropped(s, screen));
     }
-    const lines = settled(server).replace(/\n$/, '').split('\n');
-    const [from, to] = s.crop ?? [0];
-    const kept = lines.slice(from, to);
-    return `${kept.map((l) => l.trimEnd()).join('\n')}\n`;
+    return out;
   } finally {
     spawnSync('tmux', ['-S', server, 'kill-server']);
     rmSync(dir, { recursive: true, force: true });
@@ -183,9 +228,9 @@ function main(): number {
     return 2;
   }
   const shots = new Map<string, string>();
-  for (const s of SHOTS) {
-    shots.set(s.name, takeShot(s));
-    process.stderr.write(`screenshots: ${s.name} (${s.cols}x${s.rows}, ${s.capture})\n`);
+  for (const run of sessionsOf(SHOTS)) {
+    for (const [name, text] of takeShots(run)) shots.set(name, text);
+    for (const s of run) process.stderr.write(`screenshots: ${s.name} (${s.cols}x${s.rows}, ${s.capture})\n`);
   }
   for (const o of OUTPUTS) {
     shots.set(o.name, takeOutput(o));

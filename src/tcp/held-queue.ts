@@ -3,7 +3,7 @@
  * at most 2 * CHUNK entries. A plain sorted array costs O(n) per insertion away from its end, which
  * made 200,000 one-octet segments in reverse order take quadratic time; here an insertion anywhere is
  * a binary search plus a move of at most 2 * CHUNK entries (amortized O(log n)), and taking the first
- * piece or appending after the last is O(1).
+ * piece, inserting before it or appending after the last is O(1).
  */
 
 /** What the queue needs of a piece: its stream range [off, end). */
@@ -115,9 +115,20 @@ export class HeldQueue<T extends Piece> {
       if (c[m]!.off < p.off) a = m + 1;
       else b = m;
     }
-    if (lo === 0 && a === this.head && this.head > 0) {
-      c[--this.head] = p; // before the first piece, into a slot already delivered
-      return;
+    if (lo === 0 && a === this.head) {
+      if (this.head > 0) {
+        c[--this.head] = p; // before the first piece, into a slot already delivered
+        return;
+      }
+      if (c.length >= CHUNK) {
+        // Before a full first chunk: a new first chunk filled from its end, so that arrivals in
+        // reverse order take a free slot each instead of moving up to 2 * CHUNK entries. Its
+        // slots before `head` count as delivered; they hold p only to keep the array packed.
+        const n = new Array<T>(CHUNK).fill(p);
+        chunks.unshift(n);
+        this.head = CHUNK - 1;
+        return;
+      }
     }
     c.splice(a, 0, p);
     if (c.length - from > 2 * CHUNK) {

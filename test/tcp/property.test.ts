@@ -125,6 +125,16 @@ function check(ok: boolean, what: string): void {
   if (!ok) throw new Error(what);
 }
 
+/**
+ * check(bytes[i] === want[at + i], what(i)) for every i, the octets compared in one go (a message
+ * built per octet was a third of this file's time); on a difference, the first differing octet's.
+ */
+function checkOctets(bytes: Uint8Array, want: Uint8Array, at: number, what: (i: number) => string): void {
+  const w = want.subarray(at, at + bytes.length);
+  if (w.length === bytes.length && Buffer.compare(bytes, w) === 0) return;
+  for (let i = 0; i < bytes.length; i++) check(bytes[i] === want[at + i], what(i));
+}
+
 /** Events tile [0, n) in order: data and gaps back to back, then exactly one end. */
 function checkTiling(
   ev: readonly StreamEvent[],
@@ -141,7 +151,7 @@ function checkTiling(
     check(e.seq === (base + pos) >>> 0, `seq ${e.seq} at offset ${pos}`);
     if (e.kind === 'data') {
       check(e.bytes.length > 0, 'empty chunk');
-      for (let i = 0; i < e.bytes.length; i++) check(e.bytes[i] === sc.stream[pos + i], `octet ${pos + i} differs`);
+      checkOctets(e.bytes, sc.stream, pos, (i) => `octet ${pos + i} differs`);
       // the boundary flags tell whether the chunk starts/ends where its segment's payload does
       const p = pieceOf.get(e.frame)!;
       check(e.segmentStart === (pos === p.off), `segmentStart at ${pos}`);
@@ -277,8 +287,7 @@ describe('Reassembler: randomized property', () => {
       try {
         for (const e of rec.directions[0].events) {
           if (e.kind !== 'data') continue;
-          for (let i = 0; i < e.bytes.length; i++)
-            check(e.bytes[i] === value[e.offset + i], `octet ${e.offset + i}: not the first copy`);
+          checkOctets(e.bytes, value, e.offset, (i) => `octet ${e.offset + i}: not the first copy`);
         }
         expect(sink.of('tcp.overlap-conflict').map((f) => ({ frames: f.frames, seq: f.seq }))).toEqual(conflicts);
         total += conflicts.length;

@@ -120,4 +120,30 @@ describe('HeldQueue', () => {
     expect(q.first()).toBeNull();
     expect(q.last()).toBeNull();
   });
+
+  it('in reverse order: new first chunks filled from their ends, still sorted, taken from both ends', () => {
+    const q = new HeldQueue<{ off: number; end: number }>();
+    const n = 2000; // several chunks of 256 before a full one
+    for (let k = n - 1; k >= 0; k--) q.insert({ off: 2 * k, end: 2 * k + 1 });
+    // One in the middle and one in front of everything, between the pieces.
+    q.insert({ off: 1001, end: 1002 });
+    expect(q.size).toBe(n + 1);
+    const seen: number[] = [];
+    q.forEach((p) => {
+      seen.push(p.off);
+    });
+    const want = Array.from({ length: n }, (_, k) => 2 * k);
+    want.splice(501, 0, 1001);
+    expect(seen).toEqual(want);
+    expect(q.ceilEnd(1001)!.off).toBe(1001);
+    expect(q.ceilEnd(1002)!.off).toBe(1002);
+    expect(q.first()!.off).toBe(0);
+    expect(q.last()!.off).toBe(2 * (n - 1));
+    expect(q.shift().off).toBe(0);
+    expect(q.pop().off).toBe(2 * (n - 1));
+    const rest: number[] = [];
+    while (q.size > 0) rest.push(q.size % 2 ? q.shift().off : q.pop().off);
+    expect(rest.sort((a, b) => a - b)).toEqual(want.slice(1, -1));
+    expect(q.first()).toBeNull();
+  });
 });
