@@ -74,7 +74,11 @@ const TOUCHED = /[\u0000-\u001f\u007f-\u009f\ufffe\uffff\ud800-\udfff&<>"']/;
 
 /** Escapes element text; \r as a reference, since parsers fold a bare \r into \n. */
 export function escapeText(s: string): string {
-  if (!TOUCHED.test(s)) return s;
+  return TOUCHED.test(s) ? escapeTouched(s) : s;
+}
+
+/** escapeText past its quick test (TOUCHED): the whole chain of replaces. */
+function escapeTouched(s: string): string {
   return clean(s)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -87,7 +91,7 @@ export function escapeText(s: string): string {
 /** Escapes an attribute value; whitespace as references, since parsers turn it into spaces. */
 export function escapeAttr(s: string): string {
   if (!TOUCHED.test(s)) return s;
-  return escapeText(s).replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
+  return escapeTouched(s).replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
 }
 
 function attrs(a: Readonly<Record<string, string | number>>): string {

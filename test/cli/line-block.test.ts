@@ -6,20 +6,23 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LineBlock, Utf8Slab } from '../../cli/line-block.js';
+import { randomInts } from '../helpers/random.js';
 
-function generator(seed: number): (n: number) => number {
-  let s = seed;
-  return (n) => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s % n;
+/** A LineBlock that writes octets, each write copied into `into` (the block is reused once a write returns). */
+function collecting(into: Buffer[], maxLines: number, blockBytes: number): LineBlock {
+  const io = {
+    out: (s: string) => into.push(Buffer.from(s, 'utf8')),
+    err: () => {},
+    outBytes: (b: Uint8Array) => into.push(Buffer.from(b)),
   };
+  return new LineBlock(io, maxLines, blockBytes);
 }
 
 const PIECES = ['a', '0f ', '   ', '→', 'é', '\u{1f600}', '\ud83d', '\ude00', '\n', ''];
 
 describe('LineBlock', () => {
   it('writes the UTF-8 of the lines as the string path does, in blocks of at most maxLines lines', () => {
-    const rnd = generator(5);
+    const rnd = randomInts(5);
     for (let round = 0; round < 40; round++) {
       const maxLines = 1 + rnd(20);
       const blockBytes = 16 + rnd(400);
@@ -32,16 +35,7 @@ describe('LineBlock', () => {
       });
       const bytes: Buffer[] = [];
       const strings: string[] = [];
-      const viaBytes = new LineBlock(
-        {
-          out: (s) => bytes.push(Buffer.from(s, 'utf8')),
-          err: () => {},
-          // Copied: the block is reused once the write returns.
-          outBytes: (b) => bytes.push(Buffer.from(b)),
-        },
-        maxLines,
-        blockBytes,
-      );
+      const viaBytes = collecting(bytes, maxLines, blockBytes);
       const viaStrings = new LineBlock({ out: (s) => strings.push(s), err: () => {} }, maxLines, blockBytes);
       let sinceFlush = 0;
       for (const l of lines) {
@@ -67,22 +61,14 @@ describe('LineBlock', () => {
     }
   });
   it('grows its block from 64 KiB as long lines need, writing the same octets', () => {
-    const rnd = generator(41);
+    const rnd = randomInts(41);
     for (let round = 0; round < 6; round++) {
       const blockBytes = 65536 * (1 + rnd(6));
       const unit = ['ab', '→é', '\u{1f600}'][rnd(3)]!;
       // Lines of a few octets to several hundred KiB (longer than the largest block).
       const lines = Array.from({ length: 30 }, () => unit.repeat([0, 10, 5000, 30000, 150000][rnd(5)]!));
       const bytes: Buffer[] = [];
-      const b = new LineBlock(
-        {
-          out: (s) => bytes.push(Buffer.from(s, 'utf8')),
-          err: () => {},
-          outBytes: (x) => bytes.push(Buffer.from(x)),
-        },
-        7,
-        blockBytes,
-      );
+      const b = collecting(bytes, 7, blockBytes);
       for (const l of lines) b.line(rnd(2) === 0 ? l : Buffer.from(l, 'utf8'));
       b.flush();
       expect(Buffer.concat(bytes).equals(Buffer.from(`${lines.join('\n')}\n`, 'utf8'))).toBe(true);
@@ -111,7 +97,7 @@ describe('LineBlock', () => {
 
 describe('Utf8Slab', () => {
   it('encodes a group of lines as their join, and a view stays as it was while later groups are encoded', () => {
-    const rnd = generator(23);
+    const rnd = randomInts(23);
     const slab = new Utf8Slab();
     const kept: Array<{ view: Uint8Array; want: Buffer }> = [];
     for (let g = 0; g < 3000; g++) {

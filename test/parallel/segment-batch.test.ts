@@ -6,20 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { SegmentBatchReader, SegmentBatchWriter } from '../../src/analysis/parallel/segment-batch.js';
 import { blankSegment, type TcpSegment } from '../../src/net/segment.js';
-
-function generator(seed: number): (n: number) => number {
-  let s = seed;
-  return (n) => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s % n;
-  };
-}
+import { randomInts } from '../helpers/random.js';
 
 const PATTERN = Uint8Array.from({ length: 65536 + 251 }, (_, k) => (k * 7 + (k >> 8)) & 0xff);
 
 describe('SegmentBatchWriter', () => {
   it('gives back every segment as added, across batches of any size, growing and reusing its buffers', () => {
-    const rnd = generator(17);
+    const rnd = randomInts(17);
     const w = new SegmentBatchWriter(2048, 256 * 1024);
     const r = new SegmentBatchReader();
     w.addTuple(0, '10.0.0.1', 1000, '10.0.0.2', 2000);

@@ -27,6 +27,7 @@ import {
 } from '../../src/report/frame-store.js';
 import { dumpLines, recordDump } from '../../src/report/hexdump.js';
 import { makeStyle, type Style } from '../../src/report/text.js';
+import { randomInts } from '../helpers/random.js';
 
 /** The plain definition: an array of cells per row, joined; each octet's colour by its mark. */
 function reference(data: StreamBytes, marks: readonly string[], st: Style, crcBad = false): string[] {
@@ -69,22 +70,13 @@ function reference(data: StreamBytes, marks: readonly string[], st: Style, crcBa
   return out;
 }
 
-/** Seeded, so a failure reproduces. */
-function generator(seed: number): (n: number) => number {
-  let s = seed;
-  return (n) => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s % n;
-  };
-}
-
 const LETTERS = ['', '', '', 'M', 'L', 'P', 'C', 'K', 'F', 'R', 'E'];
 
 describe('dumpLines', () => {
   for (const colour of [false, true])
     it(`matches the plain definition over random rows, lengths 0..40 and a 4 KiB record (colour ${colour})`, () => {
       const st = makeStyle(colour);
-      const rnd = generator(colour ? 7 : 3);
+      const rnd = randomInts(colour ? 7 : 3);
       const lengths = [...Array.from({ length: 41 }, (_, n) => n), 4096, 4097];
       for (const n of lengths)
         for (let k = 0; k < 12; k++) {
@@ -176,7 +168,7 @@ describe('recordDump', () => {
     const files = await FileFrames.open(file);
     for (const p of packets) files.note(p);
     const ra = await openRandomAccess(file);
-    const rnd = generator(11);
+    const rnd = randomInts(11);
     try {
       for (let k = 0; k < 200; k++) {
         const f = 1 + rnd(packets.length + 2); // past the last frame too

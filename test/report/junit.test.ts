@@ -2,6 +2,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import type { Finding, RuleDef, Severity } from '../../src/vocabulary/findings.js';
 import { buildJUnit, escapeAttr, escapeText, type JUnitOptions } from '../../src/report/junit.js';
+import { randomInts } from '../helpers/random.js';
 
 const rule = (id: string, severity: Severity, ref: string | null = null): RuleDef => ({
   id,
@@ -269,11 +270,7 @@ describe('JUnit escaping', () => {
       .replace(/\r/g, '&#13;');
   const attr = (s: string) => text(s).replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
   it('gives what the full chain of replaces gives, for random hostile strings', () => {
-    let seed = 7;
-    const rnd = (m: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % m;
-    };
+    const rnd = randomInts(7);
     const pick = [
       '&',
       '<',
